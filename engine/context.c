@@ -1,0 +1,329 @@
+/* context.c: Vulkan loading (volk), instance and validation, device choice, the logical
+ * device with one compute queue, and the public context calls. */
+#include "gpu.h"
+#include "status.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ctype.h>
+
+const char *vki_vk_result_name(VkResult r) {
+    switch (r) {
+    case VK_SUCCESS: return "VK_SUCCESS";
+    case VK_NOT_READY: return "VK_NOT_READY";
+    case VK_TIMEOUT: return "VK_TIMEOUT";
+    case VK_INCOMPLETE: return "VK_INCOMPLETE";
+    case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
+    case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
+    case VK_ERROR_DEVICE_LOST: return "VK_ERROR_DEVICE_LOST";
+    case VK_ERROR_MEMORY_MAP_FAILED: return "VK_ERROR_MEMORY_MAP_FAILED";
+    case VK_ERROR_LAYER_NOT_PRESENT: return "VK_ERROR_LAYER_NOT_PRESENT";
+    case VK_ERROR_EXTENSION_NOT_PRESENT: return "VK_ERROR_EXTENSION_NOT_PRESENT";
+    case VK_ERROR_FEATURE_NOT_PRESENT: return "VK_ERROR_FEATURE_NOT_PRESENT";
+    case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER";
+    case VK_ERROR_TOO_MANY_OBJECTS: return "VK_ERROR_TOO_MANY_OBJECTS";
+    case VK_ERROR_FORMAT_NOT_SUPPORTED: return "VK_ERROR_FORMAT_NOT_SUPPORTED";
+    case VK_ERROR_FRAGMENTED_POOL: return "VK_ERROR_FRAGMENTED_POOL";
+    case VK_ERROR_OUT_OF_POOL_MEMORY: return "VK_ERROR_OUT_OF_POOL_MEMORY";
+    default: return "VK_ERROR_UNKNOWN";
+    }
+}
+
+vki_status vki_vk_fail(VkResult r, const char *what, const char *call) {
+    vki_status s = VKI_ERROR_DEVICE_LOST;
+    if (r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY ||
+        r == VK_ERROR_OUT_OF_POOL_MEMORY || r == VK_ERROR_FRAGMENTED_POOL ||
+        r == VK_ERROR_TOO_MANY_OBJECTS)
+        s = VKI_ERROR_OUT_OF_MEMORY;
+    else if (r == VK_ERROR_INITIALIZATION_FAILED || r == VK_ERROR_INCOMPATIBLE_DRIVER)
+        s = VKI_ERROR_NO_DEVICE;
+    else if (r == VK_ERROR_FEATURE_NOT_PRESENT || r == VK_ERROR_EXTENSION_NOT_PRESENT ||
+             r == VK_ERROR_LAYER_NOT_PRESENT)
+        s = VKI_ERROR_DEVICE_FEATURE;
+    else if (r == VK_TIMEOUT)
+        s = VKI_ERROR_TIMEOUT;
+    return vki_fail(s, "%s: %s failed (%s)", what, call, vki_vk_result_name(r));
+}
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
+    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
+    const VkDebugUtilsMessengerCallbackDataEXT *data, void *user) {
+    (void)types;
+    (void)user;
+    const char *level =
+        severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "error" : "warning";
+    fprintf(stderr, "vkinfer: validation %s: %s\n", level, data->pMessage);
+    /* Tests run with VKI_VALIDATION=fatal so that any validation error fails them. */
+    const char *mode = getenv("VKI_VALIDATION");
+    if (mode && !strcmp(mode, "fatal") && (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT))
+        abort();
+    return VK_FALSE;
+}
+
+static int validation_wanted(const vki_context_options *o) {
+    const char *env = getenv("VKI_VALIDATION");
+    if (env && *env && strcmp(env, "0")) return 1;
+    return o && o->enable_validation;
+}
+
+static int has_layer(const char *name) {
+    uint32_t n = 0;
+    if (vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS || !n) return 0;
+    VkLayerProperties *layers = calloc(n, sizeof *layers);
+    if (!layers) return 0;
+    int found = 0;
+    if (vkEnumerateInstanceLayerProperties(&n, layers) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n; i++) found |= !strcmp(layers[i].layerName, name);
+    free(layers);
+    return found;
+}
+
+static vki_status create_instance(vki_context *ctx, int validation) {
+    if (volkInitialize() != VK_SUCCESS)
+        return vki_fail(VKI_ERROR_NO_DEVICE,
+                        "no Vulkan loader found (libvulkan.so.1); install one, e.g. the "
+                        "mesa-vulkan-drivers and libvulkan1 packages");
+    uint32_t loader_version = volkGetInstanceVersion();
+    if (loader_version < VK_API_VERSION_1_1)
+        return vki_fail(VKI_ERROR_NO_DEVICE, "the Vulkan loader supports only %u.%u, need 1.1",
+                        VK_API_VERSION_MAJOR(loader_version), VK_API_VERSION_MINOR(loader_version));
+    const char *layer = "VK_LAYER_KHRONOS_validation";
+    const char *debug_ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    if (validation && !has_layer(layer)) {
+        fprintf(stderr, "vkinfer: validation requested but %s is not installed\n", layer);
+        validation = 0;
+    }
+    VkApplicationInfo app = {
+        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+        .pApplicationName = "vkinfer",
+        .pEngineName = "vkinfer",
+        .engineVersion = VK_MAKE_VERSION(VKI_VERSION_MAJOR, VKI_VERSION_MINOR, VKI_VERSION_PATCH),
+        .apiVersion = VK_API_VERSION_1_1,
+    };
+    VkInstanceCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+        .pApplicationInfo = &app,
+        .enabledLayerCount = validation ? 1 : 0,
+        .ppEnabledLayerNames = &layer,
+        .enabledExtensionCount = validation ? 1 : 0,
+        .ppEnabledExtensionNames = &debug_ext,
+    };
+    VkResult r = vkCreateInstance(&info, NULL, &ctx->instance);
+    if (r != VK_SUCCESS) return vki_vk_fail(r, "context", "vkCreateInstance");
+    volkLoadInstanceOnly(ctx->instance);
+    if (validation && vkCreateDebugUtilsMessengerEXT) {
+        VkDebugUtilsMessengerCreateInfoEXT m = {
+            .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+            .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                               VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+            .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+            .pfnUserCallback = on_validation_message,
+        };
+        r = vkCreateDebugUtilsMessengerEXT(ctx->instance, &m, NULL, &ctx->messenger);
+        if (r != VK_SUCCESS) return vki_vk_fail(r, "context", "vkCreateDebugUtilsMessengerEXT");
+    }
+    return VKI_OK;
+}
+
+/* Case-insensitive substring test; strcasestr is not in C11 or every libc. */
+static int name_contains(const char *haystack, const char *needle) {
+    size_t n = strlen(needle);
+    for (; *haystack; haystack++) {
+        size_t i = 0;
+        while (i < n && haystack[i] &&
+               tolower((unsigned char)haystack[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n) return 1;
+    }
+    return n == 0;
+}
+
+static int compute_queue_family(VkPhysicalDevice pd, uint32_t *family) {
+    uint32_t n = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, NULL);
+    VkQueueFamilyProperties q[32];
+    if (n > 32) n = 32;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, q);
+    /* Prefer a compute queue without graphics: on desktop GPUs it is the async one. */
+    int best = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!(q[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
+        if (best < 0 || !(q[i].queueFlags & VK_QUEUE_GRAPHICS_BIT)) best = (int)i;
+    }
+    if (best < 0) return 0;
+    *family = (uint32_t)best;
+    return 1;
+}
+
+static int type_rank(VkPhysicalDeviceType t) {
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 3;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 1;
+    default: return 0;
+    }
+}
+
+static void fill_info(VkPhysicalDevice pd, vki_device_info *out) {
+    VkPhysicalDeviceSubgroupProperties sub = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sub};
+    vkGetPhysicalDeviceProperties2(pd, &p2);
+    const VkPhysicalDeviceProperties *p = &p2.properties;
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", p->deviceName);
+    out->vendor_id = p->vendorID;
+    out->device_id = p->deviceID;
+    out->api_version = p->apiVersion;
+    out->driver_version = p->driverVersion;
+    out->type = (int)p->deviceType;
+    out->is_cpu = p->deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    out->subgroup_size = sub.subgroupSize;
+    out->max_workgroup_invocations = p->limits.maxComputeWorkGroupInvocations;
+    out->min_storage_buffer_offset_alignment = p->limits.minStorageBufferOffsetAlignment;
+    out->max_storage_buffer_range = p->limits.maxStorageBufferRange;
+}
+
+/* VKI_DEVICE (index from 0, or a case-insensitive part of the name) beats the options. */
+static vki_status choose_device(vki_context *ctx, const vki_context_options *o) {
+    uint32_t n = 0;
+    VkResult r = vkEnumeratePhysicalDevices(ctx->instance, &n, NULL);
+    if (r != VK_SUCCESS) return vki_vk_fail(r, "context", "vkEnumeratePhysicalDevices");
+    if (n == 0) return vki_fail(VKI_ERROR_NO_DEVICE, "no Vulkan device found");
+    VkPhysicalDevice *devs = calloc(n, sizeof *devs);
+    if (!devs) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    r = vkEnumeratePhysicalDevices(ctx->instance, &n, devs);
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
+        free(devs);
+        return vki_vk_fail(r, "context", "vkEnumeratePhysicalDevices");
+    }
+    const char *env = getenv("VKI_DEVICE");
+    const char *want_name = o ? o->device_name : NULL;
+    int want_index = o && o->device_index > 0 ? o->device_index - 1 : -1;
+    if (env && *env) {
+        char *end;
+        long v = strtol(env, &end, 10);
+        if (*end == 0) { want_index = (int)v; want_name = NULL; }
+        else { want_name = env; want_index = -1; }
+    }
+    int best = -1, best_rank = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t family;
+        if (!compute_queue_family(devs[i], &family)) continue;
+        VkPhysicalDeviceProperties p;
+        vkGetPhysicalDeviceProperties(devs[i], &p);
+        if (p.apiVersion < VK_API_VERSION_1_1) continue;
+        if (want_index >= 0) {
+            if ((int)i == want_index) best = (int)i;
+            continue;
+        }
+        if (want_name) {
+            if (name_contains(p.deviceName, want_name) && best < 0) best = (int)i;
+            continue;
+        }
+        if (type_rank(p.deviceType) > best_rank) { best = (int)i; best_rank = type_rank(p.deviceType); }
+    }
+    if (best < 0) {
+        free(devs);
+        if (want_index >= 0)
+            return vki_fail(VKI_ERROR_NO_DEVICE,
+                            "device %d not found or has no Vulkan 1.1 compute queue (%u devices)",
+                            want_index, n);
+        if (want_name)
+            return vki_fail(VKI_ERROR_NO_DEVICE, "no Vulkan 1.1 compute device matches '%s'", want_name);
+        return vki_fail(VKI_ERROR_NO_DEVICE, "no device with Vulkan 1.1 and a compute queue");
+    }
+    ctx->physical = devs[best];
+    free(devs);
+    compute_queue_family(ctx->physical, &ctx->queue_family);
+    vkGetPhysicalDeviceProperties(ctx->physical, &ctx->props);
+    vkGetPhysicalDeviceMemoryProperties(ctx->physical, &ctx->mem_props);
+    vki_device_info info;
+    fill_info(ctx->physical, &info);
+    ctx->subgroup_size = info.subgroup_size ? info.subgroup_size : 1;
+    return VKI_OK;
+}
+
+static vki_status create_device(vki_context *ctx) {
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo q = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+        .queueFamilyIndex = ctx->queue_family,
+        .queueCount = 1,
+        .pQueuePriorities = &priority,
+    };
+    VkDeviceCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+        .queueCreateInfoCount = 1,
+        .pQueueCreateInfos = &q,
+    };
+    VkResult r = vkCreateDevice(ctx->physical, &info, NULL, &ctx->device);
+    if (r != VK_SUCCESS) return vki_vk_fail(r, "context", "vkCreateDevice");
+    volkLoadDeviceTable(&ctx->vk, ctx->device);
+    ctx->vk.vkGetDeviceQueue(ctx->device, ctx->queue_family, 0, &ctx->queue);
+    VkPipelineCacheCreateInfo pc = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+    r = ctx->vk.vkCreatePipelineCache(ctx->device, &pc, NULL, &ctx->pipeline_cache);
+    if (r != VK_SUCCESS) return vki_vk_fail(r, "context", "vkCreatePipelineCache");
+    ctx->compiler = shaderc_compiler_initialize();
+    if (!ctx->compiler) return vki_fail(VKI_ERROR_SHADER, "context: shaderc_compiler_initialize failed");
+    return VKI_OK;
+}
+
+vki_status vki_context_create(const vki_context_options *options, vki_context **out) {
+    if (!out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_context_create: out is NULL");
+    *out = NULL;
+    vki_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    vki_status s = create_instance(ctx, validation_wanted(options));
+    if (!s) s = choose_device(ctx, options);
+    if (!s) s = create_device(ctx);
+    if (s) {
+        vki_context_destroy(ctx);
+        return s;
+    }
+    *out = ctx;
+    return VKI_OK;
+}
+
+void vki_context_destroy(vki_context *ctx) {
+    if (!ctx) return;
+    if (ctx->compiler) shaderc_compiler_release(ctx->compiler);
+    if (ctx->device) {
+        if (ctx->pipeline_cache) ctx->vk.vkDestroyPipelineCache(ctx->device, ctx->pipeline_cache, NULL);
+        ctx->vk.vkDestroyDevice(ctx->device, NULL);
+    }
+    if (ctx->messenger) vkDestroyDebugUtilsMessengerEXT(ctx->instance, ctx->messenger, NULL);
+    if (ctx->instance) vkDestroyInstance(ctx->instance, NULL);
+    free(ctx);
+}
+
+vki_status vki_context_device_info(const vki_context *ctx, vki_device_info *out) {
+    if (!ctx || !out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_context_device_info: NULL argument");
+    fill_info(ctx->physical, out);
+    return VKI_OK;
+}
+
+vki_status vki_enumerate_devices(vki_device_info *infos, int max, int *count) {
+    if (!count) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_enumerate_devices: count is NULL");
+    *count = 0;
+    vki_context tmp = {0};
+    vki_status s = create_instance(&tmp, 0);
+    if (s) return s;
+    uint32_t n = 0;
+    VkResult r = vkEnumeratePhysicalDevices(tmp.instance, &n, NULL);
+    VkPhysicalDevice devs[16];
+    if (n > 16) n = 16;
+    if (r == VK_SUCCESS) r = vkEnumeratePhysicalDevices(tmp.instance, &n, devs);
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
+        vkDestroyInstance(tmp.instance, NULL);
+        return vki_vk_fail(r, "enumerate", "vkEnumeratePhysicalDevices");
+    }
+    for (uint32_t i = 0; i < n && (int)i < max && infos; i++) fill_info(devs[i], &infos[i]);
+    *count = (int)n;
+    vkDestroyInstance(tmp.instance, NULL);
+    return VKI_OK;
+}

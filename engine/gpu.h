@@ -1,0 +1,55 @@
+/* gpu.h: the context's Vulkan state and the small helpers the graph builder uses on it.
+ * Internal: nothing here is part of the public API. */
+#ifndef VKI_GPU_H
+#define VKI_GPU_H
+
+#include "vkinfer.h"
+
+#include <volk.h>
+#include <shaderc/shaderc.h>
+
+struct vki_context {
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    VkPhysicalDevice physical;
+    VkDevice device;
+    struct VolkDeviceTable vk;      /* device-level entry points, called through the table */
+    VkQueue queue;
+    uint32_t queue_family;
+    VkPhysicalDeviceProperties props;
+    VkPhysicalDeviceMemoryProperties mem_props;
+    uint32_t subgroup_size;
+    shaderc_compiler_t compiler;
+    VkPipelineCache pipeline_cache;
+};
+
+/* A buffer with its own memory; `mapped` is non-NULL for host-visible buffers. */
+typedef struct vki_buffer {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    VkDeviceSize size;
+    void *mapped;
+    int coherent;
+} vki_buffer;
+
+typedef enum vki_memory_use {
+    VKI_MEMORY_DEVICE,        /* device-local; written by upload or shaders */
+    VKI_MEMORY_UPLOAD,        /* host-visible, written by the host */
+    VKI_MEMORY_READBACK,      /* host-visible, read by the host (cached when possible) */
+} vki_memory_use;
+
+/* `what` names the buffer in error messages ("weights", "input 0 staging"). */
+vki_status vki_buffer_create(vki_context *ctx, VkDeviceSize size, vki_memory_use use,
+                             const char *what, vki_buffer *out);
+void vki_buffer_destroy(vki_context *ctx, vki_buffer *b);
+/* Fills a device buffer from host memory through a temporary staging buffer. */
+vki_status vki_buffer_upload(vki_context *ctx, vki_buffer *dst, const void *data, size_t size);
+/* Makes device writes visible to the host for non-coherent memory. */
+void vki_buffer_invalidate(vki_context *ctx, vki_buffer *b);
+void vki_buffer_flush(vki_context *ctx, vki_buffer *b);
+
+/* Maps a VkResult to a status with a message "<what>: <call> failed (VK_ERROR_...)". */
+vki_status vki_vk_fail(VkResult r, const char *what, const char *call);
+const char *vki_vk_result_name(VkResult r);
+
+#endif

@@ -1,0 +1,562 @@
+/* graph.c: turns a validated model into device work, and runs it.
+ *
+ * Build: ops emit dispatches and weights through the builder; tensors that alias are
+ * folded onto one storage; the planner lays storages out in one arena; kernels are
+ * compiled and pipelines created once per distinct (kernel, defines, work group);
+ * descriptor sets are written once; ONE command buffer is recorded. Run: submit it,
+ * wait on a fence. Inputs and outputs pass through host-visible staging buffers that the
+ * first and last dispatches convert from and to dense NHWC.
+ */
+#include "graph.h"
+
+#include "../planner/planner.h"
+#include "../tuner/workgroup.h"
+#include "shader.h"
+#include "status.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the builder that op files talk to ------------------------------------------------ */
+
+typedef struct vki_blob { size_t offset, count; } vki_blob;   /* in floats */
+
+struct vki_build {
+    vki_graph *g;
+    const vki_model *m;
+    vki_dispatch *dispatches;
+    int n_dispatches, cap_dispatches;
+    float *weights;             /* all blobs, each starting at a multiple of the alignment */
+    size_t weights_count, weights_cap;
+    vki_blob *blobs;
+    int n_blobs, cap_blobs;
+    int *storage_of;            /* tensor -> tensor whose storage it uses */
+};
+
+static int grow(void **p, int *cap, int need, size_t elem) {
+    if (need <= *cap) return 1;
+    int n = *cap ? *cap * 2 : 16;
+    while (n < need) n *= 2;
+    void *q = realloc(*p, (size_t)n * elem);
+    if (!q) return 0;
+    *p = q;
+    *cap = n;
+    return 1;
+}
+
+int vki_build_weights(vki_build *b, const float *data, size_t count) {
+    size_t align = (size_t)(b->g->ctx->props.limits.minStorageBufferOffsetAlignment / 4);
+    if (align < 4) align = 4;
+    size_t start = (b->weights_count + align - 1) / align * align;
+    size_t need = start + (count ? count : 4);
+    if (need > b->weights_cap) {
+        size_t cap = b->weights_cap ? b->weights_cap : 1024;
+        while (cap < need) cap *= 2;
+        float *w = realloc(b->weights, cap * sizeof(float));
+        if (!w) return -1;
+        b->weights = w;
+        b->weights_cap = cap;
+    }
+    if (!grow((void **)&b->blobs, &b->cap_blobs, b->n_blobs + 1, sizeof *b->blobs)) return -1;
+    memset(b->weights + b->weights_count, 0, (need - b->weights_count) * sizeof(float));
+    if (count) memcpy(b->weights + start, data, count * sizeof(float));
+    b->weights_count = need;
+    b->blobs[b->n_blobs] = (vki_blob){start, count ? count : 4};
+    return b->n_blobs++;
+}
+
+int vki_build_weights_phwc4(vki_build *b, const float *nhwc, vki_shape4 s) {
+    size_t count = (size_t)((s.c + 3) / 4) * (size_t)s.h * (size_t)s.w * 4;
+    float *packed = malloc(count * sizeof(float));
+    if (!packed) return -1;
+    vki_pack_phwc4(nhwc, s, packed);
+    int blob = vki_build_weights(b, packed, count);
+    free(packed);
+    return blob;
+}
+
+vki_status vki_build_dispatch(vki_build *b, const vki_dispatch *d) {
+    if (!grow((void **)&b->dispatches, &b->cap_dispatches, b->n_dispatches + 1, sizeof *d))
+        return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    b->dispatches[b->n_dispatches++] = *d;
+    return VKI_OK;
+}
+
+static int storage_root(const vki_build *b, int t) {
+    while (b->storage_of[t] != t) t = b->storage_of[t];
+    return t;
+}
+
+vki_status vki_build_alias(vki_build *b, int alias, int of) {
+    b->storage_of[alias] = storage_root(b, of);
+    return VKI_OK;
+}
+
+/* ---- sizes ------------------------------------------------------------------------------ */
+
+static VkDeviceSize phwc4_bytes(const vki_tensor *t) {
+    vki_shape4 s = vki_tensor_shape4(t);
+    return (VkDeviceSize)s.h * (VkDeviceSize)s.w * (VkDeviceSize)((s.c + 3) / 4) * 16u;
+}
+
+static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
+
+/* ---- step 1: dispatches ----------------------------------------------------------------- */
+
+static vki_status emit_io_conversion(vki_build *b, int io, int is_input) {
+    const vki_model *m = b->m;
+    int t = is_input ? m->inputs[io] : m->outputs[io];
+    vki_dispatch d;
+    vki_dispatch_init(&d, is_input ? "to_phwc4" : "from_phwc4", VKI_WG_ELEMENTWISE);
+    vki_shape4 s = vki_tensor_shape4(&m->tensors[t]);
+    vki_define_shape(&d, is_input ? "OUT" : "IN", s);
+    if (is_input) {
+        d.bindings[d.n_bindings++] = (vki_binding){VKI_BIND_INPUT_STAGING, io};
+        vki_dispatch_bind_tensor(&d, t);
+    } else {
+        vki_dispatch_bind_tensor(&d, t);
+        d.bindings[d.n_bindings++] = (vki_binding){VKI_BIND_OUTPUT_STAGING, io};
+    }
+    vki_dispatch_grid_phwc4(&d, s);
+    return vki_build_dispatch(b, &d);
+}
+
+static vki_status emit_all(vki_build *b) {
+    const vki_model *m = b->m;
+    vki_status s = VKI_OK;
+    for (int i = 0; i < m->n_inputs && !s; i++) s = emit_io_conversion(b, i, 1);
+    for (int o = 0; o < m->n_ops && !s; o++) {
+        const vki_op_def *def = vki_op_find(&m->ops[o]);
+        if (!def) return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "op is not supported");
+        s = def->build(b, m, o);
+    }
+    for (int i = 0; i < m->n_outputs && !s; i++) s = emit_io_conversion(b, i, 0);
+    return s;
+}
+
+/* ---- step 2: memory --------------------------------------------------------------------- */
+
+/* Every storage root used by a dispatch gets a lifetime in dispatch steps; graph outputs
+ * live to the end, graph inputs from the start. */
+static vki_status plan_memory(vki_graph *g, vki_build *b) {
+    const vki_model *m = b->m;
+    const int nt = m->n_tensors;
+    vki_plan_tensor *life = calloc((size_t)nt, sizeof *life);
+    int *plan_index = malloc(sizeof(int) * (size_t)nt);
+    g->tensor_offset = calloc((size_t)nt, sizeof *g->tensor_offset);
+    g->tensor_used = calloc((size_t)nt, 1);
+    if (!life || !plan_index || !g->tensor_offset || !g->tensor_used) {
+        free(life);
+        free(plan_index);
+        return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    }
+    for (int t = 0; t < nt; t++) { life[t].first = -1; life[t].last = -1; }
+    for (int k = 0; k < b->n_dispatches; k++)
+        for (int i = 0; i < b->dispatches[k].n_bindings; i++) {
+            const vki_binding *bd = &b->dispatches[k].bindings[i];
+            if (bd->kind != VKI_BIND_TENSOR) continue;
+            int r = storage_root(b, bd->index);
+            if (life[r].first < 0) life[r].first = k;
+            life[r].last = k;
+            VkDeviceSize need = phwc4_bytes(&m->tensors[bd->index]);
+            if (need > life[r].size) life[r].size = need;
+        }
+    /* Graph inputs are written from the start; outputs are read back at the end. */
+    for (int i = 0; i < m->n_inputs; i++) life[storage_root(b, m->inputs[i])].first = 0;
+    for (int i = 0; i < m->n_outputs; i++) life[storage_root(b, m->outputs[i])].last = b->n_dispatches - 1;
+    vki_plan_tensor *packed = malloc(sizeof *packed * (size_t)nt);
+    uint64_t *offsets = malloc(sizeof(uint64_t) * (size_t)nt);
+    int n = 0;
+    for (int t = 0; packed && t < nt; t++) {
+        if (life[t].last < 0) continue;
+        plan_index[t] = n;
+        packed[n++] = life[t];
+    }
+    VkDeviceSize align = g->ctx->props.limits.minStorageBufferOffsetAlignment;
+    if (align < 16) align = 16;
+    uint64_t total = 0;
+    if (!packed || !offsets || vki_plan_offsets(packed, n, align, VKI_PLAN_ARENA, offsets, &total)) {
+        free(packed);
+        free(offsets);
+        free(life);
+        free(plan_index);
+        return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    }
+    for (int t = 0; t < nt; t++) {
+        int r = storage_root(b, t);
+        if (life[r].last < 0) continue;
+        g->tensor_used[t] = 1;
+        g->tensor_offset[t] = offsets[plan_index[r]];
+    }
+    free(packed);
+    free(offsets);
+    free(life);
+    free(plan_index);
+    g->memory.intermediate_bytes = total;
+    vki_status s = vki_buffer_create(g->ctx, total, VKI_MEMORY_DEVICE, "intermediate arena", &g->arena);
+    if (s) return s;
+
+    g->memory.weights_bytes = (uint64_t)b->weights_count * 4;
+    s = vki_buffer_create(g->ctx, align_up(b->weights_count * 4 + 16, 16), VKI_MEMORY_DEVICE,
+                          "weights", &g->weights);
+    if (!s && b->weights_count) s = vki_buffer_upload(g->ctx, &g->weights, b->weights, b->weights_count * 4);
+    return s;
+}
+
+static vki_status create_staging(vki_graph *g) {
+    const vki_model *m = g->model_io;
+    g->io = calloc((size_t)(m->n_inputs + m->n_outputs), sizeof *g->io);
+    if (!g->io) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    for (int i = 0; i < m->n_inputs + m->n_outputs; i++) {
+        int is_input = i < m->n_inputs;
+        int t = is_input ? m->inputs[i] : m->outputs[i - m->n_inputs];
+        vki_graph_io *io = &g->io[i];
+        io->elements = vki_tensor_elements(&m->tensors[t]);
+        char what[64];
+        snprintf(what, sizeof what, "%s %d staging", is_input ? "input" : "output",
+                 is_input ? i : i - m->n_inputs);
+        vki_status s = vki_buffer_create(g->ctx, align_up(io->elements * 4, 16),
+                                         is_input ? VKI_MEMORY_UPLOAD : VKI_MEMORY_READBACK, what,
+                                         &io->staging);
+        if (s) return s;
+        g->memory.staging_bytes += io->staging.size;
+    }
+    return VKI_OK;
+}
+
+/* ---- step 3: pipelines and descriptors -------------------------------------------------- */
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static vki_status layout_for(vki_graph *g, int n_bindings) {
+    if (g->set_layouts[n_bindings]) return VKI_OK;
+    VkDescriptorSetLayoutBinding bindings[VKI_MAX_BINDINGS];
+    for (int i = 0; i < n_bindings; i++)
+        bindings[i] = (VkDescriptorSetLayoutBinding){
+            .binding = (uint32_t)i,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .descriptorCount = 1,
+            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+        };
+    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                          .bindingCount = (uint32_t)n_bindings,
+                                          .pBindings = bindings};
+    const vki_context *ctx = g->ctx;
+    VkResult r = ctx->vk.vkCreateDescriptorSetLayout(ctx->device, &li, NULL, &g->set_layouts[n_bindings]);
+    if (r != VK_SUCCESS) return vki_vk_fail(r, "graph", "vkCreateDescriptorSetLayout");
+    VkPipelineLayoutCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                     .setLayoutCount = 1,
+                                     .pSetLayouts = &g->set_layouts[n_bindings]};
+    r = ctx->vk.vkCreatePipelineLayout(ctx->device, &pi, NULL, &g->pipe_layouts[n_bindings]);
+    if (r != VK_SUCCESS) return vki_vk_fail(r, "graph", "vkCreatePipelineLayout");
+    return VKI_OK;
+}
+
+static vki_wg_device wg_device(const vki_context *ctx) {
+    const VkPhysicalDeviceLimits *l = &ctx->props.limits;
+    return (vki_wg_device){
+        .vendor_id = ctx->props.vendorID,
+        .device_id = ctx->props.deviceID,
+        .is_cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU,
+        .subgroup_size = ctx->subgroup_size,
+        .max_invocations = l->maxComputeWorkGroupInvocations,
+        .max_size = {l->maxComputeWorkGroupSize[0], l->maxComputeWorkGroupSize[1],
+                     l->maxComputeWorkGroupSize[2]},
+    };
+}
+
+/* Finds or creates the pipeline for a dispatch; identical kernels share one. */
+static vki_status pipeline_for(vki_graph *g, const vki_dispatch *d, const uint32_t wg[3],
+                               VkPipeline *out) {
+    uint64_t key = fnv1a(1469598103934665603ull, d->kernel, strlen(d->kernel) + 1);
+    key = fnv1a(key, d->defines, d->defines_len);
+    key = fnv1a(key, wg, 3 * sizeof wg[0]);
+    for (int i = 0; i < g->n_pipelines; i++)
+        if (g->pipelines[i].key == key) { *out = g->pipelines[i].pipeline; return VKI_OK; }
+    if (!grow((void **)&g->pipelines, &g->cap_pipelines, g->n_pipelines + 1, sizeof *g->pipelines))
+        return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    vki_context *ctx = g->ctx;
+    uint32_t *words;
+    size_t n_bytes;
+    vki_status s = vki_shader_compile(ctx, d->kernel, d->defines, &words, &n_bytes);
+    if (s) return s;
+    VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+                                   .codeSize = n_bytes, .pCode = words};
+    VkShaderModule module;
+    VkResult r = ctx->vk.vkCreateShaderModule(ctx->device, &mi, NULL, &module);
+    free(words);
+    if (r != VK_SUCCESS) return vki_vk_fail(r, d->kernel, "vkCreateShaderModule");
+    VkSpecializationMapEntry entries[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
+    VkSpecializationInfo spec = {.mapEntryCount = 3, .pMapEntries = entries,
+                                 .dataSize = 3 * sizeof(uint32_t), .pData = wg};
+    VkComputePipelineCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                  .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                  .module = module,
+                  .pName = "main",
+                  .pSpecializationInfo = &spec},
+        .layout = g->pipe_layouts[d->n_bindings],
+    };
+    VkPipeline pipeline;
+    r = ctx->vk.vkCreateComputePipelines(ctx->device, ctx->pipeline_cache, 1, &ci, NULL, &pipeline);
+    ctx->vk.vkDestroyShaderModule(ctx->device, module, NULL);
+    /* Some drivers report failure yet hand back a handle; never bind it. */
+    if (r != VK_SUCCESS) return vki_vk_fail(r, d->kernel, "vkCreateComputePipelines");
+    g->pipelines[g->n_pipelines++] = (vki_pipeline_entry){key, pipeline};
+    *out = pipeline;
+    return VKI_OK;
+}
+
+static VkDescriptorBufferInfo binding_info(const vki_graph *g, const vki_build *b,
+                                           const vki_binding *bd) {
+    switch (bd->kind) {
+    case VKI_BIND_TENSOR:
+        return (VkDescriptorBufferInfo){g->arena.buffer, g->tensor_offset[bd->index],
+                                        phwc4_bytes(&b->m->tensors[bd->index])};
+    case VKI_BIND_WEIGHTS:
+        return (VkDescriptorBufferInfo){g->weights.buffer, b->blobs[bd->index].offset * 4,
+                                        b->blobs[bd->index].count * 4};
+    case VKI_BIND_INPUT_STAGING:
+        return (VkDescriptorBufferInfo){g->io[bd->index].staging.buffer, 0, VK_WHOLE_SIZE};
+    case VKI_BIND_OUTPUT_STAGING:
+    default:
+        return (VkDescriptorBufferInfo){g->io[b->m->n_inputs + bd->index].staging.buffer, 0,
+                                        VK_WHOLE_SIZE};
+    }
+}
+
+static vki_status create_descriptors(vki_graph *g, vki_build *b) {
+    vki_context *ctx = g->ctx;
+    uint32_t total_bindings = 0;
+    for (int k = 0; k < b->n_dispatches; k++) total_bindings += (uint32_t)b->dispatches[k].n_bindings;
+    VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, total_bindings ? total_bindings : 1};
+    VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                     .maxSets = (uint32_t)(b->n_dispatches ? b->n_dispatches : 1),
+                                     .poolSizeCount = 1,
+                                     .pPoolSizes = &size};
+    VkResult r = ctx->vk.vkCreateDescriptorPool(ctx->device, &pi, NULL, &g->descriptor_pool);
+    if (r != VK_SUCCESS) return vki_vk_fail(r, "graph", "vkCreateDescriptorPool");
+    g->steps = calloc((size_t)(b->n_dispatches ? b->n_dispatches : 1), sizeof *g->steps);
+    if (!g->steps) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    vki_wg_device dev = wg_device(ctx);
+    for (int k = 0; k < b->n_dispatches; k++) {
+        const vki_dispatch *d = &b->dispatches[k];
+        vki_step *step = &g->steps[k];
+        vki_status s = layout_for(g, d->n_bindings);
+        if (s) return s;
+        vki_wg_pick(&dev, d->wg_class, d->grid, step->wg);
+        s = pipeline_for(g, d, step->wg, &step->pipeline);
+        if (s) return s;
+        step->layout = g->pipe_layouts[d->n_bindings];
+        for (int a = 0; a < 3; a++) step->groups[a] = (d->grid[a] + step->wg[a] - 1) / step->wg[a];
+        VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                          .descriptorPool = g->descriptor_pool,
+                                          .descriptorSetCount = 1,
+                                          .pSetLayouts = &g->set_layouts[d->n_bindings]};
+        r = ctx->vk.vkAllocateDescriptorSets(ctx->device, &ai, &step->set);
+        if (r != VK_SUCCESS) return vki_vk_fail(r, "graph", "vkAllocateDescriptorSets");
+        VkDescriptorBufferInfo infos[VKI_MAX_BINDINGS];
+        VkWriteDescriptorSet writes[VKI_MAX_BINDINGS];
+        for (int i = 0; i < d->n_bindings; i++) {
+            infos[i] = binding_info(g, b, &d->bindings[i]);
+            writes[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                               .dstSet = step->set,
+                                               .dstBinding = (uint32_t)i,
+                                               .descriptorCount = 1,
+                                               .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                               .pBufferInfo = &infos[i]};
+        }
+        ctx->vk.vkUpdateDescriptorSets(ctx->device, (uint32_t)d->n_bindings, writes, 0, NULL);
+    }
+    g->n_steps = b->n_dispatches;
+    return VKI_OK;
+}
+
+/* ---- step 4: the command buffer --------------------------------------------------------- */
+
+static vki_status record(vki_graph *g) {
+    vki_context *ctx = g->ctx;
+    const VkDevice dev = ctx->device;
+    VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                  .queueFamilyIndex = ctx->queue_family};
+    VkResult r = ctx->vk.vkCreateCommandPool(dev, &pi, NULL, &g->command_pool);
+    if (r != VK_SUCCESS) return vki_vk_fail(r, "graph", "vkCreateCommandPool");
+    VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                      .commandPool = g->command_pool,
+                                      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                      .commandBufferCount = 1};
+    r = ctx->vk.vkAllocateCommandBuffers(dev, &ai, &g->cmd);
+    if (r != VK_SUCCESS) return vki_vk_fail(r, "graph", "vkAllocateCommandBuffers");
+    VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    r = ctx->vk.vkCreateFence(dev, &fi, NULL, &g->fence);
+    if (r != VK_SUCCESS) return vki_vk_fail(r, "graph", "vkCreateFence");
+
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    r = ctx->vk.vkBeginCommandBuffer(g->cmd, &bi);
+    if (r != VK_SUCCESS) return vki_vk_fail(r, "graph", "vkBeginCommandBuffer");
+    VkMemoryBarrier between = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                               .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                               .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
+    for (int k = 0; k < g->n_steps; k++) {
+        const vki_step *s = &g->steps[k];
+        if (k > 0)
+            ctx->vk.vkCmdPipelineBarrier(g->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &between,
+                                         0, NULL, 0, NULL);
+        ctx->vk.vkCmdBindPipeline(g->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->pipeline);
+        ctx->vk.vkCmdBindDescriptorSets(g->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 1,
+                                        &s->set, 0, NULL);
+        ctx->vk.vkCmdDispatch(g->cmd, s->groups[0], s->groups[1], s->groups[2]);
+    }
+    VkMemoryBarrier to_host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                               .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                               .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+    ctx->vk.vkCmdPipelineBarrier(g->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                 VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, NULL, 0, NULL);
+    r = ctx->vk.vkEndCommandBuffer(g->cmd);
+    if (r != VK_SUCCESS) return vki_vk_fail(r, "graph", "vkEndCommandBuffer");
+    return VKI_OK;
+}
+
+/* ---- public calls ----------------------------------------------------------------------- */
+
+static void build_free(vki_build *b) {
+    free(b->dispatches);
+    free(b->weights);
+    free(b->blobs);
+    free(b->storage_of);
+}
+
+/* The graph keeps only what it needs of the model: its I/O tensors' shapes. */
+static vki_model *copy_io(const vki_model *m) {
+    vki_model *c = vki_model_new(m->name);
+    if (!c) return NULL;
+    int in[64], out[64];
+    if (m->n_inputs > 64 || m->n_outputs > 64) { vki_model_destroy(c); return NULL; }
+    for (int i = 0; i < m->n_inputs + m->n_outputs; i++) {
+        int is_input = i < m->n_inputs;
+        const vki_tensor *t = &m->tensors[is_input ? m->inputs[i] : m->outputs[i - m->n_inputs]];
+        int idx = vki_model_add_tensor(c, t->name, t->dtype, t->rank, t->shape, NULL, 0);
+        if (idx < 0) { vki_model_destroy(c); return NULL; }
+        if (is_input) in[i] = idx;
+        else out[i - m->n_inputs] = idx;
+    }
+    if (!vki_model_set_io(c, m->n_inputs, in, m->n_outputs, out)) { vki_model_destroy(c); return NULL; }
+    return c;
+}
+
+vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
+                            const vki_graph_options *options, vki_graph **out) {
+    (void)options;
+    if (!out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: out is NULL");
+    *out = NULL;
+    if (!ctx || !model) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: NULL context or model");
+    vki_graph *g = calloc(1, sizeof *g);
+    if (!g) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    g->ctx = ctx;
+    g->model_io = copy_io(model);
+    vki_build b = {.g = g, .m = model};
+    b.storage_of = malloc(sizeof(int) * (size_t)(model->n_tensors ? model->n_tensors : 1));
+    vki_status s = VKI_OK;
+    if (!g->model_io || !b.storage_of) s = vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    for (int t = 0; !s && t < model->n_tensors; t++) b.storage_of[t] = t;
+    if (!s) s = emit_all(&b);
+    if (!s) s = plan_memory(g, &b);
+    if (!s) s = create_staging(g);
+    if (!s) s = create_descriptors(g, &b);
+    if (!s) s = record(g);
+    build_free(&b);
+    if (s) {
+        vki_graph_destroy(g);
+        return s;
+    }
+    *out = g;
+    return VKI_OK;
+}
+
+void vki_graph_destroy(vki_graph *g) {
+    if (!g) return;
+    vki_context *ctx = g->ctx;
+    const VkDevice dev = ctx->device;
+    if (g->fence) ctx->vk.vkDestroyFence(dev, g->fence, NULL);
+    if (g->command_pool) ctx->vk.vkDestroyCommandPool(dev, g->command_pool, NULL);
+    if (g->descriptor_pool) ctx->vk.vkDestroyDescriptorPool(dev, g->descriptor_pool, NULL);
+    for (int i = 0; i < g->n_pipelines; i++) ctx->vk.vkDestroyPipeline(dev, g->pipelines[i].pipeline, NULL);
+    for (int n = 0; n <= VKI_MAX_BINDINGS; n++) {
+        if (g->pipe_layouts[n]) ctx->vk.vkDestroyPipelineLayout(dev, g->pipe_layouts[n], NULL);
+        if (g->set_layouts[n]) ctx->vk.vkDestroyDescriptorSetLayout(dev, g->set_layouts[n], NULL);
+    }
+    if (g->io && g->model_io)
+        for (int i = 0; i < g->model_io->n_inputs + g->model_io->n_outputs; i++)
+            vki_buffer_destroy(ctx, &g->io[i].staging);
+    vki_buffer_destroy(ctx, &g->arena);
+    vki_buffer_destroy(ctx, &g->weights);
+    free(g->io);
+    free(g->steps);
+    free(g->pipelines);
+    free(g->tensor_offset);
+    free(g->tensor_used);
+    vki_model_destroy(g->model_io);
+    free(g);
+}
+
+static vki_status check_io(const vki_graph *g, int index, int is_input, size_t size, const void *data) {
+    const char *call = is_input ? "vki_graph_set_input" : "vki_graph_get_output";
+    if (!g || !data) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: NULL argument", call);
+    int n = is_input ? g->model_io->n_inputs : g->model_io->n_outputs;
+    if (index < 0 || index >= n)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: index %d out of range (%d %s)", call,
+                        index, n, is_input ? "inputs" : "outputs");
+    const vki_graph_io *io = &g->io[is_input ? index : g->model_io->n_inputs + index];
+    if (size != io->elements * sizeof(float))
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: %s %d takes %zu bytes (%zu floats), got %zu",
+                        call, is_input ? "input" : "output", index, io->elements * sizeof(float),
+                        io->elements, size);
+    return VKI_OK;
+}
+
+vki_status vki_graph_set_input(vki_graph *g, int index, const float *data, size_t size) {
+    vki_status s = check_io(g, index, 1, size, data);
+    if (s) return s;
+    vki_graph_io *io = &g->io[index];
+    memcpy(io->staging.mapped, data, size);
+    vki_buffer_flush(g->ctx, &io->staging);
+    return VKI_OK;
+}
+
+vki_status vki_graph_run(vki_graph *g) {
+    if (!g) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_run: graph is NULL");
+    vki_context *ctx = g->ctx;
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
+                       .pCommandBuffers = &g->cmd};
+    VkResult r = ctx->vk.vkResetFences(ctx->device, 1, &g->fence);
+    if (r == VK_SUCCESS) r = ctx->vk.vkQueueSubmit(ctx->queue, 1, &si, g->fence);
+    if (r != VK_SUCCESS) return vki_vk_fail(r, "run", "vkQueueSubmit");
+    /* A bounded wait: a hung device reports VKI_ERROR_TIMEOUT instead of hanging. */
+    r = ctx->vk.vkWaitForFences(ctx->device, 1, &g->fence, VK_TRUE, 60ull * 1000 * 1000 * 1000);
+    if (r != VK_SUCCESS) return vki_vk_fail(r, "run", "vkWaitForFences");
+    for (int i = 0; i < g->model_io->n_outputs; i++)
+        vki_buffer_invalidate(ctx, &g->io[g->model_io->n_inputs + i].staging);
+    return VKI_OK;
+}
+
+vki_status vki_graph_get_output(vki_graph *g, int index, float *data, size_t size) {
+    vki_status s = check_io(g, index, 0, size, data);
+    if (s) return s;
+    memcpy(data, g->io[g->model_io->n_inputs + index].staging.mapped, size);
+    return VKI_OK;
+}
+
+vki_status vki_graph_memory(const vki_graph *g, vki_memory_report *out) {
+    if (!g || !out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_memory: NULL argument");
+    *out = g->memory;
+    return VKI_OK;
+}
+
+int vki_graph_dispatch_count(const vki_graph *g) { return g ? g->n_steps : 0; }

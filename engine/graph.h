@@ -1,0 +1,47 @@
+/* graph.h: the built graph's state (internal). */
+#ifndef VKI_GRAPH_H
+#define VKI_GRAPH_H
+
+#include "gpu.h"
+#include "model.h"
+#include "ops/ops.h"
+
+typedef struct vki_step {
+    VkPipeline pipeline;
+    VkPipelineLayout layout;
+    VkDescriptorSet set;
+    uint32_t wg[3];
+    uint32_t groups[3];
+} vki_step;
+
+typedef struct vki_pipeline_entry {
+    uint64_t key;
+    VkPipeline pipeline;
+} vki_pipeline_entry;
+
+typedef struct vki_graph_io {
+    vki_buffer staging;
+    size_t elements;
+} vki_graph_io;
+
+struct vki_graph {
+    vki_context *ctx;
+    vki_model *model_io;            /* the model's I/O tensors only: names and shapes */
+    vki_graph_io *io;               /* inputs, then outputs */
+    vki_buffer weights, arena;
+    uint64_t *tensor_offset;        /* byte offset of each tensor's storage in the arena */
+    unsigned char *tensor_used;
+    vki_memory_report memory;
+    VkDescriptorSetLayout set_layouts[VKI_MAX_BINDINGS + 1];
+    VkPipelineLayout pipe_layouts[VKI_MAX_BINDINGS + 1];
+    vki_pipeline_entry *pipelines;
+    int n_pipelines, cap_pipelines;
+    VkDescriptorPool descriptor_pool;
+    vki_step *steps;
+    int n_steps;
+    VkCommandPool command_pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+};
+
+#endif

@@ -1,0 +1,24 @@
+/* loader.h: the .tflite parser's internal entry point (no validation against the ops). */
+#ifndef VKI_LOADER_H
+#define VKI_LOADER_H
+
+#include "model.h"
+
+/* Parses TFLite FlatBuffer bytes into the IR. Uses subgraph 0. Constant data is copied,
+ * so the caller may free data afterwards. Load-time rewrites:
+ *   - DEQUANTIZE of a constant float16 tensor is folded away: its output becomes a
+ *     float32 constant and the op leaves the op list;
+ *   - every other float16 constant is converted to float32 in place;
+ *   - tensors that no op and no graph input/output refers to are dropped, so tensor
+ *     indices in the IR can differ from those in the file (names are kept).
+ * Errors: VKI_ERROR_INVALID_ARGUMENT (NULL arguments), VKI_ERROR_MODEL_FORMAT (the bytes
+ * are not a well-formed model; the message says what is wrong and where),
+ * VKI_ERROR_UNSUPPORTED_MODEL / VKI_ERROR_UNSUPPORTED_OP (well-formed but beyond the IR,
+ * e.g. rank > VKI_MAX_RANK, sparse tensors, too many op inputs), VKI_ERROR_OUT_OF_MEMORY.
+ * On failure *out is NULL. */
+vki_status vki_tflite_parse(const void *data, size_t size, const char *name, vki_model **out);
+
+/* fp16 bits to float, exact for every input (subnormals, infinities, NaN payloads). */
+float vki_half_to_float(uint16_t h);
+
+#endif /* VKI_LOADER_H */

@@ -1,0 +1,175 @@
+/* model.c: the graph IR's containers, builders, and the public model accessors. */
+#include "model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char *dup_string(const char *s) {
+    size_t n = strlen(s ? s : "");
+    char *d = malloc(n + 1);
+    if (d) memcpy(d, s ? s : "", n + 1);
+    return d;
+}
+
+const char *vki_op_name(int code) {
+    switch (code) {
+    case VKI_OP_ADD: return "ADD";
+    case VKI_OP_AVERAGE_POOL_2D: return "AVERAGE_POOL_2D";
+    case VKI_OP_CONCATENATION: return "CONCATENATION";
+    case VKI_OP_CONV_2D: return "CONV_2D";
+    case VKI_OP_DEPTHWISE_CONV_2D: return "DEPTHWISE_CONV_2D";
+    case VKI_OP_DEPTH_TO_SPACE: return "DEPTH_TO_SPACE";
+    case VKI_OP_DEQUANTIZE: return "DEQUANTIZE";
+    case VKI_OP_FULLY_CONNECTED: return "FULLY_CONNECTED";
+    case VKI_OP_LOGISTIC: return "LOGISTIC";
+    case VKI_OP_MAX_POOL_2D: return "MAX_POOL_2D";
+    case VKI_OP_MUL: return "MUL";
+    case VKI_OP_RELU: return "RELU";
+    case VKI_OP_RELU6: return "RELU6";
+    case VKI_OP_RESHAPE: return "RESHAPE";
+    case VKI_OP_RESIZE_BILINEAR: return "RESIZE_BILINEAR";
+    case VKI_OP_SOFTMAX: return "SOFTMAX";
+    case VKI_OP_SPACE_TO_DEPTH: return "SPACE_TO_DEPTH";
+    case VKI_OP_TANH: return "TANH";
+    case VKI_OP_PAD: return "PAD";
+    case VKI_OP_MEAN: return "MEAN";
+    case VKI_OP_SUB: return "SUB";
+    case VKI_OP_DIV: return "DIV";
+    case VKI_OP_STRIDED_SLICE: return "STRIDED_SLICE";
+    case VKI_OP_MAXIMUM: return "MAXIMUM";
+    case VKI_OP_MINIMUM: return "MINIMUM";
+    case VKI_OP_SLICE: return "SLICE";
+    case VKI_OP_TRANSPOSE_CONV: return "TRANSPOSE_CONV";
+    case VKI_OP_LEAKY_RELU: return "LEAKY_RELU";
+    case VKI_OP_RESIZE_NEAREST_NEIGHBOR: return "RESIZE_NEAREST_NEIGHBOR";
+    case VKI_OP_PRELU: return "PRELU";
+    case VKI_OP_HARD_SWISH: return "HARD_SWISH";
+    case VKI_OP_DENSIFY: return "DENSIFY";
+    case VKI_OP_CUSTOM: return "CUSTOM";
+    }
+    return "UNKNOWN";
+}
+
+size_t vki_tensor_elements(const vki_tensor *t) {
+    size_t n = 1;
+    for (int i = 0; i < t->rank; i++) n *= (size_t)(t->shape[i] > 0 ? t->shape[i] : 0);
+    return n;
+}
+
+vki_shape4 vki_tensor_shape4(const vki_tensor *t) {
+    const int *s = t->shape;
+    switch (t->rank) {
+    case 0: return (vki_shape4){1, 1, 1, 1};
+    case 1: return (vki_shape4){1, 1, 1, s[0]};
+    case 2: return (vki_shape4){s[0], 1, 1, s[1]};
+    case 3: return (vki_shape4){s[0], 1, s[1], s[2]};
+    default: return (vki_shape4){s[0], s[1], s[2], s[3]};
+    }
+}
+
+vki_model *vki_model_new(const char *name) {
+    vki_model *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->name = dup_string(name);
+    if (!m->name) { free(m); return NULL; }
+    return m;
+}
+
+int vki_model_add_tensor(vki_model *m, const char *name, vki_dtype dtype, int rank,
+                         const int *shape, const void *data, size_t data_bytes) {
+    if (rank < 0 || rank > VKI_MAX_RANK) return -1;
+    vki_tensor *grown = realloc(m->tensors, (size_t)(m->n_tensors + 1) * sizeof *grown);
+    if (!grown) return -1;
+    m->tensors = grown;
+    vki_tensor *t = &m->tensors[m->n_tensors];
+    memset(t, 0, sizeof *t);
+    t->name = dup_string(name);
+    if (!t->name) return -1;
+    t->dtype = dtype;
+    t->rank = rank;
+    for (int i = 0; i < rank; i++) t->shape[i] = shape[i];
+    if (data) {
+        t->data = malloc(data_bytes ? data_bytes : 1);
+        if (!t->data) { free(t->name); return -1; }
+        memcpy(t->data, data, data_bytes);
+        t->data_bytes = data_bytes;
+    }
+    return m->n_tensors++;
+}
+
+vki_op *vki_model_add_op(vki_model *m, vki_op_code code, int n_inputs, const int *inputs,
+                         int n_outputs, const int *outputs) {
+    if (n_inputs < 0 || n_inputs > VKI_MAX_OP_INPUTS) return NULL;
+    if (n_outputs < 0 || n_outputs > VKI_MAX_OP_OUTPUTS) return NULL;
+    vki_op *grown = realloc(m->ops, (size_t)(m->n_ops + 1) * sizeof *grown);
+    if (!grown) return NULL;
+    m->ops = grown;
+    vki_op *op = &m->ops[m->n_ops++];
+    memset(op, 0, sizeof *op);
+    op->code = code;
+    op->n_inputs = n_inputs;
+    op->n_outputs = n_outputs;
+    for (int i = 0; i < n_inputs; i++) op->inputs[i] = inputs[i];
+    for (int i = 0; i < n_outputs; i++) op->outputs[i] = outputs[i];
+    return op;
+}
+
+bool vki_model_set_io(vki_model *m, int n_inputs, const int *inputs, int n_outputs,
+                      const int *outputs) {
+    int *in = malloc(sizeof(int) * (size_t)(n_inputs ? n_inputs : 1));
+    int *out = malloc(sizeof(int) * (size_t)(n_outputs ? n_outputs : 1));
+    if (!in || !out) { free(in); free(out); return false; }
+    memcpy(in, inputs, sizeof(int) * (size_t)n_inputs);
+    memcpy(out, outputs, sizeof(int) * (size_t)n_outputs);
+    free(m->inputs);
+    free(m->outputs);
+    m->inputs = in;
+    m->outputs = out;
+    m->n_inputs = n_inputs;
+    m->n_outputs = n_outputs;
+    return true;
+}
+
+void vki_model_destroy(vki_model *m) {
+    if (!m) return;
+    for (int i = 0; i < m->n_tensors; i++) {
+        free(m->tensors[i].name);
+        free(m->tensors[i].data);
+    }
+    free(m->tensors);
+    free(m->ops);
+    free(m->inputs);
+    free(m->outputs);
+    free(m->name);
+    free(m);
+}
+
+/* ---- public accessors ---------------------------------------------------------------- */
+
+int vki_model_input_count(const vki_model *m) { return m ? m->n_inputs : 0; }
+int vki_model_output_count(const vki_model *m) { return m ? m->n_outputs : 0; }
+int vki_model_op_count(const vki_model *m) { return m ? m->n_ops : 0; }
+
+const char *vki_model_op_name(const vki_model *m, int index) {
+    if (!m || index < 0 || index >= m->n_ops) return NULL;
+    return vki_op_name(m->ops[index].code);
+}
+
+static vki_status tensor_info(const vki_model *m, int tensor, vki_tensor_info *out) {
+    const vki_tensor *t = &m->tensors[tensor];
+    out->name = t->name;
+    out->rank = t->rank;
+    for (int i = 0; i < VKI_MAX_RANK; i++) out->shape[i] = i < t->rank ? t->shape[i] : 0;
+    out->element_count = vki_tensor_elements(t);
+    return VKI_OK;
+}
+
+vki_status vki_model_input_info(const vki_model *m, int index, vki_tensor_info *out) {
+    if (!m || !out || index < 0 || index >= m->n_inputs) return VKI_ERROR_INVALID_ARGUMENT;
+    return tensor_info(m, m->inputs[index], out);
+}
+
+vki_status vki_model_output_info(const vki_model *m, int index, vki_tensor_info *out) {
+    if (!m || !out || index < 0 || index >= m->n_outputs) return VKI_ERROR_INVALID_ARGUMENT;
+    return tensor_info(m, m->outputs[index], out);
+}

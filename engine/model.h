@@ -1,0 +1,149 @@
+/* model.h: the in-memory graph IR that the loader produces and the engine consumes.
+ *
+ * A model is a flat list of tensors and a list of ops in execution order. Constant
+ * tensors own float32 data (fp16 and DEQUANTIZE are folded at load). Shapes are static.
+ * Tests build models by hand with the helpers at the bottom, so every op can be run
+ * alone against its C reference without a .tflite file.
+ */
+#ifndef VKI_MODEL_H
+#define VKI_MODEL_H
+
+#include "vkinfer.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VKI_MAX_RANK 8
+#define VKI_MAX_OP_INPUTS 16
+#define VKI_MAX_OP_OUTPUTS 4
+
+/* TFLite BuiltinOperator codes for the ops vkinfer knows (schema.fbs values). */
+typedef enum vki_op_code {
+    VKI_OP_ADD = 0,
+    VKI_OP_AVERAGE_POOL_2D = 1,
+    VKI_OP_CONCATENATION = 2,
+    VKI_OP_CONV_2D = 3,
+    VKI_OP_DEPTHWISE_CONV_2D = 4,
+    VKI_OP_DEPTH_TO_SPACE = 5,
+    VKI_OP_DEQUANTIZE = 6,
+    VKI_OP_FULLY_CONNECTED = 9,
+    VKI_OP_LOGISTIC = 14,
+    VKI_OP_MAX_POOL_2D = 17,
+    VKI_OP_MUL = 18,
+    VKI_OP_RELU = 19,
+    VKI_OP_RELU6 = 21,
+    VKI_OP_RESHAPE = 22,
+    VKI_OP_RESIZE_BILINEAR = 23,
+    VKI_OP_SOFTMAX = 25,
+    VKI_OP_SPACE_TO_DEPTH = 26,
+    VKI_OP_TANH = 28,
+    VKI_OP_PAD = 34,
+    VKI_OP_MEAN = 40,
+    VKI_OP_SUB = 41,
+    VKI_OP_DIV = 42,
+    VKI_OP_STRIDED_SLICE = 45,
+    VKI_OP_MAXIMUM = 55,
+    VKI_OP_MINIMUM = 57,
+    VKI_OP_SLICE = 65,
+    VKI_OP_TRANSPOSE_CONV = 67,
+    VKI_OP_LEAKY_RELU = 98,
+    VKI_OP_RESIZE_NEAREST_NEIGHBOR = 97,
+    VKI_OP_PRELU = 54,
+    VKI_OP_HARD_SWISH = 117,
+    VKI_OP_DENSIFY = 124,
+    VKI_OP_CUSTOM = 32,
+} vki_op_code;
+
+typedef enum vki_activation {
+    VKI_ACT_NONE = 0,
+    VKI_ACT_RELU = 1,
+    VKI_ACT_RELU_N1_TO_1 = 2,
+    VKI_ACT_RELU6 = 3,
+    VKI_ACT_TANH = 4,
+} vki_activation;
+
+typedef enum vki_padding { VKI_PAD_SAME = 0, VKI_PAD_VALID = 1 } vki_padding;
+
+typedef enum vki_dtype {
+    VKI_DTYPE_FLOAT32 = 0,
+    VKI_DTYPE_FLOAT16 = 1,
+    VKI_DTYPE_INT32 = 2,
+    VKI_DTYPE_UINT8 = 3,
+    VKI_DTYPE_INT64 = 4,
+    VKI_DTYPE_INT8 = 9,
+    VKI_DTYPE_OTHER = 255,
+} vki_dtype;
+
+typedef struct vki_tensor {
+    char *name;                 /* owned, never NULL */
+    int rank;
+    int shape[VKI_MAX_RANK];
+    vki_dtype dtype;
+    /* Constant data, owned, or NULL for activations. Float constants are float32;
+     * int32 constants (shapes, paddings, axes) are int32. */
+    void *data;
+    size_t data_bytes;
+} vki_tensor;
+
+typedef struct vki_conv_options {
+    vki_padding padding;
+    int stride_w, stride_h;
+    int dilation_w, dilation_h;
+    int depth_multiplier;       /* depthwise only */
+    vki_activation activation;
+} vki_conv_options;
+
+typedef struct vki_pool_options {
+    vki_padding padding;
+    int stride_w, stride_h;
+    int filter_w, filter_h;
+    vki_activation activation;
+} vki_pool_options;
+
+typedef struct vki_op {
+    vki_op_code code;
+    char custom_name[64];       /* for VKI_OP_CUSTOM */
+    int n_inputs, n_outputs;
+    int inputs[VKI_MAX_OP_INPUTS];  /* tensor indices; -1 for an omitted optional input */
+    int outputs[VKI_MAX_OP_OUTPUTS];
+    union {
+        vki_conv_options conv;
+        vki_pool_options pool;
+        struct { vki_activation activation; } eltwise;   /* ADD, MUL, SUB, DIV */
+        struct { int axis; vki_activation activation; } concat;
+    } opt;
+} vki_op;
+
+struct vki_model {
+    char *name;                 /* file name without directories, owned */
+    int n_tensors, n_ops, n_inputs, n_outputs;
+    vki_tensor *tensors;
+    vki_op *ops;
+    int *inputs;                /* graph input tensor indices */
+    int *outputs;               /* graph output tensor indices */
+};
+
+/* Name of a builtin code ("CONV_2D"), or "UNKNOWN". */
+const char *vki_op_name(int code);
+
+size_t vki_tensor_elements(const vki_tensor *t);
+
+/* NHWC view of a tensor of rank <= 4: rank 4 [N,H,W,C]; rank 3 [N,W,C] -> H = 1;
+ * rank 2 [N,C] -> H = W = 1; rank 1 [C]; rank 0 a scalar. */
+typedef struct vki_shape4 { int n, h, w, c; } vki_shape4;
+vki_shape4 vki_tensor_shape4(const vki_tensor *t);
+
+/* ---- building models by hand (tests, folding passes) -------------------------------- */
+
+vki_model *vki_model_new(const char *name);
+/* Appends a tensor; data (may be NULL) is copied. Returns its index or -1 on OOM. */
+int vki_model_add_tensor(vki_model *m, const char *name, vki_dtype dtype, int rank,
+                         const int *shape, const void *data, size_t data_bytes);
+/* Appends an op; returns a pointer to it (valid until the next add) or NULL on OOM. */
+vki_op *vki_model_add_op(vki_model *m, vki_op_code code, int n_inputs, const int *inputs,
+                         int n_outputs, const int *outputs);
+bool vki_model_set_io(vki_model *m, int n_inputs, const int *inputs, int n_outputs,
+                      const int *outputs);
+
+#endif /* VKI_MODEL_H */

@@ -1,0 +1,331 @@
+/* ops.c: the op table, the helpers op files share, model validation and the CPU
+ * reference run used by tests. */
+#include "ops.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const vki_op_def vki_op_conv2d, vki_op_depthwise_conv2d, vki_op_add, vki_op_relu,
+    vki_op_max_pool2d, vki_op_pad, vki_op_reshape, vki_op_concatenation;
+
+static const vki_op_def *const op_table[] = {
+    &vki_op_conv2d,  &vki_op_depthwise_conv2d, &vki_op_add,     &vki_op_relu,
+    &vki_op_max_pool2d, &vki_op_pad,           &vki_op_reshape, &vki_op_concatenation,
+};
+
+const vki_op_def *vki_op_find(const vki_op *op) {
+    for (size_t i = 0; i < sizeof op_table / sizeof op_table[0]; i++)
+        if (op_table[i]->code == op->code) return op_table[i];
+    return NULL;
+}
+
+/* ---- dispatch description helpers ----------------------------------------------------- */
+
+static void append(vki_dispatch *d, const char *text) {
+    size_t n = strlen(text);
+    if (d->defines_len + n + 1 > sizeof d->defines) {
+        /* Op files use a handful of short defines; overflowing is a programming error. */
+        fprintf(stderr, "vkinfer: defines overflow in kernel %s\n", d->kernel);
+        abort();
+    }
+    memcpy(d->defines + d->defines_len, text, n + 1);
+    d->defines_len += n;
+}
+
+void vki_define_int(vki_dispatch *d, const char *name, long long value) {
+    char line[160];
+    snprintf(line, sizeof line, "#define %s %lld\n", name, value);
+    append(d, line);
+}
+
+void vki_define_float(vki_dispatch *d, const char *name, float value) {
+    char line[160];
+    /* %.9g round-trips a float exactly; the suffix-free literal is a GLSL float. */
+    snprintf(line, sizeof line, "#define %s float(%.9g)\n", name, (double)value);
+    append(d, line);
+}
+
+void vki_define_shape(vki_dispatch *d, const char *prefix, vki_shape4 s) {
+    char name[64];
+    snprintf(name, sizeof name, "%s_W", prefix);
+    vki_define_int(d, name, s.w);
+    snprintf(name, sizeof name, "%s_H", prefix);
+    vki_define_int(d, name, s.h);
+    snprintf(name, sizeof name, "%s_C", prefix);
+    vki_define_int(d, name, s.c);
+    snprintf(name, sizeof name, "%s_S", prefix);
+    vki_define_int(d, name, (s.c + 3) / 4);
+}
+
+void vki_define_activation(vki_dispatch *d, vki_activation act) {
+    switch (act) {
+    case VKI_ACT_NONE: break;
+    case VKI_ACT_RELU: append(d, "#define ACT_RELU 1\n"); break;
+    case VKI_ACT_RELU6: append(d, "#define ACT_RELU6 1\n"); break;
+    case VKI_ACT_RELU_N1_TO_1: append(d, "#define ACT_RELU_N1_TO_1 1\n"); break;
+    case VKI_ACT_TANH: append(d, "#define ACT_TANH 1\n"); break;
+    }
+}
+
+void vki_dispatch_init(vki_dispatch *d, const char *kernel, vki_wg_class wg_class) {
+    memset(d, 0, sizeof *d);
+    d->kernel = kernel;
+    d->wg_class = wg_class;
+    d->grid[0] = d->grid[1] = d->grid[2] = 1;
+}
+
+static void bind(vki_dispatch *d, vki_binding_kind kind, int index) {
+    if (d->n_bindings >= VKI_MAX_BINDINGS) {
+        fprintf(stderr, "vkinfer: too many bindings in kernel %s\n", d->kernel);
+        abort();
+    }
+    d->bindings[d->n_bindings++] = (vki_binding){kind, index};
+}
+
+void vki_dispatch_bind_tensor(vki_dispatch *d, int tensor) { bind(d, VKI_BIND_TENSOR, tensor); }
+void vki_dispatch_bind_weights(vki_dispatch *d, int blob) { bind(d, VKI_BIND_WEIGHTS, blob); }
+
+void vki_dispatch_grid_phwc4(vki_dispatch *d, vki_shape4 out) {
+    d->grid[0] = (uint32_t)out.w;
+    d->grid[1] = (uint32_t)out.h;
+    d->grid[2] = (uint32_t)((out.c + 3) / 4);
+}
+
+void vki_pack_phwc4(const float *nhwc, vki_shape4 s, float *out) {
+    const int slices = (s.c + 3) / 4;
+    for (int sl = 0; sl < slices; sl++)
+        for (int y = 0; y < s.h; y++)
+            for (int x = 0; x < s.w; x++)
+                for (int i = 0; i < 4; i++) {
+                    int c = sl * 4 + i;
+                    size_t at = (((size_t)sl * s.h + y) * s.w + x) * 4 + i;
+                    out[at] = c < s.c ? nhwc[((size_t)y * s.w + x) * s.c + c] : 0.0f;
+                }
+}
+
+/* ---- validation helpers --------------------------------------------------------------- */
+
+vki_status vki_op_fail(const vki_model *m, int op_index, vki_status status, const char *fmt,
+                       ...) {
+    char detail[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    const vki_op *op = &m->ops[op_index];
+    const char *name = op->code == VKI_OP_CUSTOM ? op->custom_name : vki_op_name(op->code);
+    return vki_fail(status, "%s: op %d %s: %s", m->name, op_index, name, detail);
+}
+
+static vki_status check_tensor(const vki_model *m, int op_index, int t, const char *role,
+                               int slot) {
+    if (t < 0 || t >= m->n_tensors)
+        return vki_op_fail(m, op_index, VKI_ERROR_MODEL_FORMAT, "%s %d: tensor index %d out of range",
+                           role, slot, t);
+    const vki_tensor *tensor = &m->tensors[t];
+    if (tensor->dtype != VKI_DTYPE_FLOAT32)
+        return vki_op_fail(m, op_index, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "%s %d (tensor %d '%s') is not float32", role, slot, t, tensor->name);
+    if (tensor->rank > 4)
+        return vki_op_fail(m, op_index, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "%s %d (tensor %d '%s') has rank %d, at most 4 supported", role, slot,
+                           t, tensor->name, tensor->rank);
+    for (int i = 0; i < tensor->rank; i++)
+        if (tensor->shape[i] <= 0)
+            return vki_op_fail(m, op_index, VKI_ERROR_UNSUPPORTED_MODEL,
+                               "%s %d (tensor %d '%s') has dimension %d = %d", role, slot, t,
+                               tensor->name, i, tensor->shape[i]);
+    if (!tensor->data && vki_tensor_shape4(tensor).n != 1)
+        return vki_op_fail(m, op_index, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "%s %d (tensor %d '%s') has batch %d, only 1 supported", role, slot,
+                           t, tensor->name, vki_tensor_shape4(tensor).n);
+    return VKI_OK;
+}
+
+vki_status vki_op_check_arity(const vki_model *m, int op_index, int min_inputs,
+                              int max_inputs, int n_outputs) {
+    const vki_op *op = &m->ops[op_index];
+    if (op->n_inputs < min_inputs || op->n_inputs > max_inputs)
+        return vki_op_fail(m, op_index, VKI_ERROR_MODEL_FORMAT,
+                           "has %d inputs, need %d to %d", op->n_inputs, min_inputs, max_inputs);
+    if (op->n_outputs != n_outputs)
+        return vki_op_fail(m, op_index, VKI_ERROR_MODEL_FORMAT, "has %d outputs, need %d",
+                           op->n_outputs, n_outputs);
+    for (int i = 0; i < op->n_inputs; i++) {
+        if (op->inputs[i] < 0 && i >= min_inputs) continue;   /* omitted optional input */
+        vki_status s = check_tensor(m, op_index, op->inputs[i], "input", i);
+        if (s) return s;
+    }
+    for (int i = 0; i < op->n_outputs; i++) {
+        vki_status s = check_tensor(m, op_index, op->outputs[i], "output", i);
+        if (s) return s;
+        if (m->tensors[op->outputs[i]].data)
+            return vki_op_fail(m, op_index, VKI_ERROR_MODEL_FORMAT,
+                               "output %d (tensor %d) is a constant", i, op->outputs[i]);
+    }
+    return VKI_OK;
+}
+
+vki_status vki_op_check_const(const vki_model *m, int op_index, int input, int rank) {
+    const vki_op *op = &m->ops[op_index];
+    const vki_tensor *t = &m->tensors[op->inputs[input]];
+    if (!t->data)
+        return vki_op_fail(m, op_index, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "input %d (tensor %d '%s') must be a constant", input,
+                           op->inputs[input], t->name);
+    if (t->rank != rank)
+        return vki_op_fail(m, op_index, VKI_ERROR_MODEL_FORMAT,
+                           "input %d (tensor %d '%s') has %d dims, need %d", input,
+                           op->inputs[input], t->name, t->rank, rank);
+    return VKI_OK;
+}
+
+vki_status vki_op_check_shape(const vki_model *m, int op_index, int tensor, vki_shape4 want) {
+    vki_shape4 got = vki_tensor_shape4(&m->tensors[tensor]);
+    if (got.h != want.h || got.w != want.w || got.c != want.c)
+        return vki_op_fail(m, op_index, VKI_ERROR_MODEL_FORMAT,
+                           "tensor %d '%s' is [%d,%d,%d], expected [%d,%d,%d]", tensor,
+                           m->tensors[tensor].name, got.h, got.w, got.c, want.h, want.w, want.c);
+    return VKI_OK;
+}
+
+int vki_conv_out_size(vki_padding pad, int in, int filter, int stride, int dilation) {
+    int effective = (filter - 1) * dilation + 1;
+    if (pad == VKI_PAD_SAME) return (in + stride - 1) / stride;
+    return (in - effective + stride) / stride;
+}
+
+int vki_conv_pad_before(vki_padding pad, int in, int filter, int stride, int dilation) {
+    if (pad == VKI_PAD_VALID) return 0;
+    int effective = (filter - 1) * dilation + 1;
+    int out = (in + stride - 1) / stride;
+    int total = (out - 1) * stride + effective - in;
+    return total > 0 ? total / 2 : 0;
+}
+
+float vki_apply_activation(vki_activation act, float x) {
+    switch (act) {
+    case VKI_ACT_NONE: return x;
+    case VKI_ACT_RELU: return x > 0.0f ? x : 0.0f;
+    case VKI_ACT_RELU6: return x < 0.0f ? 0.0f : (x > 6.0f ? 6.0f : x);
+    case VKI_ACT_RELU_N1_TO_1: return x < -1.0f ? -1.0f : (x > 1.0f ? 1.0f : x);
+    case VKI_ACT_TANH: return tanhf(x);
+    }
+    return x;
+}
+
+/* ---- model-level checks --------------------------------------------------------------- */
+
+static vki_status validate_io(vki_model *m) {
+    if (m->n_inputs < 1 || m->n_outputs < 1)
+        return vki_fail(VKI_ERROR_MODEL_FORMAT, "%s: graph has %d inputs and %d outputs",
+                        m->name, m->n_inputs, m->n_outputs);
+    for (int i = 0; i < m->n_inputs + m->n_outputs; i++) {
+        int is_input = i < m->n_inputs;
+        int t = is_input ? m->inputs[i] : m->outputs[i - m->n_inputs];
+        int slot = is_input ? i : i - m->n_inputs;
+        const char *role = is_input ? "input" : "output";
+        if (t < 0 || t >= m->n_tensors)
+            return vki_fail(VKI_ERROR_MODEL_FORMAT, "%s: graph %s %d: tensor index %d out of range",
+                            m->name, role, slot, t);
+        const vki_tensor *tensor = &m->tensors[t];
+        if (tensor->dtype != VKI_DTYPE_FLOAT32)
+            return vki_fail(VKI_ERROR_UNSUPPORTED_MODEL,
+                            "%s: graph %s %d (tensor %d '%s') is not float32", m->name, role,
+                            slot, t, tensor->name);
+        if (tensor->rank > 4 || vki_tensor_shape4(tensor).n != 1)
+            return vki_fail(VKI_ERROR_UNSUPPORTED_MODEL,
+                            "%s: graph %s %d (tensor %d '%s') must have rank <= 4 and batch 1",
+                            m->name, role, slot, t, tensor->name);
+        if (is_input && tensor->data)
+            return vki_fail(VKI_ERROR_MODEL_FORMAT, "%s: graph input %d (tensor %d) is a constant",
+                            m->name, slot, t);
+    }
+    return VKI_OK;
+}
+
+/* Every activation an op reads must be produced earlier (or be a graph input), and every
+ * graph output must be produced: the engine relies on the list being in execution order. */
+static vki_status validate_order(vki_model *m) {
+    unsigned char *ready = calloc((size_t)m->n_tensors + 1, 1);
+    if (!ready) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "%s: out of host memory", m->name);
+    vki_status s = VKI_OK;
+    for (int i = 0; i < m->n_inputs; i++) ready[m->inputs[i]] = 1;
+    for (int t = 0; t < m->n_tensors; t++)
+        if (m->tensors[t].data) ready[t] = 1;
+    for (int o = 0; o < m->n_ops && !s; o++) {
+        const vki_op *op = &m->ops[o];
+        for (int i = 0; i < op->n_inputs && !s; i++)
+            if (op->inputs[i] >= 0 && !ready[op->inputs[i]])
+                s = vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                                "input %d (tensor %d '%s') is read before it is written", i,
+                                op->inputs[i], m->tensors[op->inputs[i]].name);
+        for (int i = 0; i < op->n_outputs && !s; i++) {
+            if (ready[op->outputs[i]])
+                s = vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                                "output %d (tensor %d '%s') is written twice", i, op->outputs[i],
+                                m->tensors[op->outputs[i]].name);
+            ready[op->outputs[i]] = 1;
+        }
+    }
+    for (int i = 0; i < m->n_outputs && !s; i++)
+        if (!ready[m->outputs[i]])
+            s = vki_fail(VKI_ERROR_MODEL_FORMAT, "%s: graph output %d (tensor %d) is never written",
+                         m->name, i, m->outputs[i]);
+    free(ready);
+    return s;
+}
+
+vki_status vki_model_validate(vki_model *m) {
+    if (!m) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "model is NULL");
+    vki_status s = validate_io(m);
+    if (s) return s;
+    for (int o = 0; o < m->n_ops; o++) {
+        const vki_op_def *def = vki_op_find(&m->ops[o]);
+        if (!def)
+            return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "op is not supported by vkinfer");
+        s = def->validate(m, o);
+        if (s) return s;
+    }
+    return validate_order(m);
+}
+
+/* ---- CPU reference run ----------------------------------------------------------------- */
+
+vki_status vki_model_reference_run(const vki_model *m, const float *const *inputs,
+                                   float *const *outputs) {
+    float **values = calloc((size_t)m->n_tensors, sizeof *values);
+    if (!values) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    vki_status s = VKI_OK;
+    for (int t = 0; t < m->n_tensors && !s; t++) {
+        size_t n = vki_tensor_elements(&m->tensors[t]);
+        values[t] = malloc((n ? n : 1) * sizeof(float));
+        if (!values[t]) s = vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+        else if (m->tensors[t].data && m->tensors[t].dtype == VKI_DTYPE_FLOAT32)
+            memcpy(values[t], m->tensors[t].data, n * sizeof(float));
+        else if (m->tensors[t].data && m->tensors[t].dtype == VKI_DTYPE_INT32)
+            for (size_t i = 0; i < n; i++) values[t][i] = (float)((int32_t *)m->tensors[t].data)[i];
+    }
+    for (int i = 0; i < m->n_inputs && !s; i++)
+        memcpy(values[m->inputs[i]], inputs[i],
+               vki_tensor_elements(&m->tensors[m->inputs[i]]) * sizeof(float));
+    for (int o = 0; o < m->n_ops && !s; o++) {
+        const vki_op *op = &m->ops[o];
+        const vki_op_def *def = vki_op_find(op);
+        if (!def) { s = vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "not supported"); break; }
+        const float *in[VKI_MAX_OP_INPUTS];
+        float *out[VKI_MAX_OP_OUTPUTS];
+        for (int i = 0; i < op->n_inputs; i++) in[i] = op->inputs[i] >= 0 ? values[op->inputs[i]] : NULL;
+        for (int i = 0; i < op->n_outputs; i++) out[i] = values[op->outputs[i]];
+        def->reference(m, op, in, out);
+    }
+    for (int i = 0; i < m->n_outputs && !s; i++)
+        memcpy(outputs[i], values[m->outputs[i]],
+               vki_tensor_elements(&m->tensors[m->outputs[i]]) * sizeof(float));
+    for (int t = 0; t < m->n_tensors; t++) free(values[t]);
+    free(values);
+    return s;
+}

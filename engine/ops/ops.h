@@ -1,0 +1,138 @@
+/* ops.h: the contract between the engine and each op.
+ *
+ * One file per op under engine/ops/ fills a vki_op_def: it validates the op and infers
+ * nothing at run time (shapes are static in the model), emits the dispatches it needs
+ * through the builder (kernel name, #defines, bound tensors/weights, grid), and carries
+ * a plain C reference used by tests. Adding an op touches its file, one GLSL file and
+ * the table in ops.c.
+ */
+#ifndef VKI_OPS_H
+#define VKI_OPS_H
+
+#include "../model.h"
+#include "../status.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Work-group classes the tuner keys its tables on. */
+typedef enum vki_wg_class {
+    VKI_WG_ELEMENTWISE = 0,
+    VKI_WG_CONV,
+    VKI_WG_DEPTHWISE,
+    VKI_WG_POOL,
+    VKI_WG_REDUCE,
+    VKI_WG_COUNT
+} vki_wg_class;
+
+#define VKI_MAX_BINDINGS 16
+#define VKI_DEFINES_MAX 4096
+
+typedef enum vki_binding_kind {
+    VKI_BIND_TENSOR = 0,        /* a PHWC4 activation or graph I/O tensor */
+    VKI_BIND_WEIGHTS,           /* a blob returned by vki_build_weights */
+    VKI_BIND_INPUT_STAGING,     /* graph input i's dense float staging (engine only) */
+    VKI_BIND_OUTPUT_STAGING,    /* graph output i's dense float staging (engine only) */
+} vki_binding_kind;
+
+typedef struct vki_binding {
+    vki_binding_kind kind;
+    int index;                  /* tensor index or weights blob id */
+} vki_binding;
+
+/* One compute dispatch. Bindings are set 0, binding 0..n_bindings-1 in order; the
+ * kernel declares them with the TENSOR_*()/WEIGHTS() macros of glsl/common.glsl. */
+typedef struct vki_dispatch {
+    const char *kernel;         /* glsl/<kernel>.comp */
+    char defines[VKI_DEFINES_MAX];
+    size_t defines_len;
+    int n_bindings;
+    vki_binding bindings[VKI_MAX_BINDINGS];
+    uint32_t grid[3];           /* threads in x, y, z before rounding to the work group */
+    vki_wg_class wg_class;
+} vki_dispatch;
+
+typedef struct vki_build vki_build;   /* owned by the graph builder */
+
+/* Appends "#define NAME VALUE\n" to d->defines. */
+void vki_define_int(vki_dispatch *d, const char *name, long long value);
+void vki_define_float(vki_dispatch *d, const char *name, float value);
+/* Defines <P>_W, <P>_H, <P>_C, <P>_S (slices of 4) for a tensor's NHWC shape. */
+void vki_define_shape(vki_dispatch *d, const char *prefix, vki_shape4 s);
+/* Defines ACT_RELU / ACT_RELU6 / ACT_RELU_N1_TO_1 / ACT_TANH for a fused activation. */
+void vki_define_activation(vki_dispatch *d, vki_activation act);
+
+void vki_dispatch_init(vki_dispatch *d, const char *kernel, vki_wg_class wg_class);
+void vki_dispatch_bind_tensor(vki_dispatch *d, int tensor);
+void vki_dispatch_bind_weights(vki_dispatch *d, int blob);
+/* The usual grid: one thread per output vec4, (W, H, slices). */
+void vki_dispatch_grid_phwc4(vki_dispatch *d, vki_shape4 out);
+
+/* Copies count floats into the graph's weight memory; returns a blob id, or -1 on OOM
+ * (the builder then reports VKI_ERROR_OUT_OF_MEMORY). */
+int vki_build_weights(vki_build *b, const float *data, size_t count);
+/* Packs a dense NHWC constant of shape s into PHWC4 (zero-padded slices) and stores it
+ * like vki_build_weights. */
+int vki_build_weights_phwc4(vki_build *b, const float *nhwc, vki_shape4 s);
+vki_status vki_build_dispatch(vki_build *b, const vki_dispatch *d);
+/* Marks output tensor `alias` as sharing storage with `of` (same PHWC4 bytes), so the
+ * op needs no dispatch. Only valid when the PHWC4 layouts are identical. */
+vki_status vki_build_alias(vki_build *b, int alias, int of);
+
+/* What an op file provides. */
+typedef struct vki_op_def {
+    vki_op_code code;
+    /* Checks inputs, outputs, options and shapes; on failure returns a status with a
+     * message of the form "op 12 CONV_2D: ..." (use vki_op_fail). */
+    vki_status (*validate)(const vki_model *m, int op_index);
+    /* Emits dispatches / weights / aliases for an already validated op. */
+    vki_status (*build)(vki_build *b, const vki_model *m, int op_index);
+    /* Reference: inputs[i] / outputs[i] are dense NHWC float arrays for the op's inputs
+     * and outputs (constant inputs included, NULL for omitted ones). */
+    void (*reference)(const vki_model *m, const vki_op *op, const float *const *inputs,
+                      float *const *outputs);
+} vki_op_def;
+
+/* The def for a builtin code, or NULL if vkinfer does not implement it. */
+const vki_op_def *vki_op_find(const vki_op *op);
+
+/* Validates every op of a model (called by the loaders after parsing). */
+vki_status vki_model_validate(vki_model *m);
+
+/* Runs the model on the CPU with the reference implementations: inputs are the graph
+ * inputs (NHWC float), outputs receive the graph outputs. For tests and the diff tool. */
+vki_status vki_model_reference_run(const vki_model *m, const float *const *inputs,
+                                   float *const *outputs);
+
+/* ---- helpers shared by op files ---------------------------------------------------- */
+
+/* vki_fail with an "<model>: op <i> <NAME>: " prefix. */
+vki_status vki_op_fail(const vki_model *m, int op_index, vki_status status, const char *fmt,
+                       ...) VKI_PRINTF(4, 5);
+
+/* Checks the op has between min and max inputs and exactly n_outputs outputs, that each
+ * non-optional tensor exists, is FLOAT32 and has rank <= 4 with batch 1. */
+vki_status vki_op_check_arity(const vki_model *m, int op_index, int min_inputs,
+                              int max_inputs, int n_outputs);
+/* Checks input i is a constant FLOAT32 tensor with the given rank. */
+vki_status vki_op_check_const(const vki_model *m, int op_index, int input, int rank);
+vki_status vki_op_check_shape(const vki_model *m, int op_index, int tensor, vki_shape4 want);
+
+/* Dense NHWC (batch 1) -> PHWC4 floats; out holds ceil(C/4)*H*W*4 floats. */
+void vki_pack_phwc4(const float *nhwc, vki_shape4 s, float *out);
+
+/* Output size of a conv/pool window along one axis, TFLite's rule. */
+int vki_conv_out_size(vki_padding pad, int in, int filter, int stride, int dilation);
+/* Leading padding along one axis (SAME: half the total, rounded down; VALID: 0). */
+int vki_conv_pad_before(vki_padding pad, int in, int filter, int stride, int dilation);
+float vki_apply_activation(vki_activation act, float x);
+
+static inline const vki_tensor *vki_op_in(const vki_model *m, const vki_op *op, int i) {
+    return op->inputs[i] >= 0 ? &m->tensors[op->inputs[i]] : NULL;
+}
+static inline const vki_tensor *vki_op_out(const vki_model *m, const vki_op *op, int i) {
+    return &m->tensors[op->outputs[i]];
+}
+
+#endif /* VKI_OPS_H */

@@ -1,0 +1,57 @@
+/* shader.c: assembles a kernel's full GLSL text and compiles it with shaderc. */
+#include "shader.h"
+#include "status.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *assemble(const char *kernel_text, const char *defines, const char *common) {
+    static const char header[] = "#version 450\n";
+    static const char line_reset[] = "\n#line 1\n";
+    size_t n = strlen(header) + strlen(defines) + strlen(common) + strlen(line_reset) +
+               strlen(kernel_text) + 1;
+    char *text = malloc(n);
+    if (!text) return NULL;
+    snprintf(text, n, "%s%s%s%s%s", header, defines, common, line_reset, kernel_text);
+    return text;
+}
+
+vki_status vki_shader_compile(vki_context *ctx, const char *kernel, const char *defines,
+                              uint32_t **words, size_t *n_bytes) {
+    *words = NULL;
+    *n_bytes = 0;
+    const char *kernel_text = vki_glsl_source(kernel);
+    const char *common = vki_glsl_source("common");
+    if (!kernel_text || !common)
+        return vki_fail(VKI_ERROR_SHADER, "kernel '%s' is not embedded in the library", kernel);
+    char *text = assemble(kernel_text, defines, common);
+    if (!text) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    shaderc_compile_options_t opts = shaderc_compile_options_initialize();
+    if (!opts) {
+        free(text);
+        return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "shaderc: cannot create compile options");
+    }
+    shaderc_compile_options_set_target_env(opts, shaderc_target_env_vulkan,
+                                           shaderc_env_version_vulkan_1_1);
+    shaderc_compile_options_set_optimization_level(opts, shaderc_optimization_level_performance);
+    shaderc_compilation_result_t res = shaderc_compile_into_spv(
+        ctx->compiler, text, strlen(text), shaderc_compute_shader, kernel, "main", opts);
+    vki_status s = VKI_OK;
+    if (!res || shaderc_result_get_compilation_status(res) != shaderc_compilation_status_success) {
+        s = vki_fail(VKI_ERROR_SHADER, "kernel %s failed to compile: %s", kernel,
+                     res ? shaderc_result_get_error_message(res) : "no result");
+    } else {
+        size_t len = shaderc_result_get_length(res);
+        *words = malloc(len);
+        if (!*words) s = vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+        else {
+            memcpy(*words, shaderc_result_get_bytes(res), len);
+            *n_bytes = len;
+        }
+    }
+    if (res) shaderc_result_release(res);
+    shaderc_compile_options_release(opts);
+    free(text);
+    return s;
+}

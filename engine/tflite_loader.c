@@ -1,0 +1,791 @@
+/* tflite_loader.c: .tflite bytes to the IR of model.h, the float16 folding pass, and the
+ * public vki_model_load_file / vki_model_load_memory.
+ *
+ * The FlatBuffer is read through flatbuf.h, which checks every offset before use; this
+ * file adds the TFLite schema on top (field ids from tensorflow/lite/schema/schema.fbs)
+ * and the semantic checks a reader needs before trusting a value as an index or a size.
+ * Constant data is assumed little-endian on the host, as TFLite itself assumes.
+ */
+#include "loader.h"
+
+#include "flatbuf.h"
+#include "status.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Provided by the ops layer (engine/ops/ops.h): checks every op against what the
+ * engine supports. */
+vki_status vki_model_validate(vki_model *m);
+
+#define TFLITE_SCHEMA_VERSION 3
+
+/* Field ids (declaration order in schema.fbs). */
+enum { MODEL_VERSION = 0, MODEL_OPCODES = 1, MODEL_SUBGRAPHS = 2, MODEL_BUFFERS = 4 };
+enum { SG_TENSORS = 0, SG_INPUTS = 1, SG_OUTPUTS = 2, SG_OPERATORS = 3 };
+enum { TENSOR_SHAPE = 0, TENSOR_TYPE = 1, TENSOR_BUFFER = 2, TENSOR_NAME = 3,
+       TENSOR_SPARSITY = 6 };
+enum { BUFFER_DATA = 0, BUFFER_OFFSET = 1, BUFFER_SIZE = 2 };
+enum { SPARSE_TRAVERSAL = 0, SPARSE_BLOCK_MAP = 1, SPARSE_DIM_METADATA = 2 };
+enum { DIM_FORMAT = 0, DIM_DENSE_SIZE = 1, DIM_SEGMENTS_TYPE = 2, DIM_SEGMENTS = 3,
+       DIM_INDICES_TYPE = 4, DIM_INDICES = 5 };
+enum { OPCODE_DEPRECATED = 0, OPCODE_CUSTOM = 1, OPCODE_BUILTIN = 3 };
+enum { OP_OPCODE_INDEX = 0, OP_INPUTS = 1, OP_OUTPUTS = 2, OP_OPTIONS_TYPE = 3,
+       OP_OPTIONS = 4 };
+
+/* BuiltinOptions union type ids. */
+enum { OPT_CONV2D = 1, OPT_DEPTHWISE = 2, OPT_POOL2D = 5, OPT_CONCAT = 10, OPT_ADD = 11,
+       OPT_MUL = 21, OPT_SUB = 28, OPT_DIV = 29 };
+
+/* TensorType values that are not in vki_dtype. */
+enum { TT_STRING = 5, TT_BOOL = 6, TT_INT16 = 7, TT_COMPLEX64 = 8, TT_FLOAT64 = 10,
+       TT_COMPLEX128 = 11, TT_UINT64 = 12, TT_UINT32 = 15, TT_UINT16 = 16, TT_BFLOAT16 = 18 };
+
+#define ACT_SIGN_BIT 5
+
+typedef struct opcode_entry {
+    int32_t code;
+    char custom[sizeof(((vki_op *)0)->custom_name)];
+} opcode_entry;
+
+typedef struct loader {
+    vki_fb fb;
+    const char *name;
+    vki_model *m;
+    vki_fb_vec buffers;
+    opcode_entry *opcodes;
+    uint32_t n_opcodes;
+    /* Several tensors may share one buffer and each gets its own copy; capping the total
+     * keeps a small hostile file from asking for gigabytes. */
+    uint64_t const_bytes, const_limit;
+} loader;
+
+/* ---- errors ------------------------------------------------------------------------- */
+
+static vki_status failv(loader *L, vki_status st, bool with_fb, const char *fmt, va_list ap) {
+    char what[640];
+    vsnprintf(what, sizeof what, fmt, ap);
+    if (with_fb) return vki_fail(st, "%s: %s: %s", L->name, what, L->fb.err);
+    return vki_fail(st, "%s: %s", L->name, what);
+}
+
+/* A semantic error: the message is the caller's. */
+static vki_status bad(loader *L, vki_status st, const char *fmt, ...) VKI_PRINTF(3, 4);
+static vki_status bad(loader *L, vki_status st, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vki_status r = failv(L, st, false, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+/* A FlatBuffer structure error: the caller says what was being read, flatbuf.h why. */
+static vki_status bad_fb(loader *L, const char *fmt, ...) VKI_PRINTF(2, 3);
+static vki_status bad_fb(loader *L, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vki_status r = failv(L, VKI_ERROR_MODEL_FORMAT, true, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+static vki_status oom(loader *L, const char *what) {
+    return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "%s: out of memory reading %s", L->name, what);
+}
+
+typedef struct label { char s[128]; } label;
+
+static label tensor_label(uint32_t i, const char *name) {
+    label l;
+    snprintf(l.s, sizeof l.s, "tensor %u '%.64s'", i, name);
+    return l;
+}
+
+static label op_label(uint32_t i, int32_t code) {
+    label l;
+    const char *n = vki_op_name(code);
+    if (strcmp(n, "UNKNOWN") == 0) snprintf(l.s, sizeof l.s, "op %u (builtin code %d)", i, code);
+    else snprintf(l.s, sizeof l.s, "op %u %s", i, n);
+    return l;
+}
+
+/* ---- fp16 --------------------------------------------------------------------------- */
+
+float vki_half_to_float(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu;
+    uint32_t man = h & 0x3ffu;
+    uint32_t bits;
+    if (exp == 0x1f) {
+        bits = sign | 0x7f800000u | man << 13;            /* inf, NaN keeps its payload */
+    } else if (exp != 0) {
+        bits = sign | (exp + 127 - 15) << 23 | man << 13;
+    } else if (man == 0) {
+        bits = sign;                                       /* signed zero */
+    } else {
+        /* Subnormal: man * 2^-24. Shift the leading one up to the implicit bit. */
+        uint32_t e = 127 - 15 + 1;
+        while (!(man & 0x400u)) { man <<= 1; e--; }
+        bits = sign | e << 23 | (man & 0x3ffu) << 13;
+    }
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* Converts n little-endian fp16 values into a new float32 array. */
+static float *half_array_to_float(const void *src, size_t n) {
+    float *dst = malloc(n ? n * sizeof(float) : 1);
+    if (!dst) return NULL;
+    const uint8_t *p = src;
+    for (size_t i = 0; i < n; i++) dst[i] = vki_half_to_float((uint16_t)(p[2 * i] | p[2 * i + 1] << 8));
+    return dst;
+}
+
+/* ---- tensors ------------------------------------------------------------------------ */
+
+static vki_dtype map_dtype(int8_t type) {
+    switch (type) {
+    case VKI_DTYPE_FLOAT32: case VKI_DTYPE_FLOAT16: case VKI_DTYPE_INT32:
+    case VKI_DTYPE_UINT8: case VKI_DTYPE_INT64: case VKI_DTYPE_INT8:
+        return (vki_dtype)type;
+    }
+    return VKI_DTYPE_OTHER;
+}
+
+/* Bytes per element, or 0 where the size is not fixed (strings, resources, int4). */
+static size_t type_size(int8_t type) {
+    switch (type) {
+    case VKI_DTYPE_UINT8: case VKI_DTYPE_INT8: case TT_BOOL: return 1;
+    case VKI_DTYPE_FLOAT16: case TT_INT16: case TT_UINT16: case TT_BFLOAT16: return 2;
+    case VKI_DTYPE_FLOAT32: case VKI_DTYPE_INT32: case TT_UINT32: return 4;
+    case VKI_DTYPE_INT64: case TT_FLOAT64: case TT_COMPLEX64: case TT_UINT64: return 8;
+    case TT_COMPLEX128: return 16;
+    }
+    return 0;
+}
+
+static vki_status read_shape(loader *L, const vki_fb_table *t, const label *lb,
+                             vki_tensor *out, uint64_t *elements) {
+    vki_fb_vec v;
+    if (!vki_fb_vec_field(t, TENSOR_SHAPE, 4, &v)) return bad_fb(L, "%s: shape", lb->s);
+    if (v.len > VKI_MAX_RANK)
+        return bad(L, VKI_ERROR_UNSUPPORTED_MODEL, "%s: rank %u exceeds the maximum of %d",
+                   lb->s, v.len, VKI_MAX_RANK);
+    uint64_t n = 1;
+    out->rank = (int)v.len;
+    for (uint32_t d = 0; d < v.len; d++) {
+        int32_t dim = vki_fb_vec_i32(&L->fb, &v, d);
+        if (dim < 0)
+            return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: negative shape dimension %d at axis %u",
+                       lb->s, dim, d);
+        out->shape[d] = dim;
+        n *= (uint64_t)dim;          /* cannot wrap: n <= INT32_MAX before each step */
+        if (n > INT32_MAX)
+            return bad(L, VKI_ERROR_UNSUPPORTED_MODEL, "%s: shape has more than %d elements",
+                       lb->s, INT32_MAX);
+    }
+    *elements = n;
+    return VKI_OK;
+}
+
+/* Finds the bytes of buffer `index`: inline data, or the large-model form where the
+ * buffer gives an offset and size relative to the start of the file. */
+static vki_status buffer_bytes(loader *L, const label *lb, uint32_t index,
+                               const uint8_t **data, size_t *bytes) {
+    vki_fb_table bt;
+    vki_fb_vec v;
+    uint64_t off, size;
+    *data = NULL;
+    *bytes = 0;
+    if (!vki_fb_vec_table(&L->fb, &L->buffers, index, &bt))
+        return bad_fb(L, "%s: buffer %u", lb->s, index);
+    if (!vki_fb_vec_field(&bt, BUFFER_DATA, 1, &v) || !vki_fb_u64(&bt, BUFFER_OFFSET, 0, &off) ||
+        !vki_fb_u64(&bt, BUFFER_SIZE, 0, &size))
+        return bad_fb(L, "%s: buffer %u", lb->s, index);
+    if (v.len > 0) {
+        *data = L->fb.buf + v.data;
+        *bytes = v.len;
+        return VKI_OK;
+    }
+    /* TFLite treats offset 0 and 1 as "no external data". */
+    if (off <= 1 || size == 0) return VKI_OK;
+    if (off > L->fb.size || size > L->fb.size - off)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: buffer %u: data at offset %llu size %llu "
+                   "runs past the end of the file (%zu bytes)", lb->s, index,
+                   (unsigned long long)off, (unsigned long long)size, L->fb.size);
+    *data = L->fb.buf + off;
+    *bytes = (size_t)size;
+    return VKI_OK;
+}
+
+static vki_status read_constant(loader *L, const vki_fb_table *t, const label *lb,
+                                int8_t type, uint64_t elements, vki_tensor *out) {
+    uint32_t index;
+    if (!vki_fb_u32(t, TENSOR_BUFFER, 0, &index)) return bad_fb(L, "%s: buffer index", lb->s);
+    if (index >= L->buffers.len)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: buffer index %u out of range (%u buffers)",
+                   lb->s, index, L->buffers.len);
+    const uint8_t *src;
+    size_t bytes;
+    vki_status st = buffer_bytes(L, lb, index, &src, &bytes);
+    if (st != VKI_OK || bytes == 0) return st;
+    size_t esize = type_size(type);
+    if (esize && (uint64_t)bytes != elements * esize)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: buffer %u holds %zu bytes but the shape "
+                   "needs %llu elements of %zu bytes", lb->s, index, bytes,
+                   (unsigned long long)elements, esize);
+    L->const_bytes += bytes;
+    if (L->const_bytes > L->const_limit)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: constant data totals more than %llu bytes "
+                   "(buffers shared too often)", lb->s, (unsigned long long)L->const_limit);
+    out->data = malloc(bytes);
+    if (!out->data) return oom(L, lb->s);
+    memcpy(out->data, src, bytes);
+    out->data_bytes = bytes;
+    return VKI_OK;
+}
+
+static char *dup_cstr(const char *s) {
+    size_t n = strlen(s);
+    char *d = malloc(n + 1);
+    if (d) memcpy(d, s, n + 1);
+    return d;
+}
+
+static vki_status read_tensor(loader *L, uint32_t i, const vki_fb_table *t, vki_tensor *out) {
+    const char *name;
+    uint32_t name_len;
+    int8_t type;
+    uint64_t elements;
+    label lb = tensor_label(i, "");
+    if (!vki_fb_string_field(t, TENSOR_NAME, &name, &name_len))
+        return bad_fb(L, "%s: name", lb.s);
+    lb = tensor_label(i, name);
+    out->name = dup_cstr(name);
+    if (!out->name) return oom(L, lb.s);
+    if (!vki_fb_i8(t, TENSOR_TYPE, 0, &type)) return bad_fb(L, "%s: type", lb.s);
+    out->dtype = map_dtype(type);
+    vki_status st = read_shape(L, t, &lb, out, &elements);
+    if (st != VKI_OK) return st;
+    return read_constant(L, t, &lb, type, elements, out);
+}
+
+static vki_status read_tensors(loader *L, const vki_fb_table *sg) {
+    vki_fb_vec v;
+    if (!vki_fb_vec_field(sg, SG_TENSORS, 4, &v)) return bad_fb(L, "subgraph 0: tensors");
+    if (v.len > INT_MAX)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "subgraph 0: %u tensors is too many", v.len);
+    vki_model *m = L->m;
+    m->tensors = calloc(v.len ? v.len : 1, sizeof *m->tensors);
+    if (!m->tensors) return oom(L, "tensors");
+    /* Entries are zeroed, so the model can be destroyed at any point of the loop. */
+    m->n_tensors = (int)v.len;
+    for (uint32_t i = 0; i < v.len; i++) {
+        vki_fb_table t;
+        if (!vki_fb_vec_table(&L->fb, &v, i, &t)) return bad_fb(L, "tensor %u", i);
+        vki_status st = read_tensor(L, i, &t, &m->tensors[i]);
+        if (st != VKI_OK) return st;
+    }
+    return VKI_OK;
+}
+
+/* ---- operator codes ----------------------------------------------------------------- */
+
+static vki_status read_opcode(loader *L, uint32_t i, const vki_fb_table *t, opcode_entry *e) {
+    int8_t deprecated;
+    int32_t builtin;
+    const char *custom;
+    uint32_t custom_len;
+    if (!vki_fb_i8(t, OPCODE_DEPRECATED, 0, &deprecated) ||
+        !vki_fb_i32(t, OPCODE_BUILTIN, 0, &builtin) ||
+        !vki_fb_string_field(t, OPCODE_CUSTOM, &custom, &custom_len))
+        return bad_fb(L, "operator code %u", i);
+    /* Files from before the int32 field hold the code in the int8 one (and older
+     * readers see 127 there for newer codes); TFLite takes the larger of the two. */
+    e->code = builtin > deprecated ? builtin : deprecated;
+    if (e->code < 0)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "operator code %u: negative builtin code %d", i,
+                   e->code);
+    snprintf(e->custom, sizeof e->custom, "%s", custom);
+    return VKI_OK;
+}
+
+static vki_status read_opcodes(loader *L, const vki_fb_table *model) {
+    vki_fb_vec v;
+    if (!vki_fb_vec_field(model, MODEL_OPCODES, 4, &v)) return bad_fb(L, "operator_codes");
+    L->opcodes = calloc(v.len ? v.len : 1, sizeof *L->opcodes);
+    if (!L->opcodes) return oom(L, "operator codes");
+    L->n_opcodes = v.len;
+    for (uint32_t i = 0; i < v.len; i++) {
+        vki_fb_table t;
+        if (!vki_fb_vec_table(&L->fb, &v, i, &t)) return bad_fb(L, "operator code %u", i);
+        vki_status st = read_opcode(L, i, &t, &L->opcodes[i]);
+        if (st != VKI_OK) return st;
+    }
+    return VKI_OK;
+}
+
+/* ---- operators ---------------------------------------------------------------------- */
+
+/* Reads an op's tensor index list into dst; -1 (an omitted optional input) is kept
+ * where allow_omitted. */
+static vki_status read_index_list(loader *L, const vki_fb_table *t, unsigned field,
+                                  const label *lb, const char *what, int max, bool allow_omitted,
+                                  int *dst, int *count) {
+    vki_fb_vec v;
+    if (!vki_fb_vec_field(t, field, 4, &v)) return bad_fb(L, "%s: %s", lb->s, what);
+    if (v.len > (uint32_t)max)
+        return bad(L, VKI_ERROR_UNSUPPORTED_OP, "%s: %u %s, at most %d are supported", lb->s,
+                   v.len, what, max);
+    for (uint32_t k = 0; k < v.len; k++) {
+        int32_t idx = vki_fb_vec_i32(&L->fb, &v, k);
+        if (!(idx == -1 && allow_omitted) && (idx < 0 || idx >= L->m->n_tensors))
+            return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: %s %u: tensor index %d out of range "
+                       "(%d tensors)", lb->s, what, k, idx, L->m->n_tensors);
+        dst[k] = idx;
+    }
+    *count = (int)v.len;
+    return VKI_OK;
+}
+
+static vki_status check_activation(loader *L, const label *lb, int8_t act, vki_activation *out) {
+    if (act == ACT_SIGN_BIT)
+        return bad(L, VKI_ERROR_UNSUPPORTED_OP, "%s: fused activation SIGN_BIT is not "
+                   "supported", lb->s);
+    if (act < VKI_ACT_NONE || act > VKI_ACT_TANH)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: unknown fused activation %d", lb->s, act);
+    *out = (vki_activation)act;
+    return VKI_OK;
+}
+
+static vki_status check_padding(loader *L, const label *lb, int8_t pad, vki_padding *out) {
+    if (pad != VKI_PAD_SAME && pad != VKI_PAD_VALID)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: unknown padding %d", lb->s, pad);
+    *out = (vki_padding)pad;
+    return VKI_OK;
+}
+
+/* Locates the op's options table. Absent options (type NONE or no table) leave *present
+ * false and the schema defaults apply, as in TFLite; a table of another type is an error
+ * because its fields would mean something else. */
+static vki_status find_options(loader *L, const vki_fb_table *op, const label *lb,
+                               uint8_t want, const char *want_name, vki_fb_table *opt,
+                               bool *present) {
+    uint8_t type;
+    *present = false;
+    if (!vki_fb_u8(op, OP_OPTIONS_TYPE, 0, &type)) return bad_fb(L, "%s: options type", lb->s);
+    if (type == 0) return VKI_OK;
+    if (type != want)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: builtin_options has type %u, expected "
+                   "%s (%u)", lb->s, type, want_name, want);
+    if (!vki_fb_table_field(op, OP_OPTIONS, opt, present))
+        return bad_fb(L, "%s: %s", lb->s, want_name);
+    return VKI_OK;
+}
+
+/* An empty table: every field read from it gives the schema default. */
+static vki_fb_table empty_table(loader *L) {
+    return (vki_fb_table){&L->fb, 0, 0, 0, 0};
+}
+
+static vki_status read_conv(loader *L, const vki_fb_table *op, const label *lb, bool depthwise,
+                            vki_conv_options *c) {
+    vki_fb_table o;
+    bool present;
+    const char *tname = depthwise ? "DepthwiseConv2DOptions" : "Conv2DOptions";
+    vki_status st = find_options(L, op, lb, depthwise ? OPT_DEPTHWISE : OPT_CONV2D, tname, &o,
+                                 &present);
+    if (st != VKI_OK) return st;
+    if (!present) o = empty_table(L);
+    /* Depthwise has depth_multiplier at 3, which pushes the later fields up by one. */
+    unsigned shift = depthwise ? 1 : 0;
+    int8_t pad, act;
+    int32_t dm = 0;
+    if (!vki_fb_i8(&o, 0, 0, &pad) || !vki_fb_i32(&o, 1, 0, &c->stride_w) ||
+        !vki_fb_i32(&o, 2, 0, &c->stride_h) || (depthwise && !vki_fb_i32(&o, 3, 0, &dm)) ||
+        !vki_fb_i8(&o, 3 + shift, 0, &act) || !vki_fb_i32(&o, 4 + shift, 1, &c->dilation_w) ||
+        !vki_fb_i32(&o, 5 + shift, 1, &c->dilation_h))
+        return bad_fb(L, "%s: %s", lb->s, tname);
+    c->depth_multiplier = dm;
+    st = check_padding(L, lb, pad, &c->padding);
+    return st != VKI_OK ? st : check_activation(L, lb, act, &c->activation);
+}
+
+static vki_status read_pool(loader *L, const vki_fb_table *op, const label *lb,
+                            vki_pool_options *p) {
+    vki_fb_table o;
+    bool present;
+    vki_status st = find_options(L, op, lb, OPT_POOL2D, "Pool2DOptions", &o, &present);
+    if (st != VKI_OK) return st;
+    if (!present) o = empty_table(L);
+    int8_t pad, act;
+    if (!vki_fb_i8(&o, 0, 0, &pad) || !vki_fb_i32(&o, 1, 0, &p->stride_w) ||
+        !vki_fb_i32(&o, 2, 0, &p->stride_h) || !vki_fb_i32(&o, 3, 0, &p->filter_w) ||
+        !vki_fb_i32(&o, 4, 0, &p->filter_h) || !vki_fb_i8(&o, 5, 0, &act))
+        return bad_fb(L, "%s: Pool2DOptions", lb->s);
+    st = check_padding(L, lb, pad, &p->padding);
+    return st != VKI_OK ? st : check_activation(L, lb, act, &p->activation);
+}
+
+static vki_status read_eltwise(loader *L, const vki_fb_table *op, const label *lb,
+                               vki_op *out) {
+    static const struct { vki_op_code code; uint8_t type; const char *name; } kinds[] = {
+        {VKI_OP_ADD, OPT_ADD, "AddOptions"}, {VKI_OP_MUL, OPT_MUL, "MulOptions"},
+        {VKI_OP_SUB, OPT_SUB, "SubOptions"}, {VKI_OP_DIV, OPT_DIV, "DivOptions"},
+    };
+    size_t k = 0;
+    while (kinds[k].code != out->code) k++;
+    vki_fb_table o;
+    bool present;
+    vki_status st = find_options(L, op, lb, kinds[k].type, kinds[k].name, &o, &present);
+    if (st != VKI_OK) return st;
+    if (!present) o = empty_table(L);
+    int8_t act;
+    if (!vki_fb_i8(&o, 0, 0, &act)) return bad_fb(L, "%s: %s", lb->s, kinds[k].name);
+    return check_activation(L, lb, act, &out->opt.eltwise.activation);
+}
+
+static vki_status read_concat(loader *L, const vki_fb_table *op, const label *lb,
+                              vki_op *out) {
+    vki_fb_table o;
+    bool present;
+    vki_status st = find_options(L, op, lb, OPT_CONCAT, "ConcatenationOptions", &o, &present);
+    if (st != VKI_OK) return st;
+    if (!present) o = empty_table(L);
+    int32_t axis;
+    int8_t act;
+    if (!vki_fb_i32(&o, 0, 0, &axis) || !vki_fb_i8(&o, 1, 0, &act))
+        return bad_fb(L, "%s: ConcatenationOptions", lb->s);
+    if (out->n_outputs < 1)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: has no output", lb->s);
+    int rank = L->m->tensors[out->outputs[0]].rank;
+    int64_t a = axis < 0 ? (int64_t)axis + rank : axis;
+    if (a < 0 || a >= rank)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: axis %d out of range for rank %d", lb->s,
+                   axis, rank);
+    out->opt.concat.axis = (int)a;
+    return check_activation(L, lb, act, &out->opt.concat.activation);
+}
+
+static vki_status read_options(loader *L, const vki_fb_table *op, const label *lb, vki_op *out) {
+    switch (out->code) {
+    case VKI_OP_CONV_2D: return read_conv(L, op, lb, false, &out->opt.conv);
+    case VKI_OP_DEPTHWISE_CONV_2D: return read_conv(L, op, lb, true, &out->opt.conv);
+    case VKI_OP_MAX_POOL_2D:
+    case VKI_OP_AVERAGE_POOL_2D: return read_pool(L, op, lb, &out->opt.pool);
+    case VKI_OP_ADD: case VKI_OP_MUL: case VKI_OP_SUB:
+    case VKI_OP_DIV: return read_eltwise(L, op, lb, out);
+    case VKI_OP_CONCATENATION: return read_concat(L, op, lb, out);
+    default: return VKI_OK;
+    }
+}
+
+static vki_status read_op(loader *L, uint32_t i, const vki_fb_table *t, vki_op *out) {
+    uint32_t oc;
+    if (!vki_fb_u32(t, OP_OPCODE_INDEX, 0, &oc)) return bad_fb(L, "op %u: opcode_index", i);
+    if (oc >= L->n_opcodes)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "op %u: opcode index %u out of range (%u "
+                   "operator codes)", i, oc, L->n_opcodes);
+    const opcode_entry *e = &L->opcodes[oc];
+    label lb = op_label(i, e->code);
+    out->code = (vki_op_code)e->code;
+    if (e->code == VKI_OP_CUSTOM) memcpy(out->custom_name, e->custom, sizeof out->custom_name);
+    vki_status st = read_index_list(L, t, OP_INPUTS, &lb, "inputs", VKI_MAX_OP_INPUTS, true,
+                                    out->inputs, &out->n_inputs);
+    if (st == VKI_OK)
+        st = read_index_list(L, t, OP_OUTPUTS, &lb, "outputs", VKI_MAX_OP_OUTPUTS, false,
+                             out->outputs, &out->n_outputs);
+    return st != VKI_OK ? st : read_options(L, t, &lb, out);
+}
+
+static vki_status read_ops(loader *L, const vki_fb_table *sg) {
+    vki_fb_vec v;
+    if (!vki_fb_vec_field(sg, SG_OPERATORS, 4, &v)) return bad_fb(L, "subgraph 0: operators");
+    if (v.len > INT_MAX)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "subgraph 0: %u operators is too many", v.len);
+    vki_model *m = L->m;
+    m->ops = calloc(v.len ? v.len : 1, sizeof *m->ops);
+    if (!m->ops) return oom(L, "operators");
+    m->n_ops = (int)v.len;
+    for (uint32_t i = 0; i < v.len; i++) {
+        vki_fb_table t;
+        if (!vki_fb_vec_table(&L->fb, &v, i, &t)) return bad_fb(L, "op %u", i);
+        vki_status st = read_op(L, i, &t, &m->ops[i]);
+        if (st != VKI_OK) return st;
+    }
+    return VKI_OK;
+}
+
+/* ---- graph inputs and outputs ------------------------------------------------------- */
+
+static vki_status read_io_list(loader *L, const vki_fb_table *sg, unsigned field,
+                               const char *what, int **dst, int *count) {
+    vki_fb_vec v;
+    if (!vki_fb_vec_field(sg, field, 4, &v)) return bad_fb(L, "subgraph 0: %s", what);
+    if (v.len > INT_MAX)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "subgraph 0: %u %s is too many", v.len, what);
+    int *list = malloc(sizeof(int) * (v.len ? v.len : 1));
+    if (!list) return oom(L, what);
+    for (uint32_t k = 0; k < v.len; k++) {
+        int32_t idx = vki_fb_vec_i32(&L->fb, &v, k);
+        if (idx < 0 || idx >= L->m->n_tensors) {
+            free(list);
+            return bad(L, VKI_ERROR_MODEL_FORMAT, "subgraph 0: %s %u: tensor index %d out of "
+                       "range (%d tensors)", what, k, idx, L->m->n_tensors);
+        }
+        list[k] = idx;
+    }
+    *dst = list;
+    *count = (int)v.len;
+    return VKI_OK;
+}
+
+static vki_status read_io(loader *L, const vki_fb_table *sg) {
+    vki_model *m = L->m;
+    vki_status st = read_io_list(L, sg, SG_INPUTS, "inputs", &m->inputs, &m->n_inputs);
+    if (st == VKI_OK) st = read_io_list(L, sg, SG_OUTPUTS, "outputs", &m->outputs, &m->n_outputs);
+    return st;
+}
+
+/* ---- model -------------------------------------------------------------------------- */
+
+static vki_status read_header(loader *L, vki_fb_table *model) {
+    if (L->fb.size < 8)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "file is %zu bytes, too short for a TFLite "
+                   "model", L->fb.size);
+    if (memcmp(L->fb.buf + 4, "TFL3", 4) != 0)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "file identifier is not \"TFL3\" (bytes 4..7)");
+    if (!vki_fb_root(&L->fb, model)) return bad_fb(L, "model root");
+    uint32_t version;
+    if (!vki_fb_u32(model, MODEL_VERSION, 0, &version)) return bad_fb(L, "model version");
+    if (version != TFLITE_SCHEMA_VERSION)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "schema version %u, expected %d", version,
+                   TFLITE_SCHEMA_VERSION);
+    return VKI_OK;
+}
+
+static vki_status read_model(loader *L) {
+    vki_fb_table model, sg;
+    vki_fb_vec subgraphs;
+    vki_status st = read_header(L, &model);
+    if (st != VKI_OK) return st;
+    if (!vki_fb_vec_field(&model, MODEL_SUBGRAPHS, 4, &subgraphs))
+        return bad_fb(L, "subgraphs");
+    if (subgraphs.len == 0) return bad(L, VKI_ERROR_MODEL_FORMAT, "model has no subgraphs");
+    if (!vki_fb_vec_table(&L->fb, &subgraphs, 0, &sg)) return bad_fb(L, "subgraph 0");
+    if (!vki_fb_vec_field(&model, MODEL_BUFFERS, 4, &L->buffers)) return bad_fb(L, "buffers");
+    if (!vki_fb_present(&model, MODEL_BUFFERS))
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "model has no buffers vector");
+    if ((st = read_opcodes(L, &model)) != VKI_OK) return st;
+    if ((st = read_tensors(L, &sg)) != VKI_OK) return st;
+    if ((st = read_ops(L, &sg)) != VKI_OK) return st;
+    return read_io(L, &sg);
+}
+
+/* ---- float16 folding ---------------------------------------------------------------- */
+
+static bool is_half_constant(const vki_tensor *t) {
+    return t->data && t->dtype == VKI_DTYPE_FLOAT16;
+}
+
+/* Makes the DEQUANTIZE output a float32 constant holding the converted input. */
+static vki_status fold_dequantize(loader *L, int op_index, const vki_op *op) {
+    const vki_tensor *in = &L->m->tensors[op->inputs[0]];
+    vki_tensor *out = &L->m->tensors[op->outputs[0]];
+    size_t n = in->data_bytes / 2;
+    if (out->data)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "op %d DEQUANTIZE: output '%.64s' is a constant",
+                   op_index, out->name);
+    if (out->dtype != VKI_DTYPE_FLOAT32)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "op %d DEQUANTIZE: float16 input '%.64s' needs "
+                   "a float32 output", op_index, in->name);
+    if (vki_tensor_elements(out) != n)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "op %d DEQUANTIZE: input '%.64s' has %zu "
+                   "elements, output '%.64s' has %zu", op_index, in->name, n, out->name,
+                   vki_tensor_elements(out));
+    float *f = half_array_to_float(in->data, n);
+    if (!f) return oom(L, "float16 constants");
+    out->data = f;
+    out->data_bytes = n * sizeof(float);
+    return VKI_OK;
+}
+
+static vki_status fold_dequantize_ops(loader *L) {
+    vki_model *m = L->m;
+    int kept = 0;
+    for (int i = 0; i < m->n_ops; i++) {
+        vki_op *op = &m->ops[i];
+        bool foldable = op->code == VKI_OP_DEQUANTIZE && op->n_inputs == 1 &&
+                        op->n_outputs == 1 && op->inputs[0] >= 0 &&
+                        is_half_constant(&m->tensors[op->inputs[0]]);
+        if (foldable) {
+            vki_status st = fold_dequantize(L, i, op);
+            if (st != VKI_OK) return st;
+            continue;
+        }
+        m->ops[kept++] = *op;
+    }
+    m->n_ops = kept;
+    return VKI_OK;
+}
+
+static vki_status convert_half_constants(loader *L) {
+    vki_model *m = L->m;
+    for (int i = 0; i < m->n_tensors; i++) {
+        vki_tensor *t = &m->tensors[i];
+        if (!is_half_constant(t)) continue;
+        size_t n = t->data_bytes / 2;
+        float *f = half_array_to_float(t->data, n);
+        if (!f) return oom(L, "float16 constants");
+        free(t->data);
+        t->data = f;
+        t->data_bytes = n * sizeof(float);
+        t->dtype = VKI_DTYPE_FLOAT32;
+    }
+    return VKI_OK;
+}
+
+/* Drops tensors nothing refers to (mostly the float16 sources of folded DEQUANTIZEs),
+ * so that their data is neither kept nor uploaded, and renumbers the rest. */
+static vki_status drop_unused_tensors(loader *L) {
+    vki_model *m = L->m;
+    int *map = calloc((size_t)m->n_tensors + 1, sizeof *map);
+    if (!map) return oom(L, "tensor map");
+    for (int i = 0; i < m->n_ops; i++) {
+        for (int k = 0; k < m->ops[i].n_inputs; k++)
+            if (m->ops[i].inputs[k] >= 0) map[m->ops[i].inputs[k]] = 1;
+        for (int k = 0; k < m->ops[i].n_outputs; k++) map[m->ops[i].outputs[k]] = 1;
+    }
+    for (int k = 0; k < m->n_inputs; k++) map[m->inputs[k]] = 1;
+    for (int k = 0; k < m->n_outputs; k++) map[m->outputs[k]] = 1;
+    int kept = 0;
+    for (int i = 0; i < m->n_tensors; i++) {
+        if (!map[i]) {
+            free(m->tensors[i].name);
+            free(m->tensors[i].data);
+            map[i] = -1;
+            continue;
+        }
+        m->tensors[kept] = m->tensors[i];
+        map[i] = kept++;
+    }
+    m->n_tensors = kept;
+    for (int i = 0; i < m->n_ops; i++) {
+        for (int k = 0; k < m->ops[i].n_inputs; k++)
+            if (m->ops[i].inputs[k] >= 0) m->ops[i].inputs[k] = map[m->ops[i].inputs[k]];
+        for (int k = 0; k < m->ops[i].n_outputs; k++)
+            m->ops[i].outputs[k] = map[m->ops[i].outputs[k]];
+    }
+    for (int k = 0; k < m->n_inputs; k++) m->inputs[k] = map[m->inputs[k]];
+    for (int k = 0; k < m->n_outputs; k++) m->outputs[k] = map[m->outputs[k]];
+    free(map);
+    return VKI_OK;
+}
+
+static vki_status fold_float16(loader *L) {
+    vki_status st = fold_dequantize_ops(L);
+    if (st == VKI_OK) st = drop_unused_tensors(L);
+    if (st == VKI_OK) st = convert_half_constants(L);
+    return st;
+}
+
+/* ---- entry points ------------------------------------------------------------------- */
+
+vki_status vki_tflite_parse(const void *data, size_t size, const char *name, vki_model **out) {
+    if (out) *out = NULL;
+    if (!out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_tflite_parse: out is NULL");
+    if (!data) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_tflite_parse: data is NULL");
+    if (!name) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_tflite_parse: name is NULL");
+    loader L = {.name = name};
+    vki_fb_init(&L.fb, data, size);
+    L.const_limit = 4 * (uint64_t)size + (16u << 20);
+    L.m = vki_model_new(name);
+    if (!L.m) return oom(&L, "the model");
+    vki_status st = read_model(&L);
+    if (st == VKI_OK) st = fold_float16(&L);
+    free(L.opcodes);
+    if (st != VKI_OK) {
+        vki_model_destroy(L.m);
+        return st;
+    }
+    *out = L.m;
+    return VKI_OK;
+}
+
+vki_status vki_model_load_memory(const void *data, size_t size, const char *name,
+                                 vki_model **out) {
+    if (out) *out = NULL;
+    if (!out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_model_load_memory: out is NULL");
+    if (!data) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_model_load_memory: data is NULL");
+    if (!name) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_model_load_memory: name is NULL");
+    vki_model *m;
+    vki_status st = vki_tflite_parse(data, size, name, &m);
+    if (st != VKI_OK) return st;
+    st = vki_model_validate(m);
+    if (st != VKI_OK) {
+        vki_model_destroy(m);
+        return st;
+    }
+    *out = m;
+    return VKI_OK;
+}
+
+static const char *base_name(const char *path) {
+    const char *b = path;
+    for (const char *p = path; *p; p++)
+        if (*p == '/' || *p == '\\') b = p + 1;
+    return b;
+}
+
+static vki_status read_whole_file(const char *path, uint8_t **buf, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return vki_fail(VKI_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+    uint8_t *data = NULL;
+    size_t len = 0, cap = 0;
+    /* Read in growing chunks rather than trusting ftell, which fails on pipes. */
+    for (;;) {
+        if (len == cap) {
+            size_t ncap = cap ? cap * 2 : (size_t)1 << 20;
+            uint8_t *grown = ncap > cap ? realloc(data, ncap) : NULL;
+            if (!grown) {
+                free(data);
+                fclose(f);
+                return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "%s: out of memory reading the file",
+                                path);
+            }
+            data = grown;
+            cap = ncap;
+        }
+        size_t got = fread(data + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) break;
+    }
+    int failed = ferror(f);
+    int err = errno;
+    fclose(f);
+    if (failed) {
+        free(data);
+        return vki_fail(VKI_ERROR_IO, "%s: read failed: %s", path, strerror(err));
+    }
+    *buf = data;
+    *size = len;
+    return VKI_OK;
+}
+
+vki_status vki_model_load_file(const char *path, vki_model **out) {
+    if (out) *out = NULL;
+    if (!out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_model_load_file: out is NULL");
+    if (!path) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_model_load_file: path is NULL");
+    uint8_t *buf;
+    size_t size;
+    vki_status st = read_whole_file(path, &buf, &size);
+    if (st != VKI_OK) return st;
+    st = vki_model_load_memory(buf, size, base_name(path), out);
+    free(buf);
+    return st;
+}

@@ -1,0 +1,47 @@
+// binary.comp: out = activate(a OP b) with broadcasting over H, W and C.
+// An input whose extent along an axis is 1 is broadcast along it; a 1-channel input is
+// broadcast over all four lanes of every slice.
+TENSOR_IN(0, a)
+TENSOR_IN(1, b)
+TENSOR_OUT(2, dst)
+
+vec4 fetch_a(int x, int y, int s) {
+    int xx = A_W == 1 ? 0 : x, yy = A_H == 1 ? 0 : y;
+#if A_C == 1
+    return vec4(LOAD(a, IDX(A, xx, yy, 0)).x);
+#else
+    return LOAD(a, IDX(A, xx, yy, s));
+#endif
+}
+
+vec4 fetch_b(int x, int y, int s) {
+    int xx = B_W == 1 ? 0 : x, yy = B_H == 1 ? 0 : y;
+#if B_C == 1
+    return vec4(LOAD(b, IDX(B, xx, yy, 0)).x);
+#else
+    return LOAD(b, IDX(B, xx, yy, s));
+#endif
+}
+
+void main() {
+    OUTPUT_POSITION(OUT, x, y, s)
+    vec4 va = fetch_a(x, y, s), vb = fetch_b(x, y, s);
+#if defined(OP_ADD)
+    vec4 v = va + vb;
+#elif defined(OP_SUB)
+    vec4 v = va - vb;
+#elif defined(OP_MUL)
+    vec4 v = va * vb;
+#elif defined(OP_DIV)
+    vec4 v = va / vb;
+#elif defined(OP_MAXIMUM)
+    vec4 v = max(va, vb);
+#elif defined(OP_MINIMUM)
+    vec4 v = min(va, vb);
+#endif
+    v = activate(v);
+    // Keep padded channels zero so that later channel-wise reads see clean data.
+    for (int i = 0; i < 4; i++)
+        if (s * 4 + i >= OUT_C) v[i] = 0.0;
+    STORE(dst, IDX(OUT, x, y, s), v);
+}

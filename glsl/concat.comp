@@ -1,0 +1,2 @@
+// concat.comp placeholder
+void main() {}

@@ -1,0 +1,2 @@
+// conv2d.comp placeholder
+void main() {}

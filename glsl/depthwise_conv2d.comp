@@ -1,0 +1,2 @@
+// depthwise_conv2d.comp placeholder
+void main() {}

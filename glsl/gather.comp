@@ -1,0 +1,2 @@
+// gather.comp placeholder
+void main() {}

@@ -1,0 +1,2 @@
+// pad.comp placeholder
+void main() {}

@@ -1,0 +1,2 @@
+// pool.comp placeholder
+void main() {}

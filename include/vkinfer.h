@@ -1,0 +1,152 @@
+/* vkinfer.h: the public API of vkinfer, a Vulkan compute engine for TensorFlow Lite models.
+ *
+ * Three opaque handles, each made from the one before:
+ *   vki_context  a Vulkan instance and one compute device
+ *   vki_model    a parsed, validated .tflite model (no device work)
+ *   vki_graph    a model built for a context: pipelines, memory, one recorded command buffer
+ *
+ * Every call that can fail returns a vki_status. The message for the last failure on a
+ * handle (or, for calls that create one, the thread's last failure) says what went wrong
+ * and where, e.g. "op 37 CONV_2D: weights tensor 12 has 3 dims, need 4".
+ *
+ * Options structs are zero-initialised to mean "default"; pass NULL for all defaults.
+ */
+#ifndef VKINFER_H
+#define VKINFER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(VKI_SHARED_BUILD)
+#define VKI_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define VKI_API __attribute__((visibility("default")))
+#else
+#define VKI_API
+#endif
+
+#define VKI_VERSION_MAJOR 0
+#define VKI_VERSION_MINOR 1
+#define VKI_VERSION_PATCH 0
+
+typedef enum vki_status {
+    VKI_OK = 0,
+    VKI_ERROR_INVALID_ARGUMENT,   /* a NULL handle, an index out of range, a wrong size */
+    VKI_ERROR_IO,                 /* a file could not be read or written */
+    VKI_ERROR_MODEL_FORMAT,       /* the bytes are not a well-formed .tflite model */
+    VKI_ERROR_UNSUPPORTED_OP,     /* the model uses an op or an option vkinfer lacks */
+    VKI_ERROR_UNSUPPORTED_MODEL,  /* well-formed, but e.g. batch > 1 or a dynamic shape */
+    VKI_ERROR_NO_DEVICE,          /* no Vulkan loader, or no device with compute */
+    VKI_ERROR_DEVICE_FEATURE,     /* the device lacks a feature the options ask for */
+    VKI_ERROR_OUT_OF_MEMORY,      /* host or device memory ran out */
+    VKI_ERROR_SHADER,             /* a kernel failed to compile or a pipeline to build */
+    VKI_ERROR_DEVICE_LOST,        /* the device was lost or a submit/wait failed */
+    VKI_ERROR_TIMEOUT             /* a run did not finish within the wait limit */
+} vki_status;
+
+typedef struct vki_context vki_context;
+typedef struct vki_model vki_model;
+typedef struct vki_graph vki_graph;
+
+/* A short fixed name for a status code ("VKI_ERROR_MODEL_FORMAT"). */
+VKI_API const char *vki_status_name(vki_status status);
+
+/* The message of the last failure on this thread (creation calls report here too). */
+VKI_API const char *vki_last_error(void);
+
+/* ---- context ------------------------------------------------------------------------ */
+
+typedef struct vki_context_options {
+    /* Device choice: -1 or 0 with device_name NULL picks the best (discrete > integrated >
+     * virtual > CPU). device_index is 1-based so that zero means "default". The environment
+     * variable VKI_DEVICE (an index from 0, or part of a device name) overrides both. */
+    int device_index;
+    const char *device_name;
+    /* Enable the Khronos validation layer and report its messages on stderr. Also set by
+     * VKI_VALIDATION=1 in the environment. */
+    int enable_validation;
+} vki_context_options;
+
+typedef struct vki_device_info {
+    char name[256];
+    uint32_t vendor_id;
+    uint32_t device_id;
+    uint32_t api_version;
+    uint32_t driver_version;
+    int is_cpu;                  /* lavapipe / llvmpipe or another CPU implementation */
+    int type;                    /* VkPhysicalDeviceType */
+    uint32_t subgroup_size;
+    uint32_t max_workgroup_invocations;
+    uint64_t min_storage_buffer_offset_alignment;
+    uint64_t max_storage_buffer_range;
+} vki_device_info;
+
+VKI_API vki_status vki_context_create(const vki_context_options *options, vki_context **out);
+VKI_API void vki_context_destroy(vki_context *ctx);
+VKI_API vki_status vki_context_device_info(const vki_context *ctx, vki_device_info *out);
+
+/* Lists the devices the loader sees without creating a context. Writes up to max entries
+ * and the total count to *count. */
+VKI_API vki_status vki_enumerate_devices(vki_device_info *infos, int max, int *count);
+
+/* ---- model -------------------------------------------------------------------------- */
+
+/* Parses and validates a model. The bytes are copied where needed; the caller may free
+ * them after the call returns. */
+VKI_API vki_status vki_model_load_file(const char *path, vki_model **out);
+VKI_API vki_status vki_model_load_memory(const void *data, size_t size, const char *name,
+                                         vki_model **out);
+VKI_API void vki_model_destroy(vki_model *model);
+
+typedef struct vki_tensor_info {
+    const char *name;
+    int rank;
+    int shape[8];
+    size_t element_count;        /* product of shape */
+} vki_tensor_info;
+
+VKI_API int vki_model_input_count(const vki_model *model);
+VKI_API int vki_model_output_count(const vki_model *model);
+VKI_API vki_status vki_model_input_info(const vki_model *model, int index, vki_tensor_info *out);
+VKI_API vki_status vki_model_output_info(const vki_model *model, int index, vki_tensor_info *out);
+VKI_API int vki_model_op_count(const vki_model *model);
+/* The TFLite builtin name of op i after load-time folding ("CONV_2D"), or NULL. */
+VKI_API const char *vki_model_op_name(const vki_model *model, int index);
+
+/* ---- graph -------------------------------------------------------------------------- */
+
+typedef struct vki_graph_options {
+    int reserved;                /* zero */
+} vki_graph_options;
+
+typedef struct vki_memory_report {
+    uint64_t weights_bytes;
+    uint64_t intermediate_bytes;
+    uint64_t staging_bytes;
+} vki_memory_report;
+
+/* Builds the model for the context: compiles kernels, uploads weights, records the
+ * command buffer. The model may be destroyed afterwards. */
+VKI_API vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
+                                    const vki_graph_options *options, vki_graph **out);
+VKI_API void vki_graph_destroy(vki_graph *graph);
+
+/* Copies float32 NHWC data in; size is in bytes and must equal element_count * 4. */
+VKI_API vki_status vki_graph_set_input(vki_graph *graph, int index, const float *data,
+                                       size_t size);
+/* Submits the recorded command buffer and waits for it. */
+VKI_API vki_status vki_graph_run(vki_graph *graph);
+/* Copies float32 NHWC data out; size is in bytes and must equal element_count * 4. */
+VKI_API vki_status vki_graph_get_output(vki_graph *graph, int index, float *data, size_t size);
+VKI_API vki_status vki_graph_memory(const vki_graph *graph, vki_memory_report *out);
+/* Number of compute dispatches recorded in the graph's command buffer. */
+VKI_API int vki_graph_dispatch_count(const vki_graph *graph);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* VKINFER_H */

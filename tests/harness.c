@@ -1,0 +1,92 @@
+/* harness.c: device-vs-reference comparison for op tests. */
+#include "harness.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+
+void harness_fill(float *v, size_t n, uint32_t seed, float lo, float hi) {
+    uint32_t s = seed ? seed : 0x9e3779b9u;
+    for (size_t i = 0; i < n; i++) {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        v[i] = lo + (hi - lo) * (float)(s >> 8) / 16777216.0f;
+    }
+}
+
+int harness_tensor(vki_model *m, int h, int w, int c) {
+    int shape[4] = {1, h, w, c};
+    int t = vki_model_add_tensor(m, "t", VKI_DTYPE_FLOAT32, 4, shape, NULL, 0);
+    cr_assert(t >= 0);
+    return t;
+}
+
+int harness_const(vki_model *m, int rank, const int *shape, uint32_t seed, float lo, float hi) {
+    size_t n = 1;
+    for (int i = 0; i < rank; i++) n *= (size_t)shape[i];
+    float *v = malloc(n * sizeof(float));
+    cr_assert(v);
+    harness_fill(v, n, seed, lo, hi);
+    int t = vki_model_add_tensor(m, "const", VKI_DTYPE_FLOAT32, rank, shape, v, n * sizeof(float));
+    free(v);
+    cr_assert(t >= 0);
+    return t;
+}
+
+static vki_context *shared_ctx;
+
+vki_context *harness_context(void) {
+    if (!shared_ctx) {
+        vki_status s = vki_context_create(NULL, &shared_ctx);
+        cr_assert_eq(s, VKI_OK, "context: %s", vki_last_error());
+    }
+    return shared_ctx;
+}
+
+double harness_check(vki_model *m, uint32_t seed, double tol) {
+    vki_status s = vki_model_validate(m);
+    cr_assert_eq(s, VKI_OK, "validate: %s", vki_last_error());
+    vki_graph *g = NULL;
+    s = vki_graph_create(harness_context(), m, NULL, &g);
+    cr_assert_eq(s, VKI_OK, "graph: %s", vki_last_error());
+    float *inputs[16] = {0}, *gpu[16] = {0}, *ref[16] = {0};
+    cr_assert(m->n_inputs <= 16 && m->n_outputs <= 16);
+    for (int i = 0; i < m->n_inputs; i++) {
+        size_t n = vki_tensor_elements(&m->tensors[m->inputs[i]]);
+        inputs[i] = malloc(n * sizeof(float));
+        harness_fill(inputs[i], n, seed + 77u * (uint32_t)i, -1.0f, 1.0f);
+        s = vki_graph_set_input(g, i, inputs[i], n * sizeof(float));
+        cr_assert_eq(s, VKI_OK, "set_input: %s", vki_last_error());
+    }
+    s = vki_graph_run(g);
+    cr_assert_eq(s, VKI_OK, "run: %s", vki_last_error());
+    for (int i = 0; i < m->n_outputs; i++) {
+        size_t n = vki_tensor_elements(&m->tensors[m->outputs[i]]);
+        gpu[i] = malloc(n * sizeof(float));
+        ref[i] = malloc(n * sizeof(float));
+        s = vki_graph_get_output(g, i, gpu[i], n * sizeof(float));
+        cr_assert_eq(s, VKI_OK, "get_output: %s", vki_last_error());
+    }
+    s = vki_model_reference_run(m, (const float *const *)inputs, ref);
+    cr_assert_eq(s, VKI_OK, "reference: %s", vki_last_error());
+    double worst = 0.0;
+    for (int i = 0; i < m->n_outputs; i++) {
+        size_t n = vki_tensor_elements(&m->tensors[m->outputs[i]]);
+        double max_ref = 1.0, max_diff = 0.0;
+        size_t at = 0;
+        for (size_t k = 0; k < n; k++) {
+            if (fabs(ref[i][k]) > max_ref) max_ref = fabs(ref[i][k]);
+            double d = fabs((double)gpu[i][k] - (double)ref[i][k]);
+            if (!(d <= max_diff)) { max_diff = d; at = k; }   /* NaN counts as worst */
+        }
+        double rel = max_diff / max_ref;
+        cr_assert(rel <= tol, "output %d: max|gpu-ref| = %g at element %zu (gpu %g, ref %g), "
+                  "relative %g > %g", i, max_diff, at, gpu[i][at], ref[i][at], rel, tol);
+        if (rel > worst) worst = rel;
+    }
+    for (int i = 0; i < 16; i++) { free(inputs[i]); free(gpu[i]); free(ref[i]); }
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
+    return worst;
+}

@@ -1,0 +1,27 @@
+/* harness.h: runs a hand-built model on the device and on the C references, and compares
+ * every element. Used by every op suite. */
+#ifndef VKI_TEST_HARNESS_H
+#define VKI_TEST_HARNESS_H
+
+#include "model.h"
+#include "ops/ops.h"
+#include "vkinfer.h"
+
+#include <stdint.h>
+
+/* Deterministic values in [lo, hi). */
+void harness_fill(float *v, size_t n, uint32_t seed, float lo, float hi);
+
+/* Adds an activation / constant tensor of NHWC shape {1,h,w,c} (rank 4). */
+int harness_tensor(vki_model *m, int h, int w, int c);
+int harness_const(vki_model *m, int rank, const int *shape, uint32_t seed, float lo, float hi);
+
+/* Builds the graph, feeds seeded random inputs, runs it, runs the reference, and asserts
+ * max|gpu - ref| <= tol * max(max|ref|, 1) for every output. Returns the worst relative
+ * error. Consumes the model. */
+double harness_check(vki_model *m, uint32_t seed, double tol);
+
+/* The shared context (created on first use, VKI_DEVICE respected). */
+vki_context *harness_context(void);
+
+#endif
