@@ -1,1 +1,307 @@
-int main(void) { return 0; }
+/* vkinfer.c: the command-line tool, written against the public API only.
+ *
+ *   vkinfer run MODEL [--input FILE]... [--save DIR] [--runs N] [--warmup N]
+ *   vkinfer bench MODEL [--runs N] [--warmup N]      (run with 100 runs, 10 warm-ups)
+ *   vkinfer info [MODEL]                              devices; with MODEL its I/O and ops
+ *
+ * Common options: --device INDEX|NAME, --validation. Inputs without --input are filled
+ * from the reference runner's generator (xorshift32, seed 0x12345678, values in [-1, 1))
+ * so that outputs are comparable with the TFLite interpreter's.
+ */
+#include "vkinfer.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define MAX_FILES 16
+
+typedef struct cli {
+    const char *command;
+    const char *model;
+    const char *inputs[MAX_FILES];
+    int n_inputs;
+    const char *save_dir;
+    int runs, warmup;
+    vki_context_options ctx_opts;
+} cli;
+
+static int usage(void) {
+    fprintf(stderr,
+            "usage: vkinfer run MODEL [--input FILE]... [--save DIR] [--runs N] [--warmup N]\n"
+            "       vkinfer bench MODEL [--runs N] [--warmup N]\n"
+            "       vkinfer info [MODEL]\n"
+            "options: --device INDEX|NAME   pick a Vulkan device (also VKI_DEVICE)\n"
+            "         --validation          enable the Khronos validation layer\n"
+            "inputs are raw little-endian float32 NHWC, one file per model input in order;\n"
+            "--save writes DIR/output_<i>.f32 for every output in model order.\n");
+    return 2;
+}
+
+/* Library messages already name the model, op and tensor; `what` adds the stage. */
+static int fail(const char *what, vki_status s) {
+    fprintf(stderr, "vkinfer: %s failed: %s (%s)\n", what, vki_last_error(), vki_status_name(s));
+    return 1;
+}
+
+static int parse_int(const char *text, const char *flag, int *out) {
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (*text == 0 || *end != 0 || v < 0 || v > 1000000) {
+        fprintf(stderr, "vkinfer: %s takes a count, got '%s'\n", flag, text);
+        return 0;
+    }
+    *out = (int)v;
+    return 1;
+}
+
+static int parse_args(int argc, char **argv, cli *c) {
+    if (argc < 2) return 0;
+    c->command = argv[1];
+    int bench = !strcmp(c->command, "bench");
+    c->runs = bench ? 100 : 1;
+    c->warmup = bench ? 10 : 0;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--validation")) { c->ctx_opts.enable_validation = 1; continue; }
+        if (a[0] != '-' || a[1] != '-') {
+            if (c->model) { fprintf(stderr, "vkinfer: unexpected argument '%s'\n", a); return 0; }
+            c->model = a;
+            continue;
+        }
+        if (!next) { fprintf(stderr, "vkinfer: %s needs a value\n", a); return 0; }
+        i++;
+        if (!strcmp(a, "--input")) {
+            if (c->n_inputs == MAX_FILES) { fprintf(stderr, "vkinfer: too many --input\n"); return 0; }
+            c->inputs[c->n_inputs++] = next;
+        } else if (!strcmp(a, "--save")) {
+            c->save_dir = next;
+        } else if (!strcmp(a, "--runs")) {
+            if (!parse_int(next, a, &c->runs)) return 0;
+            if (c->runs < 1) c->runs = 1;
+        } else if (!strcmp(a, "--warmup")) {
+            if (!parse_int(next, a, &c->warmup)) return 0;
+        } else if (!strcmp(a, "--device")) {
+            char *end;
+            long v = strtol(next, &end, 10);
+            if (*end == 0) c->ctx_opts.device_index = (int)v + 1;
+            else c->ctx_opts.device_name = next;
+        } else {
+            fprintf(stderr, "vkinfer: unknown option '%s'\n", a);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static const char *type_name(int type) {
+    static const char *const names[] = {"other", "integrated", "discrete", "virtual", "cpu"};
+    return type >= 0 && type <= 4 ? names[type] : "other";
+}
+
+static int cmd_devices(void) {
+    vki_device_info infos[16];
+    int n = 0;
+    vki_status s = vki_enumerate_devices(infos, 16, &n);
+    if (s) return fail("devices", s);
+    for (int i = 0; i < n && i < 16; i++)
+        printf("device %d: %s (%s, vendor 0x%04x, device 0x%04x, Vulkan %u.%u.%u, subgroup %u)\n", i,
+               infos[i].name, type_name(infos[i].type), infos[i].vendor_id, infos[i].device_id,
+               infos[i].api_version >> 22, (infos[i].api_version >> 12) & 0x3ff,
+               infos[i].api_version & 0xfff, infos[i].subgroup_size);
+    return 0;
+}
+
+static void print_shape(const vki_tensor_info *t) {
+    printf("[");
+    for (int d = 0; d < t->rank; d++) printf(d ? ",%d" : "%d", t->shape[d]);
+    printf("]");
+}
+
+static int cmd_info(const cli *c) {
+    if (!c->model) return cmd_devices();
+    vki_model *m;
+    vki_status s = vki_model_load_file(c->model, &m);
+    if (s) return fail("load", s);
+    for (int i = 0; i < vki_model_input_count(m); i++) {
+        vki_tensor_info t;
+        vki_model_input_info(m, i, &t);
+        printf("input %d '%s' ", i, t.name);
+        print_shape(&t);
+        printf("\n");
+    }
+    for (int i = 0; i < vki_model_output_count(m); i++) {
+        vki_tensor_info t;
+        vki_model_output_info(m, i, &t);
+        printf("output %d '%s' ", i, t.name);
+        print_shape(&t);
+        printf("\n");
+    }
+    printf("%d ops:", vki_model_op_count(m));
+    for (int i = 0; i < vki_model_op_count(m); i++) printf(" %s", vki_model_op_name(m, i));
+    printf("\n");
+    vki_model_destroy(m);
+    return 0;
+}
+
+/* The reference runner's generator, so default inputs match shared reference outputs. */
+static void fill_xorshift(float *v, size_t n, uint32_t *state) {
+    uint32_t s = *state;
+    for (size_t i = 0; i < n; i++) {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        v[i] = (float)(s >> 8) / 16777216.0f * 2.0f - 1.0f;
+    }
+    *state = s;
+}
+
+static int read_input(const char *path, float *dst, size_t count) {
+    FILE *f = fopen(path, "rb");
+    if (!f) { fprintf(stderr, "vkinfer: %s: %s\n", path, strerror(errno)); return 0; }
+    size_t got = fread(dst, sizeof(float), count, f);
+    int extra = fgetc(f) != EOF;
+    fclose(f);
+    if (got != count || extra) {
+        fprintf(stderr, "vkinfer: %s: expected exactly %zu bytes (%zu float32 values)\n", path,
+                count * sizeof(float), count);
+        return 0;
+    }
+    return 1;
+}
+
+static int write_output(const char *dir, int index, const float *data, size_t count) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/output_%d.f32", dir, index);
+    FILE *f = fopen(path, "wb");
+    if (!f) { fprintf(stderr, "vkinfer: %s: %s\n", path, strerror(errno)); return 0; }
+    size_t put = fwrite(data, sizeof(float), count, f);
+    int ok = put == count && fclose(f) == 0;
+    if (!ok) fprintf(stderr, "vkinfer: %s: write failed\n", path);
+    return ok;
+}
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void print_outputs(vki_graph *g, const vki_model *m, float **outs) {
+    for (int i = 0; i < vki_model_output_count(m); i++) {
+        vki_tensor_info t;
+        vki_model_output_info(m, i, &t);
+        printf("output %d '%s' ", i, t.name);
+        print_shape(&t);
+        printf(":");
+        for (size_t k = 0; k < t.element_count && k < 6; k++) printf(" %.6g", outs[i][k]);
+        printf(t.element_count > 6 ? " ...\n" : "\n");
+    }
+    (void)g;
+}
+
+static void print_latency(double *ms, int runs, int warmup) {
+    qsort(ms, (size_t)runs, sizeof *ms, by_value);
+    double median = runs % 2 ? ms[runs / 2] : (ms[runs / 2 - 1] + ms[runs / 2]) / 2;
+    printf("latency: median %.3f ms, min %.3f, p10 %.3f, p90 %.3f, max %.3f (%d runs after %d warm-up)\n",
+           median, ms[0], ms[runs / 10], ms[runs - 1 - runs / 10], ms[runs - 1], runs, warmup);
+}
+
+static int cmd_run(const cli *c) {
+    if (!c->model) return usage();
+    int rc = 1;
+    vki_context *ctx = NULL;
+    vki_model *m = NULL;
+    vki_graph *g = NULL;
+    float *ins[MAX_FILES] = {0}, *outs[MAX_FILES] = {0};
+    double *ms = NULL;
+    vki_status s = vki_model_load_file(c->model, &m);
+    if (s) { fail("load", s); goto done; }
+    int n_in = vki_model_input_count(m), n_out = vki_model_output_count(m);
+    if (n_in > MAX_FILES || n_out > MAX_FILES) { fprintf(stderr, "vkinfer: too many model I/O\n"); goto done; }
+    if (c->n_inputs && c->n_inputs != n_in) {
+        fprintf(stderr, "vkinfer: the model has %d inputs, %d --input given\n", n_in, c->n_inputs);
+        goto done;
+    }
+    s = vki_context_create(&c->ctx_opts, &ctx);
+    if (s) { fail("device", s); goto done; }
+    vki_device_info dev;
+    vki_context_device_info(ctx, &dev);
+    double t0 = now_ms();
+    s = vki_graph_create(ctx, m, NULL, &g);
+    if (s) { fail("graph build", s); goto done; }
+    double build_ms = now_ms() - t0;
+    printf("model %s on %s: %d ops, %d dispatches, built in %.1f ms\n", c->model, dev.name,
+           vki_model_op_count(m), vki_graph_dispatch_count(g), build_ms);
+    uint32_t state = 0x12345678u;
+    for (int i = 0; i < n_in; i++) {
+        vki_tensor_info t;
+        vki_model_input_info(m, i, &t);
+        ins[i] = malloc(t.element_count * sizeof(float));
+        if (!ins[i]) { fprintf(stderr, "vkinfer: out of memory\n"); goto done; }
+        if (c->n_inputs) { if (!read_input(c->inputs[i], ins[i], t.element_count)) goto done; }
+        else fill_xorshift(ins[i], t.element_count, &state);
+        s = vki_graph_set_input(g, i, ins[i], t.element_count * sizeof(float));
+        if (s) { fail("input", s); goto done; }
+    }
+    ms = malloc(sizeof(double) * (size_t)c->runs);
+    if (!ms) goto done;
+    for (int r = 0; r < c->warmup; r++)
+        if ((s = vki_graph_run(g))) { fail("run", s); goto done; }
+    for (int r = 0; r < c->runs; r++) {
+        double start = now_ms();
+        /* Each timed run includes the input copy, as an application's would. */
+        for (int i = 0; i < n_in; i++) {
+            vki_tensor_info t;
+            vki_model_input_info(m, i, &t);
+            vki_graph_set_input(g, i, ins[i], t.element_count * sizeof(float));
+        }
+        if ((s = vki_graph_run(g))) { fail("run", s); goto done; }
+        ms[r] = now_ms() - start;
+    }
+    for (int i = 0; i < n_out; i++) {
+        vki_tensor_info t;
+        vki_model_output_info(m, i, &t);
+        outs[i] = malloc(t.element_count * sizeof(float));
+        if (!outs[i]) goto done;
+        s = vki_graph_get_output(g, i, outs[i], t.element_count * sizeof(float));
+        if (s) { fail("output", s); goto done; }
+        if (c->save_dir && !write_output(c->save_dir, i, outs[i], t.element_count)) goto done;
+    }
+    print_outputs(g, m, outs);
+    print_latency(ms, c->runs, c->warmup);
+    rc = 0;
+done:
+    for (int i = 0; i < MAX_FILES; i++) { free(ins[i]); free(outs[i]); }
+    free(ms);
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
+    vki_context_destroy(ctx);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    cli c = {0};
+    if (!parse_args(argc, argv, &c)) return usage();
+    if (!strcmp(c.command, "run") || !strcmp(c.command, "bench")) {
+        if (c.save_dir) {
+            struct stat st;
+            if (stat(c.save_dir, &st) != 0 && mkdir(c.save_dir, 0777) != 0) {
+                fprintf(stderr, "vkinfer: %s: %s\n", c.save_dir, strerror(errno));
+                return 1;
+            }
+        }
+        return cmd_run(&c);
+    }
+    if (!strcmp(c.command, "info")) return cmd_info(&c);
+    return usage();
+}

@@ -1,0 +1,97 @@
+/* test_conformance.c: real MediaPipe models against the real TFLite interpreter's outputs
+ * (tests/data/ref, written by LiteRT's CPU path), on the default device.
+ * Error of an output = max|a - b| / max(max|b|, 1). */
+#include "harness.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static float *read_f32(const char *path, size_t count) {
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "cannot open %s", path);
+    float *v = malloc(count * sizeof(float));
+    cr_assert(v);
+    size_t got = fread(v, sizeof(float), count, f);
+    int extra = fgetc(f) != EOF;
+    fclose(f);
+    cr_assert(got == count && !extra, "%s: expected %zu floats", path, count);
+    return v;
+}
+
+static const char *env_or(const char *name, const char *fallback) {
+    const char *v = getenv(name);
+    return v && *v ? v : fallback;
+}
+
+static double relative_error(const float *a, const float *b, size_t n) {
+    double max_b = 1.0, max_diff = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        if (fabs(b[i]) > max_b) max_b = fabs(b[i]);
+        double d = fabs((double)a[i] - (double)b[i]);
+        if (!(d <= max_diff)) max_diff = d;
+    }
+    return max_diff / max_b;
+}
+
+/* Runs `model` on the device (and, when check_reference, on the C references too) with
+ * the reference input, comparing every output with TFLite's. */
+static void conform(const char *model, double tol, int check_reference) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.tflite", env_or("VKI_MODEL_DIR", "models/cache"), model);
+    vki_model *m = NULL;
+    vki_status s = vki_model_load_file(path, &m);
+    cr_assert_eq(s, VKI_OK, "%s: %s (run tools/fetch_models.sh)", path, vki_last_error());
+    vki_graph *g = NULL;
+    s = vki_graph_create(harness_context(), m, NULL, &g);
+    cr_assert_eq(s, VKI_OK, "graph: %s", vki_last_error());
+    const char *data = env_or("VKI_TEST_DATA", "tests/data");
+    float *inputs[8] = {0};
+    cr_assert(vki_model_input_count(m) <= 8 && vki_model_output_count(m) <= 8);
+    for (int i = 0; i < vki_model_input_count(m); i++) {
+        vki_tensor_info t;
+        vki_model_input_info(m, i, &t);
+        snprintf(path, sizeof path, "%s/ref/%s/input_%d.f32", data, model, i);
+        inputs[i] = read_f32(path, t.element_count);
+        s = vki_graph_set_input(g, i, inputs[i], t.element_count * sizeof(float));
+        cr_assert_eq(s, VKI_OK, "%s", vki_last_error());
+    }
+    cr_assert_eq(vki_graph_run(g), VKI_OK, "run: %s", vki_last_error());
+    float *ref_run[8] = {0};
+    for (int i = 0; i < vki_model_output_count(m); i++) {
+        vki_tensor_info t;
+        vki_model_output_info(m, i, &t);
+        ref_run[i] = malloc(t.element_count * sizeof(float));
+    }
+    if (check_reference)
+        cr_assert_eq(vki_model_reference_run(m, (const float *const *)inputs, ref_run), VKI_OK,
+                     "reference run: %s", vki_last_error());
+    for (int i = 0; i < vki_model_output_count(m); i++) {
+        vki_tensor_info t;
+        vki_model_output_info(m, i, &t);
+        float *got = malloc(t.element_count * sizeof(float));
+        cr_assert_eq(vki_graph_get_output(g, i, got, t.element_count * sizeof(float)), VKI_OK);
+        snprintf(path, sizeof path, "%s/ref/%s/output_%d.f32", data, model, i);
+        float *want = read_f32(path, t.element_count);
+        double err = relative_error(got, want, t.element_count);
+        cr_log_info("%s output %d '%s': device error %.3g", model, i, t.name, err);
+        fprintf(stderr, "conformance: %s output %d '%s': device error %.3g", model, i, t.name, err);
+        cr_expect(err <= tol, "%s output %d '%s': device error %g > %g", model, i, t.name, err, tol);
+        if (check_reference) {
+            double ref_err = relative_error(ref_run[i], want, t.element_count);
+            fprintf(stderr, ", C reference error %.3g", ref_err);
+            cr_expect(ref_err <= tol, "%s output %d: C reference error %g > %g", model, i, ref_err, tol);
+        }
+        fprintf(stderr, "\n");
+        free(got);
+        free(want);
+    }
+    for (int i = 0; i < 8; i++) { free(inputs[i]); free(ref_run[i]); }
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
+}
+
+Test(conformance, face_detection_short_range, .timeout = 600) {
+    conform("face_detection_short_range", 1e-4, 1);
+}

@@ -1,0 +1,19 @@
+#!/bin/sh
+# setup.sh: installs, from Debian 12 packages, what building, testing and fetching models
+# needs. Installs only what is missing; needs root (or sudo) when something is.
+set -eu
+packages="gcc libc6-dev meson ninja-build pkg-config python3 libvulkan-dev libvulkan1
+  libvulkan-volk-dev libshaderc-dev libcriterion-dev mesa-vulkan-drivers
+  vulkan-validationlayers npm ca-certificates clang libclang-rt-14-dev"
+missing=""
+for p in $packages; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "setup: installing$missing"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+# shellcheck disable=SC2086
+$sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null

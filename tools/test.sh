@@ -1,0 +1,49 @@
+#!/bin/sh
+# test.sh: the whole test suite, as CI runs it. Installs what is missing, fetches the
+# models, then runs every Criterion suite three ways on the default Vulkan device
+# (lavapipe when there is no GPU): plain; with the Khronos validation layer, where any
+# validation error fails the test; and built with AddressSanitizer + UBSan.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+"$root/tools/setup.sh"
+"$root/tools/fetch_models.sh"
+
+passed=0
+failed=0
+run_suite() {  # run_suite LABEL BUILD_DIR [ENV=VALUE...]
+  label=$1 dir=$2
+  shift 2
+  if env "$@" meson test -C "$dir" --print-errorlogs --num-processes 1 >"$dir/test-$label.log" 2>&1; then
+    status=ok
+  else
+    status=FAILED
+  fi
+  ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$dir/test-$label.log" | tail -1)
+  bad=$(sed -n 's/^Fail: *\([0-9]*\).*/\1/p' "$dir/test-$label.log" | tail -1)
+  timeouts=$(sed -n 's/^Timeout: *\([0-9]*\).*/\1/p' "$dir/test-$label.log" | tail -1)
+  bad=$(( ${bad:-0} + ${timeouts:-0} ))
+  [ "$status" = ok ] || [ "$bad" -gt 0 ] || bad=1
+  passed=$(( passed + ${ok:-0} ))
+  failed=$(( failed + bad ))
+  echo "== $label: ${ok:-0} suites passed, $bad failed ($status)"
+  grep -h "conformance:" "$dir"/meson-logs/testlog.txt 2>/dev/null | sort -u | sed 's/^/   /' || true
+  [ "$status" = ok ] || sed -n '/^=* *[0-9]*\/[0-9]* .*FAIL/,/^=*$/p;/ERROR\|FAIL\|Assertion/p' "$dir/meson-logs/testlog.txt" | head -60
+}
+
+[ -d build ] || meson setup build >/dev/null
+ninja -C build
+run_suite plain build
+run_suite validation build VKI_VALIDATION=fatal
+
+[ -d build-asan ] || meson setup build-asan -Dbuildtype=debug -Db_sanitize=address,undefined >/dev/null
+ninja -C build-asan
+# lavapipe's LLVM JIT keeps allocations for the life of the process; leaks in vkinfer's
+# own code still fail (tests/lsan.supp lists only the driver's libraries).
+run_suite asan build-asan \
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+  LSAN_OPTIONS=suppressions=$root/tests/lsan.supp:print_suppressions=0 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+echo "test suites: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
