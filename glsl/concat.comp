@@ -1,2 +1,128 @@
-// concat.comp placeholder
-void main() {}
+// concat.comp: CONCATENATION of N_INPUTS tensors (bindings 0..N_INPUTS-1, output last)
+// along AXIS_H, AXIS_W or AXIS_C. Input k starts at OFF<k> along the axis. GLSL cannot
+// index a list of buffers, so each input gets its own block and fetch function, stamped
+// out by macro below for the inputs that exist.
+
+#define DECLARE_INPUT(k) \
+    TENSOR_IN(k, src##k) \
+    vec4 slice##k(int x, int y, int sl) { \
+        return sl >= 0 && sl < IN##k##_S ? LOAD(src##k, IDX(IN##k, x, y, sl)) : vec4(0.0); \
+    }
+
+#if defined(AXIS_H)
+#define TAKE(k) if (y >= OFF##k && y < OFF##k + IN##k##_H) v = slice##k(x, y - OFF##k, s);
+#elif defined(AXIS_W)
+#define TAKE(k) if (x >= OFF##k && x < OFF##k + IN##k##_W) v = slice##k(x - OFF##k, y, s);
+#else
+// Channel offsets need not be multiples of 4: an output slice may take lanes from several
+// inputs, and from two slices of one input; each of those slices is loaded once.
+#define TAKE(k) { \
+    int c0 = s * 4 - OFF##k; \
+    if (c0 > -4 && c0 < IN##k##_C) { \
+        int sl = c0 >> 2, r = c0 & 3; \
+        vec4 a = slice##k(x, y, sl), b = r != 0 ? slice##k(x, y, sl + 1) : vec4(0.0); \
+        for (int i = 0; i < 4; i++) { \
+            int ic = c0 + i, j = r + i; \
+            if (ic >= 0 && ic < IN##k##_C) v[i] = j < 4 ? a[j] : b[j - 4]; \
+        } \
+    } }
+#endif
+
+DECLARE_INPUT(0)
+#if N_INPUTS > 1
+DECLARE_INPUT(1)
+#endif
+#if N_INPUTS > 2
+DECLARE_INPUT(2)
+#endif
+#if N_INPUTS > 3
+DECLARE_INPUT(3)
+#endif
+#if N_INPUTS > 4
+DECLARE_INPUT(4)
+#endif
+#if N_INPUTS > 5
+DECLARE_INPUT(5)
+#endif
+#if N_INPUTS > 6
+DECLARE_INPUT(6)
+#endif
+#if N_INPUTS > 7
+DECLARE_INPUT(7)
+#endif
+#if N_INPUTS > 8
+DECLARE_INPUT(8)
+#endif
+#if N_INPUTS > 9
+DECLARE_INPUT(9)
+#endif
+#if N_INPUTS > 10
+DECLARE_INPUT(10)
+#endif
+#if N_INPUTS > 11
+DECLARE_INPUT(11)
+#endif
+#if N_INPUTS > 12
+DECLARE_INPUT(12)
+#endif
+#if N_INPUTS > 13
+DECLARE_INPUT(13)
+#endif
+#if N_INPUTS > 14
+DECLARE_INPUT(14)
+#endif
+
+TENSOR_OUT(N_INPUTS, dst)
+
+void main() {
+    OUTPUT_POSITION(OUT, x, y, s)
+    vec4 v = vec4(0.0);
+    TAKE(0)
+#if N_INPUTS > 1
+    TAKE(1)
+#endif
+#if N_INPUTS > 2
+    TAKE(2)
+#endif
+#if N_INPUTS > 3
+    TAKE(3)
+#endif
+#if N_INPUTS > 4
+    TAKE(4)
+#endif
+#if N_INPUTS > 5
+    TAKE(5)
+#endif
+#if N_INPUTS > 6
+    TAKE(6)
+#endif
+#if N_INPUTS > 7
+    TAKE(7)
+#endif
+#if N_INPUTS > 8
+    TAKE(8)
+#endif
+#if N_INPUTS > 9
+    TAKE(9)
+#endif
+#if N_INPUTS > 10
+    TAKE(10)
+#endif
+#if N_INPUTS > 11
+    TAKE(11)
+#endif
+#if N_INPUTS > 12
+    TAKE(12)
+#endif
+#if N_INPUTS > 13
+    TAKE(13)
+#endif
+#if N_INPUTS > 14
+    TAKE(14)
+#endif
+    v = activate(v);
+    // Keep padded channels zero so that later channel-wise reads see clean data.
+    for (int i = 0; i < 4; i++)
+        if (s * 4 + i >= OUT_C) v[i] = 0.0;
+    STORE(dst, IDX(OUT, x, y, s), v);
+}

@@ -1,2 +1,37 @@
-// pool.comp placeholder
-void main() {}
+// pool.comp: 2-D max (POOL_MAX) or average (POOL_AVERAGE) pooling, one output vec4 per
+// thread. Window cells outside the input are skipped; the average divides by the cells
+// actually read, as TFLite does. The SAME leading padding comes in PAD_W / PAD_H.
+TENSOR_IN(0, src)
+TENSOR_OUT(1, dst)
+
+void main() {
+    OUTPUT_POSITION(OUT, x, y, s)
+    int y0 = y * STRIDE_H - PAD_H, x0 = x * STRIDE_W - PAD_W;
+    // Clip the window once instead of testing every cell.
+    int ky0 = max(0, -y0), ky1 = min(FILTER_H, IN_H - y0);
+    int kx0 = max(0, -x0), kx1 = min(FILTER_W, IN_W - x0);
+#if defined(POOL_MAX)
+    // TFLite starts from the lowest float, not -inf.
+    vec4 acc = vec4(-3.40282347e38);
+#else
+    vec4 acc = vec4(0.0);
+#endif
+    for (int ky = ky0; ky < ky1; ky++)
+        for (int kx = kx0; kx < kx1; kx++) {
+            vec4 v = LOAD(src, IDX(IN, x0 + kx, y0 + ky, s));
+#if defined(POOL_MAX)
+            acc = max(acc, v);
+#else
+            acc += v;
+#endif
+        }
+#if defined(POOL_AVERAGE)
+    int count = max(ky1 - ky0, 0) * max(kx1 - kx0, 0);
+    acc = count > 0 ? acc / float(count) : vec4(0.0);
+#endif
+    acc = activate(acc);
+    // Keep padded channels zero so that later channel-wise reads see clean data.
+    for (int i = 0; i < 4; i++)
+        if (s * 4 + i >= OUT_C) acc[i] = 0.0;
+    STORE(dst, IDX(OUT, x, y, s), acc);
+}

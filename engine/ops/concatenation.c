@@ -1,10 +1,135 @@
-/* concatenation.c: placeholder until the op lands. */
+/* concatenation.c: CONCATENATION of 1 to 15 tensors along H, W or C, with a fused
+ * activation, in one dispatch (glsl/concat.comp). The axis is relative to the tensors'
+ * rank and is mapped onto the NHWC view the same way vki_tensor_shape4 maps shapes. Channel
+ * counts need not be multiples of 4. Constant inputs are packed into the weights. */
 #include "ops.h"
+
+#include <stdio.h>
+
+/* 16 bindings: up to 15 inputs and the output. */
+#define MAX_INPUTS (VKI_MAX_BINDINGS - 1)
+
+enum { AXIS_N, AXIS_H, AXIS_W, AXIS_C };
+
+/* The NHWC axis that dimension `axis` of a rank-`rank` tensor is. */
+static int nhwc_axis(int rank, int axis) {
+    static const int map[5][4] = {{AXIS_C}, {AXIS_C}, {AXIS_N, AXIS_C}, {AXIS_N, AXIS_W, AXIS_C},
+                                  {AXIS_N, AXIS_H, AXIS_W, AXIS_C}};
+    return map[rank][axis];
+}
+
+static int extent(vki_shape4 s, int axis) {
+    switch (axis) {
+    case AXIS_H: return s.h;
+    case AXIS_W: return s.w;
+    case AXIS_C: return s.c;
+    default: return s.n;
+    }
+}
+
+static void format_dims(char *buf, size_t size, const vki_tensor *t) {
+    size_t n = (size_t)snprintf(buf, size, "[");
+    for (int i = 0; i < t->rank && n < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%d", i ? "," : "", t->shape[i]);
+    if (n < size) snprintf(buf + n, size - n, "]");
+}
+
 static vki_status validate(const vki_model *m, int o) {
-    return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "not implemented yet");
+    vki_status s = vki_op_check_arity(m, o, 1, MAX_INPUTS, 1);
+    if (s) return s;
+    const vki_op *op = &m->ops[o];
+    const vki_tensor *out = vki_op_out(m, op, 0);
+    int axis = op->opt.concat.axis;
+    if (out->rank < 1)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "output is a scalar");
+    if (axis < 0 || axis >= out->rank)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "axis %d is out of range for rank %d",
+                           axis, out->rank);
+    if ((unsigned)op->opt.concat.activation > VKI_ACT_TANH)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "unknown fused activation %d",
+                           (int)op->opt.concat.activation);
+    int along = nhwc_axis(out->rank, axis);
+    if (along == AXIS_N)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "concatenation along the batch axis is not supported");
+    int sum = 0;
+    for (int i = 0; i < op->n_inputs; i++) {
+        const vki_tensor *in = vki_op_in(m, op, i);
+        char gi[96], go[96];
+        format_dims(gi, sizeof gi, in);
+        format_dims(go, sizeof go, out);
+        if (in->rank != out->rank)
+            return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                               "input %d (tensor %d '%s') %s has rank %d, output %s has rank %d",
+                               i, op->inputs[i], in->name, gi, in->rank, go, out->rank);
+        for (int d = 0; d < out->rank; d++)
+            if (d != axis && in->shape[d] != out->shape[d])
+                return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                                   "input %d (tensor %d '%s') %s does not match output %s outside axis %d",
+                                   i, op->inputs[i], in->name, gi, go, axis);
+        if (vki_tensor_shape4(in).n != 1)
+            return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                               "input %d (tensor %d '%s') has batch %d, only 1 supported", i,
+                               op->inputs[i], in->name, vki_tensor_shape4(in).n);
+        sum += in->shape[axis];
+    }
+    if (sum != out->shape[axis])
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "inputs add up to %d along axis %d but output tensor %d has %d", sum,
+                           axis, op->outputs[0], out->shape[axis]);
+    return VKI_OK;
 }
-static vki_status build(vki_build *b, const vki_model *m, int o) { (void)b; return validate(m, o); }
-static void reference(const vki_model *m, const vki_op *op, const float *const *in, float *const *out) {
-    (void)m; (void)op; (void)in; (void)out;
+
+static vki_status build(vki_build *b, const vki_model *m, int o) {
+    const vki_op *op = &m->ops[o];
+    vki_shape4 so = vki_tensor_shape4(vki_op_out(m, op, 0));
+    int along = nhwc_axis(vki_op_out(m, op, 0)->rank, op->opt.concat.axis);
+    vki_dispatch d;
+    vki_dispatch_init(&d, "concat", VKI_WG_ELEMENTWISE);
+    vki_define_int(&d, along == AXIS_H ? "AXIS_H" : along == AXIS_W ? "AXIS_W" : "AXIS_C", 1);
+    vki_define_int(&d, "N_INPUTS", op->n_inputs);
+    vki_define_activation(&d, op->opt.concat.activation);
+    int offset = 0;
+    for (int i = 0; i < op->n_inputs; i++) {
+        const vki_tensor *t = vki_op_in(m, op, i);
+        vki_shape4 s = vki_tensor_shape4(t);
+        char name[16];
+        snprintf(name, sizeof name, "IN%d", i);
+        vki_define_shape(&d, name, s);
+        snprintf(name, sizeof name, "OFF%d", i);
+        vki_define_int(&d, name, offset);
+        offset += extent(s, along);
+        if (!t->data) {
+            vki_dispatch_bind_tensor(&d, op->inputs[i]);
+            continue;
+        }
+        int blob = vki_build_weights_phwc4(b, t->data, s);
+        if (blob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+        vki_dispatch_bind_weights(&d, blob);
+    }
+    vki_define_shape(&d, "OUT", so);
+    vki_dispatch_bind_tensor(&d, op->outputs[0]);
+    vki_dispatch_grid_phwc4(&d, so);
+    return vki_build_dispatch(b, &d);
 }
-const vki_op_def vki_op_concatenation = {VKI_OP_CUSTOM, validate, build, reference};
+
+/* TFLite's reference: the output is `outer` blocks, each the inputs' axis-and-inner
+ * blocks one after another. */
+static void reference(const vki_model *m, const vki_op *op, const float *const *in,
+                      float *const *out) {
+    const vki_tensor *to = vki_op_out(m, op, 0);
+    int axis = op->opt.concat.axis;
+    size_t outer = 1, inner = 1;
+    for (int d = 0; d < axis; d++) outer *= (size_t)to->shape[d];
+    for (int d = axis + 1; d < to->rank; d++) inner *= (size_t)to->shape[d];
+    float *dst = out[0];
+    for (size_t k = 0; k < outer; k++)
+        for (int i = 0; i < op->n_inputs; i++) {
+            size_t block = (size_t)vki_op_in(m, op, i)->shape[axis] * inner;
+            const float *src = in[i] + k * block;
+            for (size_t e = 0; e < block; e++)
+                *dst++ = vki_apply_activation(op->opt.concat.activation, src[e]);
+        }
+}
+
+const vki_op_def vki_op_concatenation = {VKI_OP_CONCATENATION, validate, build, reference};

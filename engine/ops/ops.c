@@ -9,11 +9,12 @@
 #include <string.h>
 
 extern const vki_op_def vki_op_conv2d, vki_op_depthwise_conv2d, vki_op_add, vki_op_relu,
-    vki_op_max_pool2d, vki_op_pad, vki_op_reshape, vki_op_concatenation;
+    vki_op_max_pool2d, vki_op_average_pool2d, vki_op_pad, vki_op_reshape, vki_op_concatenation;
 
 static const vki_op_def *const op_table[] = {
     &vki_op_conv2d,  &vki_op_depthwise_conv2d, &vki_op_add,     &vki_op_relu,
-    &vki_op_max_pool2d, &vki_op_pad,           &vki_op_reshape, &vki_op_concatenation,
+    &vki_op_max_pool2d, &vki_op_average_pool2d, &vki_op_pad, &vki_op_reshape,
+    &vki_op_concatenation,
 };
 
 const vki_op_def *vki_op_find(const vki_op *op) {
@@ -120,8 +121,8 @@ vki_status vki_op_fail(const vki_model *m, int op_index, vki_status status, cons
     return vki_fail(status, "%s: op %d %s: %s", m->name, op_index, name, detail);
 }
 
-static vki_status check_tensor(const vki_model *m, int op_index, int t, const char *role,
-                               int slot) {
+vki_status vki_op_check_float_tensor(const vki_model *m, int op_index, int t, const char *role,
+                                     int slot) {
     if (t < 0 || t >= m->n_tensors)
         return vki_op_fail(m, op_index, VKI_ERROR_MODEL_FORMAT, "%s %d: tensor index %d out of range",
                            role, slot, t);
@@ -156,11 +157,11 @@ vki_status vki_op_check_arity(const vki_model *m, int op_index, int min_inputs,
                            op->n_outputs, n_outputs);
     for (int i = 0; i < op->n_inputs; i++) {
         if (op->inputs[i] < 0 && i >= min_inputs) continue;   /* omitted optional input */
-        vki_status s = check_tensor(m, op_index, op->inputs[i], "input", i);
+        vki_status s = vki_op_check_float_tensor(m, op_index, op->inputs[i], "input", i);
         if (s) return s;
     }
     for (int i = 0; i < op->n_outputs; i++) {
-        vki_status s = check_tensor(m, op_index, op->outputs[i], "output", i);
+        vki_status s = vki_op_check_float_tensor(m, op_index, op->outputs[i], "output", i);
         if (s) return s;
         if (m->tensors[op->outputs[i]].data)
             return vki_op_fail(m, op_index, VKI_ERROR_MODEL_FORMAT,

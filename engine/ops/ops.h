@@ -115,6 +115,10 @@ vki_status vki_op_fail(const vki_model *m, int op_index, vki_status status, cons
  * non-optional tensor exists, is FLOAT32 and has rank <= 4 with batch 1. */
 vki_status vki_op_check_arity(const vki_model *m, int op_index, int min_inputs,
                               int max_inputs, int n_outputs);
+/* Checks tensor t exists, is FLOAT32, has rank <= 4, positive dims and (if not a
+ * constant) batch 1; role/slot name it in the message ("input", 2). */
+vki_status vki_op_check_float_tensor(const vki_model *m, int op_index, int t, const char *role,
+                                     int slot);
 /* Checks input i is a constant FLOAT32 tensor with the given rank. */
 vki_status vki_op_check_const(const vki_model *m, int op_index, int input, int rank);
 vki_status vki_op_check_shape(const vki_model *m, int op_index, int tensor, vki_shape4 want);

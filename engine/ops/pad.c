@@ -1,10 +1,120 @@
-/* pad.c: placeholder until the op lands. */
+/* pad.c: PAD with zeros along H, W and C (glsl/pad.comp). Channel padding by any amount,
+ * leading or trailing, is common (24 -> 32 ahead of a residual add), so the kernel places
+ * each output lane on its own; batch padding is refused. */
 #include "ops.h"
+
+#include <stdio.h>
+
+/* Leading / trailing padding of the NHWC view, from the [rank,2] paddings constant. */
+typedef struct pad4 { vki_shape4 before, after; } pad4;
+
+static pad4 read_paddings(const vki_model *m, const vki_op *op) {
+    const vki_tensor *in = vki_op_in(m, op, 0);
+    const int32_t *p = (const int32_t *)vki_op_in(m, op, 1)->data;
+    pad4 r = {{0, 0, 0, 0}, {0, 0, 0, 0}};
+    int *before[4] = {&r.before.n, &r.before.h, &r.before.w, &r.before.c};
+    int *after[4] = {&r.after.n, &r.after.h, &r.after.w, &r.after.c};
+    /* The NHWC dimension each row pads, by rank: the mapping of vki_tensor_shape4. */
+    static const int dims[5][4] = {{0}, {3}, {0, 3}, {0, 2, 3}, {0, 1, 2, 3}};
+    for (int i = 0; i < in->rank; i++) {
+        *before[dims[in->rank][i]] = p[2 * i];
+        *after[dims[in->rank][i]] = p[2 * i + 1];
+    }
+    return r;
+}
+
 static vki_status validate(const vki_model *m, int o) {
-    return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "not implemented yet");
+    const vki_op *op = &m->ops[o];
+    if (op->n_inputs != 2)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d inputs, need 2", op->n_inputs);
+    if (op->n_outputs != 1)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d outputs, need 1", op->n_outputs);
+    vki_status s = vki_op_check_float_tensor(m, o, op->inputs[0], "input", 0);
+    if (!s) s = vki_op_check_float_tensor(m, o, op->outputs[0], "output", 0);
+    if (s) return s;
+    const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
+    if (out->data)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "output 0 (tensor %d) is a constant",
+                           op->outputs[0]);
+    if (out->rank != in->rank)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "input has rank %d but output has rank %d",
+                           in->rank, out->rank);
+
+    int pt = op->inputs[1];
+    if (pt < 0 || pt >= m->n_tensors)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "paddings: tensor index %d out of range", pt);
+    const vki_tensor *pads = &m->tensors[pt];
+    if (pads->dtype != VKI_DTYPE_INT32)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "paddings tensor %d '%s' is not int32",
+                           pt, pads->name);
+    if (!pads->data)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "paddings tensor %d '%s' must be a constant", pt, pads->name);
+    if (pads->rank != 2 || pads->shape[0] != in->rank || pads->shape[1] != 2) {
+        char got[64] = "";
+        int n = 0;
+        for (int i = 0; i < pads->rank && n < (int)sizeof got - 12; i++)
+            n += snprintf(got + n, sizeof got - (size_t)n, "%s%d", i ? "," : "", pads->shape[i]);
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "paddings tensor %d has shape [%s], need [%d,2]",
+                           pt, got, in->rank);
+    }
+    if (pads->data_bytes < (size_t)in->rank * 2 * sizeof(int32_t))
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "paddings tensor %d holds %zu bytes, need %zu",
+                           pt, pads->data_bytes, (size_t)in->rank * 2 * sizeof(int32_t));
+    const int32_t *p = (const int32_t *)pads->data;
+    for (int i = 0; i < in->rank; i++)
+        if (p[2 * i] < 0 || p[2 * i + 1] < 0)
+            return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                               "paddings of dimension %d are [%d,%d], must not be negative", i,
+                               (int)p[2 * i], (int)p[2 * i + 1]);
+    pad4 pd = read_paddings(m, op);
+    if (pd.before.n || pd.after.n)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "batch padding [%d,%d] is not supported", pd.before.n, pd.after.n);
+    vki_shape4 si = vki_tensor_shape4(in);
+    vki_shape4 want = {1, si.h + pd.before.h + pd.after.h, si.w + pd.before.w + pd.after.w,
+                       si.c + pd.before.c + pd.after.c};
+    return vki_op_check_shape(m, o, op->outputs[0], want);
 }
-static vki_status build(vki_build *b, const vki_model *m, int o) { (void)b; return validate(m, o); }
-static void reference(const vki_model *m, const vki_op *op, const float *const *in, float *const *out) {
-    (void)m; (void)op; (void)in; (void)out;
+
+static vki_status build(vki_build *b, const vki_model *m, int o) {
+    const vki_op *op = &m->ops[o];
+    const vki_tensor *in = vki_op_in(m, op, 0);
+    vki_shape4 si = vki_tensor_shape4(in), so = vki_tensor_shape4(vki_op_out(m, op, 0));
+    pad4 pd = read_paddings(m, op);
+    vki_dispatch d;
+    vki_dispatch_init(&d, "pad", VKI_WG_ELEMENTWISE);
+    vki_define_shape(&d, "IN", si);
+    vki_define_shape(&d, "OUT", so);
+    vki_define_int(&d, "PAD_H", pd.before.h);
+    vki_define_int(&d, "PAD_W", pd.before.w);
+    vki_define_int(&d, "PAD_C", pd.before.c);
+    if (in->data) {
+        /* A constant the loader did not fold: read it from the weights instead. */
+        int blob = vki_build_weights_phwc4(b, in->data, si);
+        if (blob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+        vki_dispatch_bind_weights(&d, blob);
+    } else {
+        vki_dispatch_bind_tensor(&d, op->inputs[0]);
+    }
+    vki_dispatch_bind_tensor(&d, op->outputs[0]);
+    vki_dispatch_grid_phwc4(&d, so);
+    return vki_build_dispatch(b, &d);
 }
-const vki_op_def vki_op_pad = {VKI_OP_CUSTOM, validate, build, reference};
+
+static void reference(const vki_model *m, const vki_op *op, const float *const *in,
+                      float *const *out) {
+    vki_shape4 si = vki_tensor_shape4(vki_op_in(m, op, 0));
+    vki_shape4 so = vki_tensor_shape4(vki_op_out(m, op, 0));
+    pad4 pd = read_paddings(m, op);
+    for (int y = 0; y < so.h; y++)
+        for (int x = 0; x < so.w; x++)
+            for (int c = 0; c < so.c; c++) {
+                int iy = y - pd.before.h, ix = x - pd.before.w, ic = c - pd.before.c;
+                int inside = iy >= 0 && iy < si.h && ix >= 0 && ix < si.w && ic >= 0 && ic < si.c;
+                out[0][((size_t)y * so.w + x) * so.c + c] =
+                    inside ? in[0][((size_t)iy * si.w + ix) * si.c + ic] : 0.0f;
+            }
+}
+
+const vki_op_def vki_op_pad = {VKI_OP_PAD, validate, build, reference};

@@ -1,10 +1,96 @@
-/* pool.c: placeholder until the op lands. */
+/* pool.c: MAX_POOL_2D and AVERAGE_POOL_2D (one kernel, glsl/pool.comp). Average pooling
+ * divides by the number of window cells inside the input, as TFLite does, so padded cells
+ * never dilute edge outputs. */
 #include "ops.h"
+
+#include <float.h>
+
+static const char *pool_kind(const vki_op *op) {
+    return op->code == VKI_OP_MAX_POOL_2D ? "max" : "average";
+}
+
 static vki_status validate(const vki_model *m, int o) {
-    return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "not implemented yet");
+    vki_status s = vki_op_check_arity(m, o, 1, 1, 1);
+    if (s) return s;
+    const vki_op *op = &m->ops[o];
+    const vki_tensor *in = vki_op_in(m, op, 0);
+    const vki_tensor *out = vki_op_out(m, op, 0);
+    if (in->rank != 4 || out->rank != 4)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "input and output must have rank 4, got %d and %d", in->rank, out->rank);
+    if (in->data)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "input is a constant");
+    const vki_pool_options *p = &op->opt.pool;
+    if (p->padding != VKI_PAD_SAME && p->padding != VKI_PAD_VALID)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "unknown padding %d", (int)p->padding);
+    if (p->filter_w < 1 || p->filter_h < 1 || p->stride_w < 1 || p->stride_h < 1)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "filter %dx%d and stride %dx%d (HxW) must be positive", p->filter_h,
+                           p->filter_w, p->stride_h, p->stride_w);
+    if ((unsigned)p->activation > VKI_ACT_TANH)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "unknown fused activation %d",
+                           (int)p->activation);
+    vki_shape4 si = vki_tensor_shape4(in);
+    vki_shape4 want = {1, vki_conv_out_size(p->padding, si.h, p->filter_h, p->stride_h, 1),
+                       vki_conv_out_size(p->padding, si.w, p->filter_w, p->stride_w, 1), si.c};
+    if (want.h < 1 || want.w < 1)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "%dx%d VALID %s pool window does not fit the %dx%d input", p->filter_h,
+                           p->filter_w, pool_kind(op), si.h, si.w);
+    return vki_op_check_shape(m, o, op->outputs[0], want);
 }
-static vki_status build(vki_build *b, const vki_model *m, int o) { (void)b; return validate(m, o); }
-static void reference(const vki_model *m, const vki_op *op, const float *const *in, float *const *out) {
-    (void)m; (void)op; (void)in; (void)out;
+
+static vki_status build(vki_build *b, const vki_model *m, int o) {
+    const vki_op *op = &m->ops[o];
+    const vki_pool_options *p = &op->opt.pool;
+    vki_shape4 in = vki_tensor_shape4(vki_op_in(m, op, 0));
+    vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
+    vki_dispatch d;
+    vki_dispatch_init(&d, "pool", VKI_WG_POOL);
+    vki_define_int(&d, op->code == VKI_OP_MAX_POOL_2D ? "POOL_MAX" : "POOL_AVERAGE", 1);
+    vki_define_activation(&d, p->activation);
+    vki_define_shape(&d, "IN", in);
+    vki_define_shape(&d, "OUT", out);
+    vki_define_int(&d, "FILTER_W", p->filter_w);
+    vki_define_int(&d, "FILTER_H", p->filter_h);
+    vki_define_int(&d, "STRIDE_W", p->stride_w);
+    vki_define_int(&d, "STRIDE_H", p->stride_h);
+    vki_define_int(&d, "PAD_W", vki_conv_pad_before(p->padding, in.w, p->filter_w, p->stride_w, 1));
+    vki_define_int(&d, "PAD_H", vki_conv_pad_before(p->padding, in.h, p->filter_h, p->stride_h, 1));
+    vki_dispatch_bind_tensor(&d, op->inputs[0]);
+    vki_dispatch_bind_tensor(&d, op->outputs[0]);
+    vki_dispatch_grid_phwc4(&d, out);
+    return vki_build_dispatch(b, &d);
 }
-const vki_op_def vki_op_max_pool2d = {VKI_OP_CUSTOM, validate, build, reference};
+
+/* Straight from TFLite's reference_ops::MaxPool / AveragePool (float). */
+static void reference(const vki_model *m, const vki_op *op, const float *const *in,
+                      float *const *out) {
+    const vki_pool_options *p = &op->opt.pool;
+    vki_shape4 si = vki_tensor_shape4(vki_op_in(m, op, 0));
+    vki_shape4 so = vki_tensor_shape4(vki_op_out(m, op, 0));
+    int pad_h = vki_conv_pad_before(p->padding, si.h, p->filter_h, p->stride_h, 1);
+    int pad_w = vki_conv_pad_before(p->padding, si.w, p->filter_w, p->stride_w, 1);
+    int is_max = op->code == VKI_OP_MAX_POOL_2D;
+    for (int y = 0; y < so.h; y++)
+        for (int x = 0; x < so.w; x++)
+            for (int c = 0; c < so.c; c++) {
+                int y0 = y * p->stride_h - pad_h, x0 = x * p->stride_w - pad_w;
+                float acc = is_max ? -FLT_MAX : 0.0f;
+                int count = 0;
+                for (int ky = 0; ky < p->filter_h; ky++)
+                    for (int kx = 0; kx < p->filter_w; kx++) {
+                        int iy = y0 + ky, ix = x0 + kx;
+                        if (iy < 0 || iy >= si.h || ix < 0 || ix >= si.w) continue;
+                        float v = in[0][((size_t)iy * si.w + ix) * si.c + c];
+                        if (is_max) acc = v > acc ? v : acc;
+                        else acc += v;
+                        count++;
+                    }
+                if (!is_max) acc = count ? acc / (float)count : 0.0f;
+                out[0][((size_t)y * so.w + x) * so.c + c] = vki_apply_activation(p->activation, acc);
+            }
+}
+
+const vki_op_def vki_op_max_pool2d = {VKI_OP_MAX_POOL_2D, validate, build, reference};
+const vki_op_def vki_op_average_pool2d = {VKI_OP_AVERAGE_POOL_2D, validate, build, reference};

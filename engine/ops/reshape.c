@@ -1,10 +1,118 @@
-/* reshape.c: placeholder until the op lands. */
+/* reshape.c: RESHAPE. The output tensor's shape is authoritative; the optional int32
+ * shape input is only cross-checked. When input and output have the same channel count
+ * their PHWC4 bytes are identical (equal C and equal element count give equal H*W, and
+ * PHWC4 index (s*H + y)*W + x depends on y and x only through y*W + x), so the output
+ * aliases the input and nothing is dispatched; otherwise glsl/gather.comp moves each
+ * lane by its dense NHWC linear index. */
 #include "ops.h"
+
+#include <stdio.h>
+
+static void format_dims(char *buf, size_t size, int rank, const int *dims) {
+    size_t n = (size_t)snprintf(buf, size, "[");
+    for (int i = 0; i < rank && n < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%d", i ? "," : "", dims[i]);
+    if (n < size) snprintf(buf + n, size - n, "]");
+}
+
+/* A constant shape input must describe the output tensor (one -1 stands for the rest). */
+static vki_status check_shape_input(const vki_model *m, int o) {
+    const vki_op *op = &m->ops[o];
+    int t = op->inputs[1];
+    if (t < 0) return VKI_OK;
+    if (t >= m->n_tensors)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "shape: tensor index %d out of range", t);
+    const vki_tensor *st = &m->tensors[t];
+    if (st->dtype != VKI_DTYPE_INT32)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "shape tensor %d '%s' is not int32",
+                           t, st->name);
+    if (st->rank != 1)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "shape tensor %d '%s' has rank %d, need 1",
+                           t, st->name, st->rank);
+    /* A computed shape cannot disagree with the static output shape by the time the
+     * graph runs; only a constant one can be checked here. */
+    if (!st->data) return VKI_OK;
+    const vki_tensor *out = vki_op_out(m, op, 0);
+    int n = st->shape[0];
+    if (n > VKI_MAX_RANK || st->data_bytes < (size_t)n * sizeof(int32_t))
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "shape tensor %d '%s' is malformed", t,
+                           st->name);
+    int dims[VKI_MAX_RANK];
+    const int32_t *v = (const int32_t *)st->data;
+    int wildcard = -1;
+    size_t known = 1;
+    for (int i = 0; i < n; i++) {
+        dims[i] = (int)v[i];
+        if (v[i] == -1 && wildcard < 0) wildcard = i;
+        else known *= v[i] > 0 ? (size_t)v[i] : 0;
+    }
+    size_t total = vki_tensor_elements(out);
+    if (wildcard >= 0 && known > 0 && total % known == 0) dims[wildcard] = (int)(total / known);
+    int same = n == out->rank;
+    for (int i = 0; same && i < n; i++) same = dims[i] == out->shape[i];
+    if (!same) {
+        char want[96], got[96];
+        format_dims(want, sizeof want, n, (const int *)dims);
+        format_dims(got, sizeof got, out->rank, out->shape);
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "shape tensor %d asks for %s but output tensor %d is %s", t, want,
+                           op->outputs[0], got);
+    }
+    return VKI_OK;
+}
+
 static vki_status validate(const vki_model *m, int o) {
-    return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "not implemented yet");
+    const vki_op *op = &m->ops[o];
+    if (op->n_inputs < 1 || op->n_inputs > 2)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d inputs, need 1 to 2", op->n_inputs);
+    if (op->n_outputs != 1)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d outputs, need 1", op->n_outputs);
+    vki_status s = vki_op_check_float_tensor(m, o, op->inputs[0], "input", 0);
+    if (!s) s = vki_op_check_float_tensor(m, o, op->outputs[0], "output", 0);
+    if (s) return s;
+    const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
+    if (out->data)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "output 0 (tensor %d) is a constant",
+                           op->outputs[0]);
+    size_t ni = vki_tensor_elements(in), no = vki_tensor_elements(out);
+    if (ni != no) {
+        char si[96], so[96];
+        format_dims(si, sizeof si, in->rank, in->shape);
+        format_dims(so, sizeof so, out->rank, out->shape);
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "input %s has %zu elements but output %s has %zu", si, ni, so, no);
+    }
+    if (op->n_inputs == 2) return check_shape_input(m, o);
+    return VKI_OK;
 }
-static vki_status build(vki_build *b, const vki_model *m, int o) { (void)b; return validate(m, o); }
-static void reference(const vki_model *m, const vki_op *op, const float *const *in, float *const *out) {
-    (void)m; (void)op; (void)in; (void)out;
+
+static vki_status build(vki_build *b, const vki_model *m, int o) {
+    const vki_op *op = &m->ops[o];
+    const vki_tensor *in = vki_op_in(m, op, 0);
+    vki_shape4 si = vki_tensor_shape4(in), so = vki_tensor_shape4(vki_op_out(m, op, 0));
+    if (!in->data && si.c == so.c) return vki_build_alias(b, op->outputs[0], op->inputs[0]);
+    vki_dispatch d;
+    vki_dispatch_init(&d, "gather", VKI_WG_ELEMENTWISE);
+    vki_define_shape(&d, "IN", si);
+    vki_define_shape(&d, "OUT", so);
+    if (in->data) {
+        /* A constant the loader did not fold has no storage to alias: copy from weights. */
+        int blob = vki_build_weights_phwc4(b, in->data, si);
+        if (blob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+        vki_dispatch_bind_weights(&d, blob);
+    } else {
+        vki_dispatch_bind_tensor(&d, op->inputs[0]);
+    }
+    vki_dispatch_bind_tensor(&d, op->outputs[0]);
+    vki_dispatch_grid_phwc4(&d, so);
+    return vki_build_dispatch(b, &d);
 }
-const vki_op_def vki_op_reshape = {VKI_OP_CUSTOM, validate, build, reference};
+
+/* Dense NHWC data is already in reshape order. */
+static void reference(const vki_model *m, const vki_op *op, const float *const *in,
+                      float *const *out) {
+    size_t n = vki_tensor_elements(vki_op_out(m, op, 0));
+    for (size_t i = 0; i < n; i++) out[0][i] = in[0][i];
+}
+
+const vki_op_def vki_op_reshape = {VKI_OP_RESHAPE, validate, build, reference};
