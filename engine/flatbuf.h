@@ -66,6 +66,8 @@ static inline bool vki_fb_fits(const vki_fb *fb, size_t at, size_t n) {
 }
 
 static inline bool vki_fb_table_at(vki_fb *fb, size_t pos, vki_fb_table *t) {
+    /* An empty table (every field absent) until the checks pass: outputs are always set. */
+    *t = (vki_fb_table){fb, 0, 0, 0, 0};
     if (!vki_fb_fits(fb, pos, 4))
         return VKI_FB_ERR(fb, "table at offset %zu is past the end of the buffer (%zu bytes)",
                           pos, fb->size);
@@ -94,6 +96,7 @@ static inline bool vki_fb_table_at(vki_fb *fb, size_t pos, vki_fb_table *t) {
 
 /* The root table: a uoffset at byte 0. */
 static inline bool vki_fb_root(vki_fb *fb, vki_fb_table *t) {
+    *t = (vki_fb_table){fb, 0, 0, 0, 0};
     if (fb->size < 8)
         return VKI_FB_ERR(fb, "file is %zu bytes, too short for a FlatBuffer", fb->size);
     uint32_t off = vki_fb_rd32(fb, 0);
@@ -164,6 +167,7 @@ static inline bool vki_fb_u64(const vki_fb_table *t, unsigned id, uint64_t def, 
 
 /* Follows the uoffset stored at `at` (already known to be inside the buffer). */
 static inline bool vki_fb_deref(vki_fb *fb, size_t at, size_t *target) {
+    *target = 0;
     uint32_t off = vki_fb_rd32(fb, at);
     if (off == 0 || off > fb->size - at)
         return VKI_FB_ERR(fb, "offset %u at %zu points outside the buffer (%zu bytes)",
@@ -174,6 +178,7 @@ static inline bool vki_fb_deref(vki_fb *fb, size_t at, size_t *target) {
 
 /* Checks a vector whose length prefix is at vpos. */
 static inline bool vki_fb_vec_at(vki_fb *fb, size_t vpos, size_t elem, vki_fb_vec *v) {
+    *v = (vki_fb_vec){0, 0};
     if (!vki_fb_fits(fb, vpos, 4))
         return VKI_FB_ERR(fb, "vector at offset %zu is past the end of the buffer (%zu bytes)",
                           vpos, fb->size);
@@ -196,6 +201,7 @@ static inline bool vki_fb_table_field(const vki_fb_table *t, unsigned id, vki_fb
                                       bool *present) {
     size_t at, target;
     *present = false;
+    *sub = (vki_fb_table){t->fb, 0, 0, 0, 0};
     if (!vki_fb_slot(t, id, 4, &at)) return false;
     if (!at) return true;
     if (!vki_fb_deref(t->fb, at, &target) || !vki_fb_table_at(t->fb, target, sub)) return false;

@@ -32,6 +32,7 @@ struct vki_build {
     vki_blob *blobs;
     int n_blobs, cap_blobs;
     int *storage_of;            /* tensor -> tensor whose storage it uses */
+    int current_op;             /* op being built, -1 for I/O conversions */
 };
 
 static int grow(void **p, int *cap, int need, size_t elem) {
@@ -79,7 +80,8 @@ int vki_build_weights_phwc4(vki_build *b, const float *nhwc, vki_shape4 s) {
 vki_status vki_build_dispatch(vki_build *b, const vki_dispatch *d) {
     if (!grow((void **)&b->dispatches, &b->cap_dispatches, b->n_dispatches + 1, sizeof *d))
         return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
-    b->dispatches[b->n_dispatches++] = *d;
+    b->dispatches[b->n_dispatches] = *d;
+    b->dispatches[b->n_dispatches++].op_index = b->current_op;
     return VKI_OK;
 }
 
@@ -125,12 +127,15 @@ static vki_status emit_io_conversion(vki_build *b, int io, int is_input) {
 static vki_status emit_all(vki_build *b) {
     const vki_model *m = b->m;
     vki_status s = VKI_OK;
+    b->current_op = -1;
     for (int i = 0; i < m->n_inputs && !s; i++) s = emit_io_conversion(b, i, 1);
     for (int o = 0; o < m->n_ops && !s; o++) {
         const vki_op_def *def = vki_op_find(&m->ops[o]);
         if (!def) return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "op is not supported");
+        b->current_op = o;
         s = def->build(b, m, o);
     }
+    b->current_op = -1;
     for (int i = 0; i < m->n_outputs && !s; i++) s = emit_io_conversion(b, i, 0);
     return s;
 }
@@ -354,7 +359,12 @@ static vki_status create_descriptors(vki_graph *g, vki_build *b) {
         s = pipeline_for(g, d, step->wg, &step->pipeline);
         if (s) return s;
         step->layout = g->pipe_layouts[d->n_bindings];
-        for (int a = 0; a < 3; a++) step->groups[a] = (d->grid[a] + step->wg[a] - 1) / step->wg[a];
+        for (int a = 0; a < 3; a++) {
+            step->groups[a] = (d->grid[a] + step->wg[a] - 1) / step->wg[a];
+            step->grid[a] = d->grid[a];
+        }
+        step->kernel = d->kernel;
+        step->op_index = d->op_index;
         VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
                                           .descriptorPool = g->descriptor_pool,
                                           .descriptorSetCount = 1,
@@ -380,7 +390,7 @@ static vki_status create_descriptors(vki_graph *g, vki_build *b) {
 
 /* ---- step 4: the command buffer --------------------------------------------------------- */
 
-static vki_status record(vki_graph *g) {
+static vki_status record(vki_graph *g, int profile) {
     vki_context *ctx = g->ctx;
     const VkDevice dev = ctx->device;
     VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
@@ -397,9 +407,25 @@ static vki_status record(vki_graph *g) {
     r = ctx->vk.vkCreateFence(dev, &fi, NULL, &g->fence);
     if (r != VK_SUCCESS) return vki_vk_fail(r, "graph", "vkCreateFence");
 
+    if (profile) {
+        if (!ctx->props.limits.timestampComputeAndGraphics || ctx->props.limits.timestampPeriod <= 0)
+            return vki_fail(VKI_ERROR_DEVICE_FEATURE, "graph: profiling needs timestamps, which %s lacks",
+                            ctx->props.deviceName);
+        VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                    .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                                    .queryCount = (uint32_t)g->n_steps + 1};
+        r = ctx->vk.vkCreateQueryPool(dev, &qi, NULL, &g->timestamps);
+        if (r != VK_SUCCESS) return vki_vk_fail(r, "graph", "vkCreateQueryPool");
+        g->step_ms = calloc((size_t)g->n_steps + 1, sizeof *g->step_ms);
+        if (!g->step_ms) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    }
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     r = ctx->vk.vkBeginCommandBuffer(g->cmd, &bi);
     if (r != VK_SUCCESS) return vki_vk_fail(r, "graph", "vkBeginCommandBuffer");
+    if (g->timestamps) {
+        ctx->vk.vkCmdResetQueryPool(g->cmd, g->timestamps, 0, (uint32_t)g->n_steps + 1);
+        ctx->vk.vkCmdWriteTimestamp(g->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, g->timestamps, 0);
+    }
     VkMemoryBarrier between = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                                .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
                                .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
@@ -413,6 +439,9 @@ static vki_status record(vki_graph *g) {
         ctx->vk.vkCmdBindDescriptorSets(g->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 1,
                                         &s->set, 0, NULL);
         ctx->vk.vkCmdDispatch(g->cmd, s->groups[0], s->groups[1], s->groups[2]);
+        if (g->timestamps)
+            ctx->vk.vkCmdWriteTimestamp(g->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                        g->timestamps, (uint32_t)k + 1);
     }
     VkMemoryBarrier to_host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                                .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
@@ -453,7 +482,6 @@ static vki_model *copy_io(const vki_model *m) {
 
 vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
                             const vki_graph_options *options, vki_graph **out) {
-    (void)options;
     if (!out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: out is NULL");
     *out = NULL;
     if (!ctx || !model) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: NULL context or model");
@@ -470,7 +498,7 @@ vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
     if (!s) s = plan_memory(g, &b);
     if (!s) s = create_staging(g);
     if (!s) s = create_descriptors(g, &b);
-    if (!s) s = record(g);
+    if (!s) s = record(g, options && options->profile);
     build_free(&b);
     if (s) {
         vki_graph_destroy(g);
@@ -485,6 +513,8 @@ void vki_graph_destroy(vki_graph *g) {
     vki_context *ctx = g->ctx;
     const VkDevice dev = ctx->device;
     if (g->fence) ctx->vk.vkDestroyFence(dev, g->fence, NULL);
+    if (g->timestamps) ctx->vk.vkDestroyQueryPool(dev, g->timestamps, NULL);
+    free(g->step_ms);
     if (g->command_pool) ctx->vk.vkDestroyCommandPool(dev, g->command_pool, NULL);
     if (g->descriptor_pool) ctx->vk.vkDestroyDescriptorPool(dev, g->descriptor_pool, NULL);
     for (int i = 0; i < g->n_pipelines; i++) ctx->vk.vkDestroyPipeline(dev, g->pipelines[i].pipeline, NULL);
@@ -530,6 +560,21 @@ vki_status vki_graph_set_input(vki_graph *g, int index, const float *data, size_
     return VKI_OK;
 }
 
+static vki_status read_timestamps(vki_graph *g) {
+    vki_context *ctx = g->ctx;
+    uint32_t n = (uint32_t)g->n_steps + 1;
+    uint64_t *ticks = malloc(sizeof(uint64_t) * n);
+    if (!ticks) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    VkResult r = ctx->vk.vkGetQueryPoolResults(ctx->device, g->timestamps, 0, n, sizeof(uint64_t) * n,
+                                               ticks, sizeof(uint64_t),
+                                               VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+    if (r == VK_SUCCESS)
+        for (uint32_t k = 1; k < n; k++)
+            g->step_ms[k - 1] = (double)(ticks[k] - ticks[k - 1]) * ctx->props.limits.timestampPeriod / 1e6;
+    free(ticks);
+    return r == VK_SUCCESS ? VKI_OK : vki_vk_fail(r, "run", "vkGetQueryPoolResults");
+}
+
 vki_status vki_graph_run(vki_graph *g) {
     if (!g) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_run: graph is NULL");
     vki_context *ctx = g->ctx;
@@ -543,6 +588,7 @@ vki_status vki_graph_run(vki_graph *g) {
     if (r != VK_SUCCESS) return vki_vk_fail(r, "run", "vkWaitForFences");
     for (int i = 0; i < g->model_io->n_outputs; i++)
         vki_buffer_invalidate(ctx, &g->io[g->model_io->n_inputs + i].staging);
+    if (g->timestamps) return read_timestamps(g);
     return VKI_OK;
 }
 
@@ -560,3 +606,14 @@ vki_status vki_graph_memory(const vki_graph *g, vki_memory_report *out) {
 }
 
 int vki_graph_dispatch_count(const vki_graph *g) { return g ? g->n_steps : 0; }
+
+int vki_graph_profile(const vki_graph *g, vki_dispatch_profile *out, int max) {
+    if (!g || !g->timestamps) return -1;
+    for (int k = 0; k < g->n_steps && k < max && out; k++) {
+        const vki_step *s = &g->steps[k];
+        out[k] = (vki_dispatch_profile){s->kernel, s->op_index, g->step_ms[k],
+                                        {s->grid[0], s->grid[1], s->grid[2]},
+                                        {s->wg[0], s->wg[1], s->wg[2]}};
+    }
+    return g->n_steps;
+}

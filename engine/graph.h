@@ -12,6 +12,9 @@ typedef struct vki_step {
     VkDescriptorSet set;
     uint32_t wg[3];
     uint32_t groups[3];
+    uint32_t grid[3];
+    const char *kernel;         /* static string from the op file */
+    int op_index;
 } vki_step;
 
 typedef struct vki_pipeline_entry {
@@ -42,6 +45,8 @@ struct vki_graph {
     VkCommandPool command_pool;
     VkCommandBuffer cmd;
     VkFence fence;
+    VkQueryPool timestamps;         /* n_steps + 1 queries when profiling, else null */
+    double *step_ms;
 };
 
 #endif

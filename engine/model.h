@@ -112,6 +112,18 @@ typedef struct vki_op {
         vki_pool_options pool;
         struct { vki_activation activation; } eltwise;   /* ADD, MUL, SUB, DIV */
         struct { int axis; vki_activation activation; } concat;
+        struct { float alpha; } leaky_relu;
+        struct { float beta; } softmax;
+        struct { bool align_corners, half_pixel_centers; } resize;
+        struct { vki_activation activation; bool keep_num_dims; } fully_connected;
+        struct { bool keep_dims; } reduce;                       /* MEAN */
+        struct { int block_size; } space_depth;                  /* DEPTH_TO_SPACE, SPACE_TO_DEPTH */
+        struct {
+            int begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask;
+            bool offset;
+        } strided_slice;
+        /* TRANSPOSE_CONV and MediaPipe's Convolution2DTransposeBias custom op. */
+        struct { vki_padding padding; int stride_w, stride_h; vki_activation activation; } transpose_conv;
     } opt;
 } vki_op;
 

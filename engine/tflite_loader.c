@@ -1,5 +1,6 @@
-/* tflite_loader.c: .tflite bytes to the IR of model.h, the float16 folding pass, and the
- * public vki_model_load_file / vki_model_load_memory.
+/* tflite_loader.c: .tflite bytes to the IR of model.h, the load-time constant folding
+ * (sparse densify, DENSIFY and float16 DEQUANTIZE), and the public vki_model_load_file /
+ * vki_model_load_memory.
  *
  * The FlatBuffer is read through flatbuf.h, which checks every offset before use; this
  * file adds the TFLite schema on top (field ids from tensorflow/lite/schema/schema.fbs)
@@ -9,6 +10,7 @@
 #include "loader.h"
 
 #include "flatbuf.h"
+#include "ops/ops.h"
 #include "status.h"
 
 #include <errno.h>
@@ -17,10 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Provided by the ops layer (engine/ops/ops.h): checks every op against what the
- * engine supports. */
-vki_status vki_model_validate(vki_model *m);
 
 #define TFLITE_SCHEMA_VERSION 3
 
@@ -59,8 +57,9 @@ typedef struct loader {
     vki_fb_vec buffers;
     opcode_entry *opcodes;
     uint32_t n_opcodes;
-    /* Several tensors may share one buffer and each gets its own copy; capping the total
-     * keeps a small hostile file from asking for gigabytes. */
+    /* Several tensors may share one buffer and each gets its own copy, and a sparse
+     * tensor expands when densified; capping the total keeps a small hostile file from
+     * asking for gigabytes. */
     uint64_t const_bytes, const_limit;
 } loader;
 
@@ -223,6 +222,286 @@ static vki_status buffer_bytes(loader *L, const label *lb, uint32_t index,
     return VKI_OK;
 }
 
+/* Counts bytes about to be copied against the file's constant budget. */
+static vki_status charge(loader *L, const label *lb, uint64_t bytes) {
+    L->const_bytes += bytes;
+    if (L->const_bytes > L->const_limit)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: constant data totals more than %llu bytes "
+                   "(buffers shared too often, or a sparse tensor too sparse)", lb->s,
+                   (unsigned long long)L->const_limit);
+    return VKI_OK;
+}
+
+/* ---- sparse constants ----------------------------------------------------------------
+ * TFLite's sparse format (SparsityParameters): the dense shape's n dims, k of them split
+ * into blocks, are traversed in traversal_order over n + k levels; each level is DENSE
+ * (every index in turn) or SPARSE_CSR (segments[p]..segments[p+1] of indices for parent
+ * position p). Values are stored in traversal order. The loader densifies at read time,
+ * so the IR only ever holds dense constants and a DENSIFY of a constant folds away.
+ * Every count is checked against the file before the walk, which therefore does work
+ * bounded by the file size and the dense size. */
+
+#define SPARSE_MAX_LEVELS (2 * VKI_MAX_RANK)
+
+typedef struct index_vec {
+    vki_fb_vec v;
+    unsigned width;             /* 4, 2 or 1 bytes per entry */
+} index_vec;
+
+typedef struct sparse_level {
+    bool csr;
+    uint32_t size;              /* extent of the traversed (possibly blocked) dim */
+    index_vec segments, indices;
+} sparse_level;
+
+typedef struct sparse_plan {
+    int rank, n_levels, n_blocks;
+    const int *shape;
+    int block_map[VKI_MAX_RANK];
+    int block_size[VKI_MAX_RANK];
+    int level_of[SPARSE_MAX_LEVELS];    /* which level traverses dim d (n + b: block b) */
+    sparse_level lv[SPARSE_MAX_LEVELS];
+} sparse_plan;
+
+static int64_t index_at(const vki_fb *fb, const index_vec *iv, uint32_t i) {
+    size_t at = iv->v.data + (size_t)i * iv->width;
+    if (iv->width == 4) return (int32_t)vki_fb_rd32(fb, at);
+    if (iv->width == 2) return vki_fb_rd16(fb, at);
+    return fb->buf[at];
+}
+
+/* A SparseIndexVector union: Int32Vector (1), Uint16Vector (2) or Uint8Vector (3), each a
+ * table whose field 0 is the values vector. */
+static vki_status read_index_vec(loader *L, const vki_fb_table *dm, unsigned type_field,
+                                 const label *lb, int level, const char *what, index_vec *iv) {
+    static const unsigned widths[4] = {0, 4, 2, 1};
+    uint8_t type;
+    vki_fb_table t;
+    bool present;
+    if (!vki_fb_u8(dm, type_field, 0, &type) || !vki_fb_table_field(dm, type_field + 1, &t, &present))
+        return bad_fb(L, "%s: sparsity level %d: %s", lb->s, level, what);
+    if (type < 1 || type > 3 || !present)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: sparsity level %d: %s has type %u, need "
+                   "an index vector", lb->s, level, what, type);
+    iv->width = widths[type];
+    if (!vki_fb_vec_field(&t, 0, iv->width, &iv->v))
+        return bad_fb(L, "%s: sparsity level %d: %s", lb->s, level, what);
+    return VKI_OK;
+}
+
+/* Checks that traversal_order lists the n dims and then the k block dims, once each. */
+static vki_status read_traversal(loader *L, const vki_fb_table *sp, const label *lb,
+                                 sparse_plan *p) {
+    vki_fb_vec order, blocks;
+    if (!vki_fb_vec_field(sp, SPARSE_TRAVERSAL, 4, &order) ||
+        !vki_fb_vec_field(sp, SPARSE_BLOCK_MAP, 4, &blocks))
+        return bad_fb(L, "%s: sparsity", lb->s);
+    if (blocks.len > (uint32_t)p->rank || order.len != (uint32_t)p->rank + blocks.len)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: sparsity: traversal_order has %u entries "
+                   "for rank %d with %u block dims", lb->s, order.len, p->rank, blocks.len);
+    p->n_blocks = (int)blocks.len;
+    p->n_levels = (int)order.len;
+    for (int d = 0; d < p->n_levels; d++) p->level_of[d] = -1;
+    for (int l = 0; l < p->n_levels; l++) {
+        int32_t d = vki_fb_vec_i32(&L->fb, &order, (uint32_t)l);
+        bool ok = l < p->rank ? d >= 0 && d < p->rank : d >= p->rank && d < p->n_levels;
+        if (!ok || p->level_of[d] >= 0)
+            return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: sparsity: traversal_order[%d] = %d is "
+                       "invalid or repeated", lb->s, l, d);
+        p->level_of[d] = l;
+    }
+    for (int b = 0; b < p->n_blocks; b++) {
+        int32_t d = vki_fb_vec_i32(&L->fb, &blocks, (uint32_t)b);
+        if (d < 0 || d >= p->rank || (b > 0 && d <= p->block_map[b - 1]))
+            return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: sparsity: block_map[%d] = %d is invalid "
+                       "(need increasing dims below %d)", lb->s, b, d, p->rank);
+        p->block_map[b] = d;
+    }
+    return VKI_OK;
+}
+
+/* Reads each level's format and sizes; block sizes come from the dense block levels. */
+static vki_status read_levels(loader *L, const vki_fb_table *sp, const label *lb,
+                              sparse_plan *p) {
+    vki_fb_vec dims;
+    int32_t dense_size[SPARSE_MAX_LEVELS];
+    if (!vki_fb_vec_field(sp, SPARSE_DIM_METADATA, 4, &dims))
+        return bad_fb(L, "%s: sparsity: dim_metadata", lb->s);
+    if (dims.len != (uint32_t)p->n_levels)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: sparsity: %u dim_metadata entries for %d "
+                   "levels", lb->s, dims.len, p->n_levels);
+    for (int l = 0; l < p->n_levels; l++) {
+        vki_fb_table dm;
+        int8_t format;
+        if (!vki_fb_vec_table(&L->fb, &dims, (uint32_t)l, &dm) ||
+            !vki_fb_i8(&dm, DIM_FORMAT, 0, &format) ||
+            !vki_fb_i32(&dm, DIM_DENSE_SIZE, 0, &dense_size[l]))
+            return bad_fb(L, "%s: sparsity level %d", lb->s, l);
+        if (format != 0 && format != 1)
+            return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: sparsity level %d: unknown format %d",
+                       lb->s, l, format);
+        sparse_level *lv = &p->lv[l];
+        lv->csr = format == 1;
+        vki_status st = VKI_OK;
+        if (lv->csr) st = read_index_vec(L, &dm, DIM_SEGMENTS_TYPE, lb, l, "array_segments",
+                                         &lv->segments);
+        if (lv->csr && st == VKI_OK)
+            st = read_index_vec(L, &dm, DIM_INDICES_TYPE, lb, l, "array_indices", &lv->indices);
+        if (st != VKI_OK) return st;
+    }
+    int blocked[VKI_MAX_RANK];
+    for (int d = 0; d < p->rank; d++) blocked[d] = p->shape[d];
+    for (int b = 0; b < p->n_blocks; b++) {
+        int l = p->level_of[p->rank + b], d = p->block_map[b];
+        int32_t bs = dense_size[l];
+        if (p->lv[l].csr || bs <= 0 || blocked[d] % bs)
+            return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: sparsity: block %d of dim %d has size "
+                       "%d, need a dense level dividing %d", lb->s, b, d, bs, blocked[d]);
+        p->block_size[b] = bs;
+        blocked[d] /= bs;
+    }
+    for (int l = 0; l < p->n_levels; l++) {
+        int d = -1;
+        while (p->level_of[++d] != l) {}
+        sparse_level *lv = &p->lv[l];
+        lv->size = (uint32_t)(d < p->rank ? blocked[d] : p->block_size[d - p->rank]);
+        if (!lv->csr && dense_size[l] != (int32_t)lv->size)
+            return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: sparsity level %d: dense_size %d, "
+                       "expected %u", lb->s, l, dense_size[l], lv->size);
+    }
+    return VKI_OK;
+}
+
+/* Checks a CSR level for `parents` parent positions and returns how many it yields. */
+static vki_status check_csr(loader *L, const label *lb, int l, const sparse_level *lv,
+                            uint64_t parents, uint64_t *children) {
+    if ((uint64_t)lv->segments.v.len != parents + 1)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: sparsity level %d: %u array_segments for "
+                   "%llu positions", lb->s, l, lv->segments.v.len,
+                   (unsigned long long)parents);
+    int64_t prev = 0;
+    for (uint32_t i = 0; i <= (uint32_t)parents; i++) {
+        int64_t s = index_at(&L->fb, &lv->segments, i);
+        if (s < prev || (i == 0 && s != 0) || s > (int64_t)lv->indices.v.len)
+            return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: sparsity level %d: array_segments[%u] "
+                       "= %lld is out of order or range", lb->s, l, i, (long long)s);
+        prev = s;
+    }
+    if (prev != (int64_t)lv->indices.v.len)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: sparsity level %d: segments cover %lld of "
+                   "%u array_indices", lb->s, l, (long long)prev, lv->indices.v.len);
+    for (uint32_t i = 0; i < lv->indices.v.len; i++) {
+        int64_t x = index_at(&L->fb, &lv->indices, i);
+        if (x < 0 || x >= (int64_t)lv->size)
+            return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: sparsity level %d: array_indices[%u] "
+                       "= %lld, dim size %u", lb->s, l, i, (long long)x, lv->size);
+    }
+    *children = (uint64_t)prev;
+    return VKI_OK;
+}
+
+/* Walks the levels once to check the CSR arrays and count the stored values. */
+static vki_status count_stored(loader *L, const label *lb, const sparse_plan *p,
+                               uint64_t *count) {
+    uint64_t positions = 1;
+    for (int l = 0; l < p->n_levels; l++) {
+        const sparse_level *lv = &p->lv[l];
+        if (!lv->csr) {
+            positions *= lv->size;
+        } else {
+            vki_status st = check_csr(L, lb, l, lv, positions, &positions);
+            if (st != VKI_OK) return st;
+        }
+        /* Dense levels only multiply up to the dense element count (< 2^31), and a CSR
+         * level yields at most its in-file index count, so this bound holds for files
+         * that are consistent; it stops the walk early for those that are not. */
+        if (positions > INT32_MAX)
+            return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: sparsity level %d: %llu positions",
+                       lb->s, l, (unsigned long long)positions);
+    }
+    *count = positions;
+    return VKI_OK;
+}
+
+typedef struct sparse_walk {
+    const sparse_plan *p;
+    const vki_fb *fb;
+    const uint8_t *src;
+    uint8_t *dst;
+    size_t esize;
+    size_t next;                        /* next stored value */
+    uint32_t idx[SPARSE_MAX_LEVELS];    /* index at each level */
+} sparse_walk;
+
+static size_t dense_offset(const sparse_walk *w) {
+    const sparse_plan *p = w->p;
+    size_t orig[VKI_MAX_RANK];
+    for (int d = 0; d < p->rank; d++) orig[d] = w->idx[p->level_of[d]];
+    for (int b = 0; b < p->n_blocks; b++) {
+        int d = p->block_map[b];
+        orig[d] = orig[d] * (size_t)p->block_size[b] + w->idx[p->level_of[p->rank + b]];
+    }
+    size_t off = 0;
+    for (int d = 0; d < p->rank; d++) off = off * (size_t)p->shape[d] + orig[d];
+    return off;
+}
+
+/* Depth is at most SPARSE_MAX_LEVELS; count_stored has checked every index and count. */
+static void sparse_walk_level(sparse_walk *w, int l, size_t pos) {
+    if (l == w->p->n_levels) {
+        memcpy(w->dst + dense_offset(w) * w->esize, w->src + w->next * w->esize, w->esize);
+        w->next++;
+        return;
+    }
+    const sparse_level *lv = &w->p->lv[l];
+    if (!lv->csr) {
+        for (uint32_t i = 0; i < lv->size; i++) {
+            w->idx[l] = i;
+            sparse_walk_level(w, l + 1, pos * lv->size + i);
+        }
+        return;
+    }
+    size_t from = (size_t)index_at(w->fb, &lv->segments, (uint32_t)pos);
+    size_t to = (size_t)index_at(w->fb, &lv->segments, (uint32_t)pos + 1);
+    for (size_t j = from; j < to; j++) {
+        w->idx[l] = (uint32_t)index_at(w->fb, &lv->indices, (uint32_t)j);
+        sparse_walk_level(w, l + 1, j);
+    }
+}
+
+static vki_status read_sparse(loader *L, const vki_fb_table *t, const label *lb,
+                              const uint8_t *src, size_t bytes, size_t esize,
+                              uint64_t elements, vki_tensor *out) {
+    vki_fb_table sp;
+    bool present;
+    if (!vki_fb_table_field(t, TENSOR_SPARSITY, &sp, &present))
+        return bad_fb(L, "%s: sparsity", lb->s);
+    if (!present) return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: sparsity is missing", lb->s);
+    if (esize == 0)
+        return bad(L, VKI_ERROR_UNSUPPORTED_MODEL, "%s: sparse tensor of a type without a "
+                   "fixed element size", lb->s);
+    sparse_plan p = {.rank = out->rank, .shape = out->shape};
+    uint64_t stored = 0;
+    vki_status st = read_traversal(L, &sp, lb, &p);
+    if (st == VKI_OK) st = read_levels(L, &sp, lb, &p);
+    if (st == VKI_OK) st = count_stored(L, lb, &p, &stored);
+    if (st != VKI_OK) return st;
+    if (stored * esize != bytes)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: sparse buffer holds %zu bytes, the "
+                   "sparsity describes %llu values of %zu bytes", lb->s, bytes,
+                   (unsigned long long)stored, esize);
+    size_t dense = (size_t)elements * esize;
+    if ((st = charge(L, lb, dense)) != VKI_OK) return st;
+    out->data = calloc(dense ? dense : 1, 1);
+    if (!out->data) return oom(L, lb->s);
+    out->data_bytes = dense;
+    sparse_walk w = {.p = &p, .fb = &L->fb, .src = src, .dst = out->data, .esize = esize};
+    sparse_walk_level(&w, 0, 0);
+    return VKI_OK;
+}
+
+/* ---- dense constants ---------------------------------------------------------------- */
+
 static vki_status read_constant(loader *L, const vki_fb_table *t, const label *lb,
                                 int8_t type, uint64_t elements, vki_tensor *out) {
     uint32_t index;
@@ -233,16 +512,20 @@ static vki_status read_constant(loader *L, const vki_fb_table *t, const label *l
     const uint8_t *src;
     size_t bytes;
     vki_status st = buffer_bytes(L, lb, index, &src, &bytes);
-    if (st != VKI_OK || bytes == 0) return st;
+    if (st != VKI_OK) return st;
+    bool sparse = vki_fb_present(t, TENSOR_SPARSITY);
+    if (bytes == 0) {
+        if (sparse)
+            return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: sparse tensor without data", lb->s);
+        return VKI_OK;
+    }
     size_t esize = type_size(type);
+    if (sparse) return read_sparse(L, t, lb, src, bytes, esize, elements, out);
     if (esize && (uint64_t)bytes != elements * esize)
         return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: buffer %u holds %zu bytes but the shape "
                    "needs %llu elements of %zu bytes", lb->s, index, bytes,
                    (unsigned long long)elements, esize);
-    L->const_bytes += bytes;
-    if (L->const_bytes > L->const_limit)
-        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: constant data totals more than %llu bytes "
-                   "(buffers shared too often)", lb->s, (unsigned long long)L->const_limit);
+    if ((st = charge(L, lb, bytes)) != VKI_OK) return st;
     out->data = malloc(bytes);
     if (!out->data) return oom(L, lb->s);
     memcpy(out->data, src, bytes);
@@ -261,7 +544,7 @@ static vki_status read_tensor(loader *L, uint32_t i, const vki_fb_table *t, vki_
     const char *name;
     uint32_t name_len;
     int8_t type;
-    uint64_t elements;
+    uint64_t elements = 0;
     label lb = tensor_label(i, "");
     if (!vki_fb_string_field(t, TENSOR_NAME, &name, &name_len))
         return bad_fb(L, "%s: name", lb.s);
@@ -570,7 +853,7 @@ static vki_status read_header(loader *L, vki_fb_table *model) {
 }
 
 static vki_status read_model(loader *L) {
-    vki_fb_table model, sg;
+    vki_fb_table model = {0}, sg = {0};
     vki_fb_vec subgraphs;
     vki_status st = read_header(L, &model);
     if (st != VKI_OK) return st;
@@ -587,7 +870,7 @@ static vki_status read_model(loader *L) {
     return read_io(L, &sg);
 }
 
-/* ---- float16 folding ---------------------------------------------------------------- */
+/* ---- constant folding ---------------------------------------------------------------- */
 
 static bool is_half_constant(const vki_tensor *t) {
     return t->data && t->dtype == VKI_DTYPE_FLOAT16;
@@ -615,20 +898,44 @@ static vki_status fold_dequantize(loader *L, int op_index, const vki_op *op) {
     return VKI_OK;
 }
 
-static vki_status fold_dequantize_ops(loader *L) {
+/* Sparse constants are densified at read time, so DENSIFY of a constant is a copy. */
+static vki_status fold_densify(loader *L, int op_index, const vki_op *op) {
+    const vki_tensor *in = &L->m->tensors[op->inputs[0]];
+    vki_tensor *out = &L->m->tensors[op->outputs[0]];
+    if (out->data || out->dtype != in->dtype ||
+        vki_tensor_elements(out) != vki_tensor_elements(in))
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "op %d DENSIFY: output '%.64s' does not match "
+                   "input '%.64s' in type or size, or is a constant", op_index, out->name,
+                   in->name);
+    out->data = malloc(in->data_bytes ? in->data_bytes : 1);
+    if (!out->data) return oom(L, "DENSIFY");
+    memcpy(out->data, in->data, in->data_bytes);
+    out->data_bytes = in->data_bytes;
+    return VKI_OK;
+}
+
+static bool unary_on_constant(const vki_model *m, const vki_op *op) {
+    return op->n_inputs == 1 && op->n_outputs == 1 && op->inputs[0] >= 0 &&
+           m->tensors[op->inputs[0]].data != NULL;
+}
+
+/* One pass in execution order, so DENSIFY -> DEQUANTIZE chains fold completely. */
+static vki_status fold_constant_ops(loader *L) {
     vki_model *m = L->m;
     int kept = 0;
     for (int i = 0; i < m->n_ops; i++) {
         vki_op *op = &m->ops[i];
-        bool foldable = op->code == VKI_OP_DEQUANTIZE && op->n_inputs == 1 &&
-                        op->n_outputs == 1 && op->inputs[0] >= 0 &&
-                        is_half_constant(&m->tensors[op->inputs[0]]);
-        if (foldable) {
-            vki_status st = fold_dequantize(L, i, op);
-            if (st != VKI_OK) return st;
+        vki_status st = VKI_OK;
+        if (op->code == VKI_OP_DENSIFY && unary_on_constant(m, op)) {
+            st = fold_densify(L, i, op);
+        } else if (op->code == VKI_OP_DEQUANTIZE && unary_on_constant(m, op) &&
+                   is_half_constant(&m->tensors[op->inputs[0]])) {
+            st = fold_dequantize(L, i, op);
+        } else {
+            m->ops[kept++] = *op;
             continue;
         }
-        m->ops[kept++] = *op;
+        if (st != VKI_OK) return st;
     }
     m->n_ops = kept;
     return VKI_OK;
@@ -687,8 +994,8 @@ static vki_status drop_unused_tensors(loader *L) {
     return VKI_OK;
 }
 
-static vki_status fold_float16(loader *L) {
-    vki_status st = fold_dequantize_ops(L);
+static vki_status fold_constants(loader *L) {
+    vki_status st = fold_constant_ops(L);
     if (st == VKI_OK) st = drop_unused_tensors(L);
     if (st == VKI_OK) st = convert_half_constants(L);
     return st;
@@ -703,11 +1010,11 @@ vki_status vki_tflite_parse(const void *data, size_t size, const char *name, vki
     if (!name) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_tflite_parse: name is NULL");
     loader L = {.name = name};
     vki_fb_init(&L.fb, data, size);
-    L.const_limit = 4 * (uint64_t)size + (16u << 20);
+    L.const_limit = 16 * (uint64_t)size + (16u << 20);
     L.m = vki_model_new(name);
     if (!L.m) return oom(&L, "the model");
     vki_status st = read_model(&L);
-    if (st == VKI_OK) st = fold_float16(&L);
+    if (st == VKI_OK) st = fold_constants(&L);
     free(L.opcodes);
     if (st != VKI_OK) {
         vki_model_destroy(L.m);
@@ -781,8 +1088,8 @@ vki_status vki_model_load_file(const char *path, vki_model **out) {
     if (out) *out = NULL;
     if (!out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_model_load_file: out is NULL");
     if (!path) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_model_load_file: path is NULL");
-    uint8_t *buf;
-    size_t size;
+    uint8_t *buf = NULL;
+    size_t size = 0;
     vki_status st = read_whole_file(path, &buf, &size);
     if (st != VKI_OK) return st;
     st = vki_model_load_memory(buf, size, base_name(path), out);

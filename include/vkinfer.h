@@ -120,8 +120,17 @@ VKI_API const char *vki_model_op_name(const vki_model *model, int index);
 /* ---- graph -------------------------------------------------------------------------- */
 
 typedef struct vki_graph_options {
-    int reserved;                /* zero */
+    /* Nonzero: write a GPU timestamp after every dispatch, read by vki_graph_profile. */
+    int profile;
 } vki_graph_options;
+
+typedef struct vki_dispatch_profile {
+    const char *kernel;          /* glsl kernel name, e.g. "conv2d" */
+    int op_index;                /* model op it belongs to; -1 for input/output conversion */
+    double ms;                   /* GPU time of the dispatch in the last run */
+    uint32_t grid[3];            /* threads */
+    uint32_t workgroup[3];
+} vki_dispatch_profile;
 
 typedef struct vki_memory_report {
     uint64_t weights_bytes;
@@ -143,6 +152,9 @@ VKI_API vki_status vki_graph_run(vki_graph *graph);
 /* Copies float32 NHWC data out; size is in bytes and must equal element_count * 4. */
 VKI_API vki_status vki_graph_get_output(vki_graph *graph, int index, float *data, size_t size);
 VKI_API vki_status vki_graph_memory(const vki_graph *graph, vki_memory_report *out);
+/* Per-dispatch GPU times of the last run of a graph built with options.profile; writes up
+ * to max entries and returns the number of dispatches (or -1 without profiling). */
+VKI_API int vki_graph_profile(const vki_graph *graph, vki_dispatch_profile *out, int max);
 /* Number of compute dispatches recorded in the graph's command buffer. */
 VKI_API int vki_graph_dispatch_count(const vki_graph *graph);
 

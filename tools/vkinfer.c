@@ -26,6 +26,7 @@ typedef struct cli {
     int n_inputs;
     const char *save_dir;
     int runs, warmup;
+    int profile;
     vki_context_options ctx_opts;
 } cli;
 
@@ -36,6 +37,7 @@ static int usage(void) {
             "       vkinfer info [MODEL]\n"
             "options: --device INDEX|NAME   pick a Vulkan device (also VKI_DEVICE)\n"
             "         --validation          enable the Khronos validation layer\n"
+            "         --profile             print GPU time per dispatch and per kernel\n"
             "inputs are raw little-endian float32 NHWC, one file per model input in order;\n"
             "--save writes DIR/output_<i>.f32 for every output in model order.\n");
     return 2;
@@ -68,6 +70,7 @@ static int parse_args(int argc, char **argv, cli *c) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--validation")) { c->ctx_opts.enable_validation = 1; continue; }
+        if (!strcmp(a, "--profile")) { c->profile = 1; continue; }
         if (a[0] != '-' || a[1] != '-') {
             if (c->model) { fprintf(stderr, "vkinfer: unexpected argument '%s'\n", a); return 0; }
             c->model = a;
@@ -216,6 +219,41 @@ static void print_latency(double *ms, int runs, int warmup) {
            median, ms[0], ms[runs / 10], ms[runs - 1 - runs / 10], ms[runs - 1], runs, warmup);
 }
 
+/* GPU time of the last run: every dispatch, then the total per kernel. */
+static void print_profile(const vki_graph *g, const vki_model *m) {
+    int n = vki_graph_profile(g, NULL, 0);
+    if (n <= 0) return;
+    vki_dispatch_profile *p = calloc((size_t)n, sizeof *p);
+    if (!p) return;
+    vki_graph_profile(g, p, n);
+    double total = 0;
+    printf("%5s %-24s %-18s %-16s %-10s %9s\n", "step", "op", "kernel", "grid", "workgroup", "ms");
+    for (int k = 0; k < n; k++) {
+        char grid[32], wg[32];
+        snprintf(grid, sizeof grid, "%ux%ux%u", p[k].grid[0], p[k].grid[1], p[k].grid[2]);
+        snprintf(wg, sizeof wg, "%ux%ux%u", p[k].workgroup[0], p[k].workgroup[1], p[k].workgroup[2]);
+        char op[48];
+        if (p[k].op_index >= 0) snprintf(op, sizeof op, "%d %s", p[k].op_index, vki_model_op_name(m, p[k].op_index));
+        else snprintf(op, sizeof op, "-");
+        printf("%5d %-24s %-18s %-16s %-10s %9.4f\n", k, op, p[k].kernel, grid, wg, p[k].ms);
+        total += p[k].ms;
+    }
+    printf("per kernel:\n");
+    for (int k = 0; k < n; k++) {
+        int seen = 0;
+        for (int j = 0; j < k && !seen; j++) seen = !strcmp(p[j].kernel, p[k].kernel);
+        if (seen) continue;
+        double sum = 0;
+        int count = 0;
+        for (int j = k; j < n; j++)
+            if (!strcmp(p[j].kernel, p[k].kernel)) { sum += p[j].ms; count++; }
+        printf("  %-18s %4d dispatches %9.3f ms %5.1f%%\n", p[k].kernel, count, sum,
+               total > 0 ? 100 * sum / total : 0);
+    }
+    printf("GPU total %.3f ms over %d dispatches\n", total, n);
+    free(p);
+}
+
 static int cmd_run(const cli *c) {
     if (!c->model) return usage();
     int rc = 1;
@@ -237,7 +275,8 @@ static int cmd_run(const cli *c) {
     vki_device_info dev;
     vki_context_device_info(ctx, &dev);
     double t0 = now_ms();
-    s = vki_graph_create(ctx, m, NULL, &g);
+    vki_graph_options graph_opts = {.profile = c->profile};
+    s = vki_graph_create(ctx, m, &graph_opts, &g);
     if (s) { fail("graph build", s); goto done; }
     double build_ms = now_ms() - t0;
     printf("model %s on %s: %d ops, %d dispatches, built in %.1f ms\n", c->model, dev.name,
@@ -278,6 +317,7 @@ static int cmd_run(const cli *c) {
         if (c->save_dir && !write_output(c->save_dir, i, outs[i], t.element_count)) goto done;
     }
     print_outputs(g, m, outs);
+    if (c->profile) print_profile(g, m);
     print_latency(ms, c->runs, c->warmup);
     rc = 0;
 done:

@@ -51,6 +51,7 @@ typedef struct vki_dispatch {
     vki_binding bindings[VKI_MAX_BINDINGS];
     uint32_t grid[3];           /* threads in x, y, z before rounding to the work group */
     vki_wg_class wg_class;
+    int op_index;               /* set by the builder */
 } vki_dispatch;
 
 typedef struct vki_build vki_build;   /* owned by the graph builder */
