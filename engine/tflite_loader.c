@@ -33,11 +33,22 @@ enum { DIM_FORMAT = 0, DIM_DENSE_SIZE = 1, DIM_SEGMENTS_TYPE = 2, DIM_SEGMENTS =
        DIM_INDICES_TYPE = 4, DIM_INDICES = 5 };
 enum { OPCODE_DEPRECATED = 0, OPCODE_CUSTOM = 1, OPCODE_BUILTIN = 3 };
 enum { OP_OPCODE_INDEX = 0, OP_INPUTS = 1, OP_OUTPUTS = 2, OP_OPTIONS_TYPE = 3,
-       OP_OPTIONS = 4 };
+       OP_OPTIONS = 4, OP_CUSTOM_OPTIONS = 5, OP_LARGE_CUSTOM_OFFSET = 9,
+       OP_LARGE_CUSTOM_SIZE = 10 };
 
-/* BuiltinOptions union type ids. */
-enum { OPT_CONV2D = 1, OPT_DEPTHWISE = 2, OPT_POOL2D = 5, OPT_CONCAT = 10, OPT_ADD = 11,
-       OPT_MUL = 21, OPT_SUB = 28, OPT_DIV = 29 };
+/* BuiltinOptions union type ids (position in the union, NONE = 0). */
+enum { OPT_CONV2D = 1, OPT_DEPTHWISE = 2, OPT_POOL2D = 5, OPT_FULLY_CONNECTED = 8,
+       OPT_SOFTMAX = 9, OPT_CONCAT = 10, OPT_ADD = 11, OPT_RESIZE_BILINEAR = 15,
+       OPT_SPACE_TO_DEPTH = 19, OPT_MUL = 21, OPT_REDUCER = 27, OPT_SUB = 28, OPT_DIV = 29,
+       OPT_STRIDED_SLICE = 32, OPT_TRANSPOSE_CONV = 49, OPT_RESIZE_NEAREST = 74,
+       OPT_LEAKY_RELU = 75, OPT_DEPTH_TO_SPACE = 94 };
+
+/* FullyConnectedOptionsWeightsFormat. */
+enum { FC_WEIGHTS_DEFAULT = 0, FC_WEIGHTS_SHUFFLED4x16INT8 = 1 };
+
+/* TfLitePadding, as MediaPipe's Convolution2DTransposeBias stores it in custom_options. */
+enum { TFL_PADDING_UNKNOWN = 0, TFL_PADDING_SAME = 1, TFL_PADDING_VALID = 2 };
+#define CONV2D_TRANSPOSE_BIAS "Convolution2DTransposeBias"
 
 /* TensorType values that are not in vki_dtype. */
 enum { TT_STRING = 5, TT_BOOL = 6, TT_INT16 = 7, TT_COMPLEX64 = 8, TT_FLOAT64 = 10,
@@ -104,10 +115,12 @@ static label tensor_label(uint32_t i, const char *name) {
     return l;
 }
 
-static label op_label(uint32_t i, int32_t code) {
+static label op_label(uint32_t i, int32_t code, const char *custom) {
     label l;
     const char *n = vki_op_name(code);
-    if (strcmp(n, "UNKNOWN") == 0) snprintf(l.s, sizeof l.s, "op %u (builtin code %d)", i, code);
+    if (code == VKI_OP_CUSTOM) snprintf(l.s, sizeof l.s, "op %u CUSTOM '%.64s'", i, custom);
+    else if (strcmp(n, "UNKNOWN") == 0)
+        snprintf(l.s, sizeof l.s, "op %u (builtin code %d)", i, code);
     else snprintf(l.s, sizeof l.s, "op %u %s", i, n);
     return l;
 }
@@ -755,6 +768,202 @@ static vki_status read_concat(loader *L, const vki_fb_table *op, const label *lb
     return check_activation(L, lb, act, &out->opt.concat.activation);
 }
 
+/* find_options with an empty table standing in for absent options, so that every read
+ * from *o gives the schema default. */
+static vki_status options_table(loader *L, const vki_fb_table *op, const label *lb,
+                                uint8_t want, const char *want_name, vki_fb_table *o) {
+    bool present;
+    vki_status st = find_options(L, op, lb, want, want_name, o, &present);
+    if (st == VKI_OK && !present) *o = empty_table(L);
+    return st;
+}
+
+static bool fb_f32(const vki_fb_table *t, unsigned id, float def, float *v) {
+    uint32_t bits, def_bits;
+    memcpy(&def_bits, &def, sizeof def_bits);
+    if (!vki_fb_u32(t, id, def_bits, &bits)) return false;
+    memcpy(v, &bits, sizeof *v);
+    return true;
+}
+
+/* FlatBuffers bools are a byte; like the generated readers, any nonzero byte is true. */
+static bool fb_bool(const vki_fb_table *t, unsigned id, bool *v) {
+    uint8_t b;
+    if (!vki_fb_u8(t, id, 0, &b)) return false;
+    *v = b != 0;
+    return true;
+}
+
+static vki_status read_leaky_relu(loader *L, const vki_fb_table *op, const label *lb,
+                                  vki_op *out) {
+    vki_fb_table o;
+    vki_status st = options_table(L, op, lb, OPT_LEAKY_RELU, "LeakyReluOptions", &o);
+    if (st != VKI_OK) return st;
+    if (!fb_f32(&o, 0, 0.0f, &out->opt.leaky_relu.alpha))
+        return bad_fb(L, "%s: LeakyReluOptions", lb->s);
+    return VKI_OK;
+}
+
+static vki_status read_softmax(loader *L, const vki_fb_table *op, const label *lb,
+                               vki_op *out) {
+    vki_fb_table o;
+    vki_status st = options_table(L, op, lb, OPT_SOFTMAX, "SoftmaxOptions", &o);
+    if (st != VKI_OK) return st;
+    if (!fb_f32(&o, 0, 0.0f, &out->opt.softmax.beta))
+        return bad_fb(L, "%s: SoftmaxOptions", lb->s);
+    return VKI_OK;
+}
+
+static vki_status read_resize(loader *L, const vki_fb_table *op, const label *lb,
+                              vki_op *out) {
+    bool bilinear = out->code == VKI_OP_RESIZE_BILINEAR;
+    const char *name = bilinear ? "ResizeBilinearOptions" : "ResizeNearestNeighborOptions";
+    vki_fb_table o;
+    vki_status st = options_table(L, op, lb, bilinear ? OPT_RESIZE_BILINEAR : OPT_RESIZE_NEAREST,
+                                  name, &o);
+    if (st != VKI_OK) return st;
+    /* ResizeBilinearOptions keeps its deprecated new_height and new_width at 0 and 1; the
+     * output size comes from the op's second input. */
+    unsigned first = bilinear ? 2 : 0;
+    if (!fb_bool(&o, first, &out->opt.resize.align_corners) ||
+        !fb_bool(&o, first + 1, &out->opt.resize.half_pixel_centers))
+        return bad_fb(L, "%s: %s", lb->s, name);
+    return VKI_OK;
+}
+
+static vki_status read_fully_connected(loader *L, const vki_fb_table *op, const label *lb,
+                                       vki_op *out) {
+    vki_fb_table o;
+    vki_status st = options_table(L, op, lb, OPT_FULLY_CONNECTED, "FullyConnectedOptions", &o);
+    if (st != VKI_OK) return st;
+    int8_t act, format;
+    bool asymmetric;
+    /* asymmetric_quantize_inputs (3) only matters for hybrid int8 weights; it is read so
+     * that a bad slot is still reported. */
+    if (!vki_fb_i8(&o, 0, 0, &act) || !vki_fb_i8(&o, 1, FC_WEIGHTS_DEFAULT, &format) ||
+        !fb_bool(&o, 2, &out->opt.fully_connected.keep_num_dims) ||
+        !fb_bool(&o, 3, &asymmetric))
+        return bad_fb(L, "%s: FullyConnectedOptions", lb->s);
+    (void)asymmetric;
+    if (format == FC_WEIGHTS_SHUFFLED4x16INT8)
+        return bad(L, VKI_ERROR_UNSUPPORTED_OP, "%s: weights_format SHUFFLED4x16INT8 is not "
+                   "supported", lb->s);
+    if (format != FC_WEIGHTS_DEFAULT)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: unknown weights_format %d", lb->s, format);
+    return check_activation(L, lb, act, &out->opt.fully_connected.activation);
+}
+
+static vki_status read_reducer(loader *L, const vki_fb_table *op, const label *lb,
+                               vki_op *out) {
+    vki_fb_table o;
+    vki_status st = options_table(L, op, lb, OPT_REDUCER, "ReducerOptions", &o);
+    if (st != VKI_OK) return st;
+    if (!fb_bool(&o, 0, &out->opt.reduce.keep_dims))
+        return bad_fb(L, "%s: ReducerOptions", lb->s);
+    return VKI_OK;
+}
+
+static vki_status read_space_depth(loader *L, const vki_fb_table *op, const label *lb,
+                                   vki_op *out) {
+    bool d2s = out->code == VKI_OP_DEPTH_TO_SPACE;
+    const char *name = d2s ? "DepthToSpaceOptions" : "SpaceToDepthOptions";
+    vki_fb_table o;
+    vki_status st = options_table(L, op, lb, d2s ? OPT_DEPTH_TO_SPACE : OPT_SPACE_TO_DEPTH,
+                                  name, &o);
+    if (st != VKI_OK) return st;
+    int32_t block;
+    if (!vki_fb_i32(&o, 0, 0, &block)) return bad_fb(L, "%s: %s", lb->s, name);
+    out->opt.space_depth.block_size = block;
+    return VKI_OK;
+}
+
+static vki_status read_strided_slice(loader *L, const vki_fb_table *op, const label *lb,
+                                     vki_op *out) {
+    vki_fb_table o;
+    vki_status st = options_table(L, op, lb, OPT_STRIDED_SLICE, "StridedSliceOptions", &o);
+    if (st != VKI_OK) return st;
+    int32_t m[5];
+    for (unsigned k = 0; k < 5; k++)
+        if (!vki_fb_i32(&o, k, 0, &m[k])) return bad_fb(L, "%s: StridedSliceOptions", lb->s);
+    if (!fb_bool(&o, 5, &out->opt.strided_slice.offset))
+        return bad_fb(L, "%s: StridedSliceOptions", lb->s);
+    out->opt.strided_slice.begin_mask = m[0];
+    out->opt.strided_slice.end_mask = m[1];
+    out->opt.strided_slice.ellipsis_mask = m[2];
+    out->opt.strided_slice.new_axis_mask = m[3];
+    out->opt.strided_slice.shrink_axis_mask = m[4];
+    return VKI_OK;
+}
+
+static vki_status read_transpose_conv(loader *L, const vki_fb_table *op, const label *lb,
+                                      vki_op *out) {
+    vki_fb_table o;
+    vki_status st = options_table(L, op, lb, OPT_TRANSPOSE_CONV, "TransposeConvOptions", &o);
+    if (st != VKI_OK) return st;
+    int8_t pad, act;
+    int32_t sw, sh;
+    if (!vki_fb_i8(&o, 0, 0, &pad) || !vki_fb_i32(&o, 1, 0, &sw) || !vki_fb_i32(&o, 2, 0, &sh) ||
+        !vki_fb_i8(&o, 3, 0, &act))
+        return bad_fb(L, "%s: TransposeConvOptions", lb->s);
+    out->opt.transpose_conv.stride_w = sw;
+    out->opt.transpose_conv.stride_h = sh;
+    st = check_padding(L, lb, pad, &out->opt.transpose_conv.padding);
+    return st != VKI_OK ? st : check_activation(L, lb, act, &out->opt.transpose_conv.activation);
+}
+
+/* The op's custom_options bytes: the inline vector, or for files written in the large
+ * model form, large_custom_options_offset/size into the file (offset 0 or 1: none, as
+ * in TFLite). *at is a file offset; *size is 0 when there are none. */
+static vki_status custom_options(loader *L, const vki_fb_table *op, const label *lb,
+                                 size_t *at, size_t *size) {
+    vki_fb_vec v;
+    uint64_t off, len;
+    *at = 0;
+    *size = 0;
+    if (!vki_fb_vec_field(op, OP_CUSTOM_OPTIONS, 1, &v) ||
+        !vki_fb_u64(op, OP_LARGE_CUSTOM_OFFSET, 0, &off) ||
+        !vki_fb_u64(op, OP_LARGE_CUSTOM_SIZE, 0, &len))
+        return bad_fb(L, "%s: custom_options", lb->s);
+    if (vki_fb_present(op, OP_CUSTOM_OPTIONS)) {
+        *at = v.data;
+        *size = v.len;
+        return VKI_OK;
+    }
+    if (off <= 1) return VKI_OK;
+    if (off > L->fb.size || len > L->fb.size - off)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: custom options at offset %llu size %llu "
+                   "run past the end of the file (%zu bytes)", lb->s, (unsigned long long)off,
+                   (unsigned long long)len, L->fb.size);
+    *at = (size_t)off;
+    *size = (size_t)len;
+    return VKI_OK;
+}
+
+/* MediaPipe's Convolution2DTransposeBias (inputs: input, weights OHWI, bias) keeps its
+ * parameters as a raw TfLiteTransposeConvParams, not FlexBuffers: three little-endian
+ * int32 {padding (TfLitePadding: 1 SAME, 2 VALID), stride_width, stride_height}. */
+static vki_status read_conv2d_transpose_bias(loader *L, const vki_fb_table *op,
+                                             const label *lb, vki_op *out) {
+    size_t at, size;
+    vki_status st = custom_options(L, op, lb, &at, &size);
+    if (st != VKI_OK) return st;
+    if (size != 12)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: custom_options hold %zu bytes, expected 12 "
+                   "(int32 padding, stride_width, stride_height)", lb->s, size);
+    int32_t pad = (int32_t)vki_fb_rd32(&L->fb, at);
+    if (pad == TFL_PADDING_SAME) out->opt.transpose_conv.padding = VKI_PAD_SAME;
+    else if (pad == TFL_PADDING_VALID) out->opt.transpose_conv.padding = VKI_PAD_VALID;
+    else
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: unknown padding %d in custom_options "
+                   "(1 SAME, 2 VALID)", lb->s, pad);
+    out->opt.transpose_conv.stride_w = (int32_t)vki_fb_rd32(&L->fb, at + 4);
+    out->opt.transpose_conv.stride_h = (int32_t)vki_fb_rd32(&L->fb, at + 8);
+    out->opt.transpose_conv.activation = VKI_ACT_NONE;
+    return VKI_OK;
+}
+
+/* Only option values that cannot be represented (unknown enums) are rejected here;
+ * ranges (strides, block sizes, flag combinations) are for the ops' validation. */
 static vki_status read_options(loader *L, const vki_fb_table *op, const label *lb, vki_op *out) {
     switch (out->code) {
     case VKI_OP_CONV_2D: return read_conv(L, op, lb, false, &out->opt.conv);
@@ -764,6 +973,20 @@ static vki_status read_options(loader *L, const vki_fb_table *op, const label *l
     case VKI_OP_ADD: case VKI_OP_MUL: case VKI_OP_SUB:
     case VKI_OP_DIV: return read_eltwise(L, op, lb, out);
     case VKI_OP_CONCATENATION: return read_concat(L, op, lb, out);
+    case VKI_OP_LEAKY_RELU: return read_leaky_relu(L, op, lb, out);
+    case VKI_OP_SOFTMAX: return read_softmax(L, op, lb, out);
+    case VKI_OP_RESIZE_BILINEAR:
+    case VKI_OP_RESIZE_NEAREST_NEIGHBOR: return read_resize(L, op, lb, out);
+    case VKI_OP_FULLY_CONNECTED: return read_fully_connected(L, op, lb, out);
+    case VKI_OP_MEAN: return read_reducer(L, op, lb, out);
+    case VKI_OP_DEPTH_TO_SPACE:
+    case VKI_OP_SPACE_TO_DEPTH: return read_space_depth(L, op, lb, out);
+    case VKI_OP_STRIDED_SLICE: return read_strided_slice(L, op, lb, out);
+    case VKI_OP_TRANSPOSE_CONV: return read_transpose_conv(L, op, lb, out);
+    case VKI_OP_CUSTOM:
+        if (strcmp(out->custom_name, CONV2D_TRANSPOSE_BIAS) == 0)
+            return read_conv2d_transpose_bias(L, op, lb, out);
+        return VKI_OK;
     default: return VKI_OK;
     }
 }
@@ -775,7 +998,7 @@ static vki_status read_op(loader *L, uint32_t i, const vki_fb_table *t, vki_op *
         return bad(L, VKI_ERROR_MODEL_FORMAT, "op %u: opcode index %u out of range (%u "
                    "operator codes)", i, oc, L->n_opcodes);
     const opcode_entry *e = &L->opcodes[oc];
-    label lb = op_label(i, e->code);
+    label lb = op_label(i, e->code, e->custom);
     out->code = (vki_op_code)e->code;
     if (e->code == VKI_OP_CUSTOM) memcpy(out->custom_name, e->custom, sizeof out->custom_name);
     vki_status st = read_index_list(L, t, OP_INPUTS, &lb, "inputs", VKI_MAX_OP_INPUTS, true,

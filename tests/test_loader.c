@@ -143,6 +143,9 @@ typedef struct tb_op {
     uint8_t opt_type;
     int n_opt;
     fld opt[8];
+    const void *custom;         /* custom_options bytes, or NULL for none */
+    uint32_t n_custom;
+    bool custom_external;       /* large-model form: large_custom_options_offset/size */
 } tb_op;
 
 typedef struct tb_model {
@@ -213,14 +216,19 @@ static void put_tensors(fbb *f, const tb_model *s, size_t slot, tb_where *w) {
     }
 }
 
-static void put_ops(fbb *f, const tb_model *s, size_t slot) {
+/* External custom options go at the end of the file; their offset slots are patched then. */
+static void put_ops(fbb *f, const tb_model *s, size_t slot, size_t *ext_slots) {
     size_t vec = put_refs(f, (uint32_t)s->n_ops);
     link(f, slot, vec);
     for (int i = 0; i < s->n_ops; i++) {
         const tb_op *o = &s->ops[i];
+        bool inl = o->custom && !o->custom_external, ext = o->custom && o->custom_external;
         fld of[] = {{0, 4, o->opcode, 0}, {1, 4, 0, 0}, {2, 4, 0, 0},
-                    {3, o->opt_type ? 1 : 0, o->opt_type, 0}, {4, o->n_opt ? 4 : 0, 0, 0}};
-        link(f, vec + 4 + 4 * (size_t)i, put_table(f, of, 5));
+                    {3, o->opt_type ? 1 : 0, o->opt_type, 0}, {4, o->n_opt ? 4 : 0, 0, 0},
+                    {5, inl ? 4 : 0, 0, 0}, {9, ext ? 8 : 0, 0, 0},
+                    {10, ext ? 8 : 0, o->n_custom, 0}};
+        link(f, vec + 4 + 4 * (size_t)i, put_table(f, of, 8));
+        ext_slots[i] = ext ? of[6].at : 0;
         link(f, of[1].at, put_vec(f, o->in, (uint32_t)o->n_in, 4));
         link(f, of[2].at, put_vec(f, o->out, (uint32_t)o->n_out, 4));
         if (o->n_opt) {
@@ -228,6 +236,7 @@ static void put_ops(fbb *f, const tb_model *s, size_t slot) {
             memcpy(opt, o->opt, sizeof opt);
             link(f, of[4].at, put_table(f, opt, o->n_opt));
         }
+        if (inl) link(f, of[5].at, put_vec(f, o->custom, o->n_custom, 1));
     }
 }
 
@@ -261,7 +270,7 @@ static void put_buffers(fbb *f, const tb_model *s, size_t slot, size_t *ext_slot
 static fbb build(const tb_model *s, tb_where *where) {
     fbb f = {0};
     tb_where w = {0};
-    size_t ext[8] = {0};
+    size_t ext[8] = {0}, op_ext[8] = {0};
     put_u32(&f, 0);
     put(&f, s->ident ? s->ident : "TFL3", 4);
     fld mf[] = {{0, 4, s->version ? s->version : 3, 0}, {1, 4, 0, 0}, {2, 4, 0, 0},
@@ -276,13 +285,19 @@ static fbb build(const tb_model *s, tb_where *where) {
     put_tensors(&f, s, sf[0].at, &w);
     link(&f, sf[1].at, put_vec(&f, s->in, (uint32_t)s->n_in, 4));
     link(&f, sf[2].at, put_vec(&f, s->out, (uint32_t)s->n_out, 4));
-    put_ops(&f, s, sf[3].at);
+    put_ops(&f, s, sf[3].at, op_ext);
     put_buffers(&f, s, mf[3].at, ext);
     for (int i = 0; i < s->n_buffers; i++) {
         if (!ext[i]) continue;
         pad_to(&f, 16);
         set_le(&f, ext[i], f.n, 8);
         put(&f, s->buffers[i].data, s->buffers[i].size);
+    }
+    for (int i = 0; i < s->n_ops; i++) {
+        if (!op_ext[i]) continue;
+        pad_to(&f, 16);
+        set_le(&f, op_ext[i], f.n, 8);
+        put(&f, s->ops[i].custom, s->ops[i].n_custom);
     }
     if (where) *where = w;
     return f;
@@ -987,4 +1002,414 @@ Test(loader, load_memory_format_error) {
     cr_expect_eq(vki_model_load_memory("12345678", 8, "junk", &m), VKI_ERROR_MODEL_FORMAT);
     cr_expect_null(m);
     cr_expect(strstr(vki_last_error(), "junk:"), "%s", vki_last_error());
+}
+
+/* ---- options of the other decoded ops ------------------------------------------------ */
+
+static uint32_t f32_bits(float x) {
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+/* One op with builtin `code` from tensor 0 to tensor 1, options of union type opt_type
+ * with the given fields (n_opt 0: no table). */
+static tb_model one_op(int32_t code, uint8_t opt_type, int n_opt, const fld *opt) {
+    tb_model s = {
+        .n_tensors = 2, .n_buffers = 1, .n_opcodes = 1, .n_ops = 1, .n_in = 1, .n_out = 1,
+        .tensors = {{"x", 0, 4, {1, 4, 4, 8}, 0, NULL}, {"y", 0, 4, {1, 4, 4, 8}, 0, NULL}},
+        .opcodes = {{(int8_t)(code < 127 ? code : 127), code, NULL}},
+        .ops = {{.opcode = 0, .n_in = 1, .in = {0}, .n_out = 1, .out = {1},
+                 .opt_type = opt_type, .n_opt = n_opt}},
+        .in = {0}, .out = {1},
+    };
+    if (n_opt) memcpy(s.ops[0].opt, opt, (size_t)n_opt * sizeof *opt);
+    return s;
+}
+
+/* A CUSTOM op with the given custom_options bytes. */
+static tb_model one_custom(const char *name, const void *bytes, uint32_t n) {
+    tb_model s = one_op(VKI_OP_CUSTOM, 0, 0, NULL);
+    s.opcodes[0].custom = name;
+    s.ops[0].custom = bytes;
+    s.ops[0].n_custom = n;
+    return s;
+}
+
+/* Parses a one-op model that must load and returns a copy of its op. */
+static vki_op parse_one(const tb_model *s) {
+    fbb f = build(s, NULL);
+    vki_model *m;
+    cr_assert_eq(parse_fbb(&f, &m), VKI_OK, "%s", vki_last_error());
+    check_invariants(m);
+    cr_assert_eq(m->n_ops, 1);
+    vki_op op = m->ops[0];
+    vki_model_destroy(m);
+    free(f.b);
+    return op;
+}
+
+/* Options absent two ways: type NONE, and a type with no table behind it. */
+static void parse_absent(int32_t code, uint8_t opt_type, vki_op out[2]) {
+    tb_model s = one_op(code, 0, 0, NULL);
+    out[0] = parse_one(&s);
+    s = one_op(code, opt_type, 0, NULL);
+    out[1] = parse_one(&s);
+}
+
+Test(loader, leaky_relu_options) {
+    fld o[] = {{0, 4, f32_bits(0.2f), 0}};
+    tb_model s = one_op(VKI_OP_LEAKY_RELU, 75, 1, o);
+    vki_op op = parse_one(&s);
+    cr_expect_eq(op.code, VKI_OP_LEAKY_RELU);
+    cr_expect_eq(op.opt.leaky_relu.alpha, 0.2f);
+    o[0].v = f32_bits(-3.5f);
+    s = one_op(VKI_OP_LEAKY_RELU, 75, 1, o);
+    cr_expect_eq(parse_one(&s).opt.leaky_relu.alpha, -3.5f);
+    vki_op abs[2];
+    parse_absent(VKI_OP_LEAKY_RELU, 75, abs);
+    for (int k = 0; k < 2; k++) cr_expect_eq(abs[k].opt.leaky_relu.alpha, 0.0f);
+    s = one_op(VKI_OP_LEAKY_RELU, 9, 1, o);                 /* SoftmaxOptions */
+    expect_error(&s, VKI_ERROR_MODEL_FORMAT,
+                 "op 0 LEAKY_RELU: builtin_options has type 9, expected LeakyReluOptions (75)");
+}
+
+Test(loader, softmax_options) {
+    fld o[] = {{0, 4, f32_bits(0.5f), 0}};
+    tb_model s = one_op(VKI_OP_SOFTMAX, 9, 1, o);
+    vki_op op = parse_one(&s);
+    cr_expect_eq(op.code, VKI_OP_SOFTMAX);
+    cr_expect_eq(op.opt.softmax.beta, 0.5f);
+    vki_op abs[2];
+    parse_absent(VKI_OP_SOFTMAX, 9, abs);
+    for (int k = 0; k < 2; k++) cr_expect_eq(abs[k].opt.softmax.beta, 0.0f);
+    s = one_op(VKI_OP_SOFTMAX, 75, 1, o);
+    expect_error(&s, VKI_ERROR_MODEL_FORMAT, "op 0 SOFTMAX: builtin_options has type 75, "
+                 "expected SoftmaxOptions (9)");
+}
+
+Test(loader, resize_bilinear_options) {
+    /* The deprecated new_height/new_width are set to catch an off-by-two field read. */
+    fld o[] = {{0, 4, 7, 0}, {1, 4, 9, 0}, {2, 1, 1, 0}, {3, 1, 0, 0}};
+    tb_model s = one_op(VKI_OP_RESIZE_BILINEAR, 15, 4, o);
+    vki_op op = parse_one(&s);
+    cr_expect(op.opt.resize.align_corners && !op.opt.resize.half_pixel_centers);
+    o[2].v = 0;
+    o[3].v = 2;                                             /* any nonzero byte is true */
+    s = one_op(VKI_OP_RESIZE_BILINEAR, 15, 4, o);
+    op = parse_one(&s);
+    cr_expect(!op.opt.resize.align_corners && op.opt.resize.half_pixel_centers);
+    vki_op abs[2];
+    parse_absent(VKI_OP_RESIZE_BILINEAR, 15, abs);
+    for (int k = 0; k < 2; k++)
+        cr_expect(!abs[k].opt.resize.align_corners && !abs[k].opt.resize.half_pixel_centers);
+    s = one_op(VKI_OP_RESIZE_BILINEAR, 74, 4, o);
+    expect_error(&s, VKI_ERROR_MODEL_FORMAT, "op 0 RESIZE_BILINEAR: builtin_options has type "
+                 "74, expected ResizeBilinearOptions (15)");
+}
+
+Test(loader, resize_nearest_neighbor_options) {
+    fld o[] = {{0, 1, 1, 0}, {1, 1, 0, 0}};
+    tb_model s = one_op(VKI_OP_RESIZE_NEAREST_NEIGHBOR, 74, 2, o);
+    vki_op op = parse_one(&s);
+    cr_expect_eq(op.code, VKI_OP_RESIZE_NEAREST_NEIGHBOR);
+    cr_expect(op.opt.resize.align_corners && !op.opt.resize.half_pixel_centers);
+    fld o2[] = {{1, 1, 1, 0}};
+    s = one_op(VKI_OP_RESIZE_NEAREST_NEIGHBOR, 74, 1, o2);
+    op = parse_one(&s);
+    cr_expect(!op.opt.resize.align_corners && op.opt.resize.half_pixel_centers);
+    vki_op abs[2];
+    parse_absent(VKI_OP_RESIZE_NEAREST_NEIGHBOR, 74, abs);
+    for (int k = 0; k < 2; k++)
+        cr_expect(!abs[k].opt.resize.align_corners && !abs[k].opt.resize.half_pixel_centers);
+    s = one_op(VKI_OP_RESIZE_NEAREST_NEIGHBOR, 15, 2, o);
+    expect_error(&s, VKI_ERROR_MODEL_FORMAT, "expected ResizeNearestNeighborOptions (74)");
+}
+
+Test(loader, fully_connected_options) {
+    fld o[] = {{0, 1, VKI_ACT_RELU6, 0}, {1, 1, 0, 0}, {2, 1, 1, 0}, {3, 1, 1, 0}};
+    tb_model s = one_op(VKI_OP_FULLY_CONNECTED, 8, 4, o);
+    vki_op op = parse_one(&s);
+    cr_expect_eq(op.code, VKI_OP_FULLY_CONNECTED);
+    cr_expect_eq(op.opt.fully_connected.activation, VKI_ACT_RELU6);
+    cr_expect(op.opt.fully_connected.keep_num_dims);
+    vki_op abs[2];
+    parse_absent(VKI_OP_FULLY_CONNECTED, 8, abs);
+    for (int k = 0; k < 2; k++) {
+        cr_expect_eq(abs[k].opt.fully_connected.activation, VKI_ACT_NONE);
+        cr_expect(!abs[k].opt.fully_connected.keep_num_dims);
+    }
+    s = one_op(VKI_OP_FULLY_CONNECTED, 9, 4, o);
+    expect_error(&s, VKI_ERROR_MODEL_FORMAT, "op 0 FULLY_CONNECTED: builtin_options has type "
+                 "9, expected FullyConnectedOptions (8)");
+    o[1].v = 1;
+    s = one_op(VKI_OP_FULLY_CONNECTED, 8, 4, o);
+    expect_error(&s, VKI_ERROR_UNSUPPORTED_OP, "op 0 FULLY_CONNECTED: weights_format "
+                 "SHUFFLED4x16INT8 is not supported");
+    o[1].v = 7;
+    s = one_op(VKI_OP_FULLY_CONNECTED, 8, 4, o);
+    expect_error(&s, VKI_ERROR_MODEL_FORMAT, "op 0 FULLY_CONNECTED: unknown weights_format 7");
+    o[1].v = 0;
+    o[0].v = 9;
+    s = one_op(VKI_OP_FULLY_CONNECTED, 8, 4, o);
+    expect_error(&s, VKI_ERROR_MODEL_FORMAT, "op 0 FULLY_CONNECTED: unknown fused activation 9");
+}
+
+Test(loader, mean_options) {
+    fld o[] = {{0, 1, 1, 0}};
+    tb_model s = one_op(VKI_OP_MEAN, 27, 1, o);
+    cr_expect(parse_one(&s).opt.reduce.keep_dims);
+    o[0].v = 0;
+    s = one_op(VKI_OP_MEAN, 27, 1, o);
+    cr_expect(!parse_one(&s).opt.reduce.keep_dims);
+    vki_op abs[2];
+    parse_absent(VKI_OP_MEAN, 27, abs);
+    for (int k = 0; k < 2; k++) cr_expect(!abs[k].opt.reduce.keep_dims);
+    s = one_op(VKI_OP_MEAN, 32, 1, o);
+    expect_error(&s, VKI_ERROR_MODEL_FORMAT, "op 0 MEAN: builtin_options has type 32, "
+                 "expected ReducerOptions (27)");
+}
+
+Test(loader, depth_to_space_and_space_to_depth_options) {
+    fld o[] = {{0, 4, 3, 0}};
+    tb_model s = one_op(VKI_OP_DEPTH_TO_SPACE, 94, 1, o);
+    vki_op op = parse_one(&s);
+    cr_expect_eq(op.code, VKI_OP_DEPTH_TO_SPACE);
+    cr_expect_eq(op.opt.space_depth.block_size, 3);
+    o[0].v = 4;
+    s = one_op(VKI_OP_SPACE_TO_DEPTH, 19, 1, o);
+    op = parse_one(&s);
+    cr_expect_eq(op.code, VKI_OP_SPACE_TO_DEPTH);
+    cr_expect_eq(op.opt.space_depth.block_size, 4);
+    vki_op abs[2];
+    parse_absent(VKI_OP_DEPTH_TO_SPACE, 94, abs);
+    for (int k = 0; k < 2; k++) cr_expect_eq(abs[k].opt.space_depth.block_size, 0);
+    parse_absent(VKI_OP_SPACE_TO_DEPTH, 19, abs);
+    for (int k = 0; k < 2; k++) cr_expect_eq(abs[k].opt.space_depth.block_size, 0);
+    s = one_op(VKI_OP_DEPTH_TO_SPACE, 19, 1, o);            /* each other's table */
+    expect_error(&s, VKI_ERROR_MODEL_FORMAT, "op 0 DEPTH_TO_SPACE: builtin_options has type "
+                 "19, expected DepthToSpaceOptions (94)");
+    s = one_op(VKI_OP_SPACE_TO_DEPTH, 94, 1, o);
+    expect_error(&s, VKI_ERROR_MODEL_FORMAT, "op 0 SPACE_TO_DEPTH: builtin_options has type "
+                 "94, expected SpaceToDepthOptions (19)");
+}
+
+Test(loader, strided_slice_options) {
+    fld o[] = {{0, 4, 1, 0}, {1, 4, 2, 0}, {2, 4, 4, 0}, {3, 4, 8, 0}, {4, 4, 16, 0},
+               {5, 1, 1, 0}};
+    tb_model s = one_op(VKI_OP_STRIDED_SLICE, 32, 6, o);
+    vki_op op = parse_one(&s);
+    cr_expect_eq(op.opt.strided_slice.begin_mask, 1);
+    cr_expect_eq(op.opt.strided_slice.end_mask, 2);
+    cr_expect_eq(op.opt.strided_slice.ellipsis_mask, 4);
+    cr_expect_eq(op.opt.strided_slice.new_axis_mask, 8);
+    cr_expect_eq(op.opt.strided_slice.shrink_axis_mask, 16);
+    cr_expect(op.opt.strided_slice.offset);
+    fld o2[] = {{4, 4, 5, 0}};                              /* only shrink_axis_mask */
+    s = one_op(VKI_OP_STRIDED_SLICE, 32, 1, o2);
+    op = parse_one(&s);
+    cr_expect(op.opt.strided_slice.begin_mask == 0 && op.opt.strided_slice.end_mask == 0 &&
+              op.opt.strided_slice.ellipsis_mask == 0 && op.opt.strided_slice.new_axis_mask == 0 &&
+              op.opt.strided_slice.shrink_axis_mask == 5 && !op.opt.strided_slice.offset);
+    vki_op abs[2];
+    parse_absent(VKI_OP_STRIDED_SLICE, 32, abs);
+    for (int k = 0; k < 2; k++)
+        cr_expect(abs[k].opt.strided_slice.begin_mask == 0 &&
+                  abs[k].opt.strided_slice.end_mask == 0 &&
+                  abs[k].opt.strided_slice.ellipsis_mask == 0 &&
+                  abs[k].opt.strided_slice.new_axis_mask == 0 &&
+                  abs[k].opt.strided_slice.shrink_axis_mask == 0 &&
+                  !abs[k].opt.strided_slice.offset);
+    s = one_op(VKI_OP_STRIDED_SLICE, 48, 6, o);            /* SliceOptions */
+    expect_error(&s, VKI_ERROR_MODEL_FORMAT, "op 0 STRIDED_SLICE: builtin_options has type "
+                 "48, expected StridedSliceOptions (32)");
+}
+
+Test(loader, transpose_conv_options) {
+    fld o[] = {{0, 1, 1, 0}, {1, 4, 2, 0}, {2, 4, 3, 0}, {3, 1, VKI_ACT_RELU, 0}};
+    tb_model s = one_op(VKI_OP_TRANSPOSE_CONV, 49, 4, o);
+    vki_op op = parse_one(&s);
+    cr_expect_eq(op.code, VKI_OP_TRANSPOSE_CONV);
+    cr_expect_eq(op.opt.transpose_conv.padding, VKI_PAD_VALID);
+    cr_expect_eq(op.opt.transpose_conv.stride_w, 2);
+    cr_expect_eq(op.opt.transpose_conv.stride_h, 3);
+    cr_expect_eq(op.opt.transpose_conv.activation, VKI_ACT_RELU);
+    fld o2[] = {{0, 1, 0, 0}, {1, 4, 2, 0}, {2, 4, 2, 0}};  /* before the activation field */
+    s = one_op(VKI_OP_TRANSPOSE_CONV, 49, 3, o2);
+    op = parse_one(&s);
+    cr_expect(op.opt.transpose_conv.padding == VKI_PAD_SAME &&
+              op.opt.transpose_conv.stride_w == 2 && op.opt.transpose_conv.stride_h == 2 &&
+              op.opt.transpose_conv.activation == VKI_ACT_NONE);
+    vki_op abs[2];
+    parse_absent(VKI_OP_TRANSPOSE_CONV, 49, abs);
+    for (int k = 0; k < 2; k++)
+        cr_expect(abs[k].opt.transpose_conv.padding == VKI_PAD_SAME &&
+                  abs[k].opt.transpose_conv.stride_w == 0 &&
+                  abs[k].opt.transpose_conv.stride_h == 0 &&
+                  abs[k].opt.transpose_conv.activation == VKI_ACT_NONE);
+    s = one_op(VKI_OP_TRANSPOSE_CONV, 1, 4, o);             /* Conv2DOptions */
+    expect_error(&s, VKI_ERROR_MODEL_FORMAT, "op 0 TRANSPOSE_CONV: builtin_options has type 1, "
+                 "expected TransposeConvOptions (49)");
+    o[0].v = 2;
+    s = one_op(VKI_OP_TRANSPOSE_CONV, 49, 4, o);
+    expect_error(&s, VKI_ERROR_MODEL_FORMAT, "op 0 TRANSPOSE_CONV: unknown padding 2");
+    o[0].v = 0;
+    o[3].v = 5;
+    s = one_op(VKI_OP_TRANSPOSE_CONV, 49, 4, o);
+    expect_error(&s, VKI_ERROR_UNSUPPORTED_OP, "SIGN_BIT");
+}
+
+#define TCB "Convolution2DTransposeBias"
+
+Test(loader, conv2d_transpose_bias_custom_options) {
+    static const int32_t same2[3] = {1, 2, 2}, valid[3] = {2, 1, 3};
+    tb_model s = one_custom(TCB, same2, sizeof same2);
+    vki_op op = parse_one(&s);
+    cr_expect_eq(op.code, VKI_OP_CUSTOM);
+    cr_expect_str_eq(op.custom_name, TCB);
+    cr_expect(op.opt.transpose_conv.padding == VKI_PAD_SAME &&
+              op.opt.transpose_conv.stride_w == 2 && op.opt.transpose_conv.stride_h == 2 &&
+              op.opt.transpose_conv.activation == VKI_ACT_NONE);
+    s = one_custom(TCB, valid, sizeof valid);
+    op = parse_one(&s);
+    cr_expect(op.opt.transpose_conv.padding == VKI_PAD_VALID &&
+              op.opt.transpose_conv.stride_w == 1 && op.opt.transpose_conv.stride_h == 3);
+    /* The large-model form keeps the bytes past the FlatBuffer. */
+    s = one_custom(TCB, valid, sizeof valid);
+    s.ops[0].custom_external = true;
+    op = parse_one(&s);
+    cr_expect(op.opt.transpose_conv.padding == VKI_PAD_VALID &&
+              op.opt.transpose_conv.stride_w == 1 && op.opt.transpose_conv.stride_h == 3);
+    /* A builtin options table on the custom op is ignored, as TFLite ignores it. */
+    s = one_custom(TCB, same2, sizeof same2);
+    s.ops[0].opt_type = 49;
+    op = parse_one(&s);
+    cr_expect(op.opt.transpose_conv.stride_w == 2 && op.opt.transpose_conv.stride_h == 2);
+}
+
+Test(loader, conv2d_transpose_bias_custom_rejected) {
+    static const int32_t bytes[4] = {1, 2, 2, 0}, unknown[3] = {0, 2, 2}, big[3] = {3, 2, 2};
+    tb_model s = one_custom(TCB, bytes, 8);
+    expect_error(&s, VKI_ERROR_MODEL_FORMAT, "op 0 CUSTOM '" TCB "': custom_options hold 8 "
+                 "bytes, expected 12");
+    s = one_custom(TCB, bytes, 16);
+    expect_error(&s, VKI_ERROR_MODEL_FORMAT, "custom_options hold 16 bytes, expected 12");
+    s = one_custom(TCB, NULL, 0);
+    expect_error(&s, VKI_ERROR_MODEL_FORMAT, "op 0 CUSTOM '" TCB "': custom_options hold 0 "
+                 "bytes");
+    s = one_custom(TCB, unknown, sizeof unknown);
+    expect_error(&s, VKI_ERROR_MODEL_FORMAT, "op 0 CUSTOM '" TCB "': unknown padding 0");
+    s = one_custom(TCB, big, sizeof big);
+    expect_error(&s, VKI_ERROR_MODEL_FORMAT, "unknown padding 3");
+    /* Large-model form whose bytes would run past the end of the file. */
+    s = one_custom(TCB, bytes, 12);
+    s.ops[0].custom_external = true;
+    fbb f = build(&s, NULL);
+    f.n -= 4;
+    expect_bytes_error(&f, "op 0 CUSTOM '" TCB "': custom options at offset");
+    free(f.b);
+}
+
+Test(loader, other_custom_ops_left_alone) {
+    static const uint8_t junk[5] = {0xff, 0xfe, 0xfd, 0xfc, 0xfb};
+    tb_model s = one_custom("SomethingElse", junk, sizeof junk);
+    vki_op op = parse_one(&s);
+    cr_expect_eq(op.code, VKI_OP_CUSTOM);
+    cr_expect_str_eq(op.custom_name, "SomethingElse");
+    cr_expect(op.opt.transpose_conv.padding == 0 && op.opt.transpose_conv.stride_w == 0 &&
+              op.opt.transpose_conv.stride_h == 0, "options stay zeroed");
+}
+
+/* ---- the decoded options in the real models ------------------------------------------- */
+
+typedef struct model_expect {
+    const char *file;
+    int resize_bilinear, mean, mean_keep_dims, fully_connected, depth_to_space,
+        transpose_bias;
+} model_expect;
+
+/* Counts after folding. No model in the set has LEAKY_RELU, SOFTMAX,
+ * RESIZE_NEAREST_NEIGHBOR, SPACE_TO_DEPTH, STRIDED_SLICE or TRANSPOSE_CONV.
+ * The test has no .timeout: Criterion's runner leaks 48 bytes when two tests with
+ * timeouts run at once (with -j2 and random_mutations_never_crash), which LeakSanitizer
+ * then reports. */
+static const model_expect real_models[] = {
+    {"face_detection_full_range.tflite", 3, 0, 0, 0, 0, 0},
+    {"face_detection_full_range_sparse.tflite", 3, 0, 0, 0, 2, 0},
+    {"face_detection_short_range.tflite", 0, 0, 0, 0, 0, 0},
+    {"hand_landmark_full.tflite", 0, 1, 0, 4, 0, 0},
+    {"hand_landmark_lite.tflite", 0, 1, 0, 4, 0, 0},
+    {"pose_landmark_full.tflite", 5, 0, 0, 0, 0, 0},
+    {"pose_landmark_heavy.tflite", 5, 0, 0, 0, 0, 0},
+    {"pose_landmark_lite.tflite", 5, 0, 0, 0, 0, 0},
+    {"selfie_segmentation.tflite", 3, 0, 0, 0, 0, 1},
+    {"selfie_segmentation_landscape.tflite", 3, 10, 10, 0, 0, 1},
+};
+
+Test(loader, real_models_options) {
+    int found = 0;
+    for (size_t k = 0; k < sizeof real_models / sizeof real_models[0]; k++) {
+        const model_expect *e = &real_models[k];
+        size_t size;
+        uint8_t *b = read_model(e->file, &size);
+        if (!b) {
+            cr_log_warn("%s not found in $VKI_MODEL_DIR; skipped", e->file);
+            continue;
+        }
+        found++;
+        vki_model *m;
+        cr_assert_eq(vki_tflite_parse(b, size, e->file, &m), VKI_OK, "%s", vki_last_error());
+        check_invariants(m);
+        model_expect got = {e->file, 0, 0, 0, 0, 0, 0};
+        for (int i = 0; i < m->n_ops; i++) {
+            const vki_op *op = &m->ops[i];
+            switch ((int)op->code) {
+            case VKI_OP_RESIZE_BILINEAR:
+                /* TF2 converter output: half-pixel centres, corners not aligned. */
+                got.resize_bilinear++;
+                cr_expect(!op->opt.resize.align_corners && op->opt.resize.half_pixel_centers,
+                          "%s op %d", e->file, i);
+                cr_expect_eq(op->n_inputs, 2, "%s op %d: input and size", e->file, i);
+                break;
+            case VKI_OP_MEAN:
+                got.mean++;
+                got.mean_keep_dims += op->opt.reduce.keep_dims;
+                break;
+            case VKI_OP_FULLY_CONNECTED:
+                got.fully_connected++;
+                cr_expect_eq(op->opt.fully_connected.activation, VKI_ACT_NONE, "%s op %d",
+                             e->file, i);
+                cr_expect(!op->opt.fully_connected.keep_num_dims, "%s op %d", e->file, i);
+                break;
+            case VKI_OP_DEPTH_TO_SPACE:
+                got.depth_to_space++;
+                cr_expect_eq(op->opt.space_depth.block_size, 2, "%s op %d", e->file, i);
+                break;
+            case VKI_OP_CUSTOM:
+                cr_expect_str_eq(op->custom_name, TCB, "%s op %d", e->file, i);
+                got.transpose_bias++;
+                /* The decoder's last layer: 2x upsampling to the mask. */
+                cr_expect_eq(op->opt.transpose_conv.padding, VKI_PAD_SAME);
+                cr_expect(op->opt.transpose_conv.stride_w == 2 &&
+                          op->opt.transpose_conv.stride_h == 2, "%s op %d", e->file, i);
+                cr_expect_eq(op->opt.transpose_conv.activation, VKI_ACT_NONE);
+                cr_expect_eq(op->n_inputs, 3, "%s op %d: input, weights, bias", e->file, i);
+                break;
+            case VKI_OP_LEAKY_RELU: case VKI_OP_SOFTMAX: case VKI_OP_RESIZE_NEAREST_NEIGHBOR:
+            case VKI_OP_SPACE_TO_DEPTH: case VKI_OP_STRIDED_SLICE: case VKI_OP_TRANSPOSE_CONV:
+                cr_expect_fail("%s op %d: unexpected %s", e->file, i, vki_op_name(op->code));
+                break;
+            default: break;
+            }
+        }
+        cr_expect_eq(got.resize_bilinear, e->resize_bilinear, "%s", e->file);
+        cr_expect_eq(got.mean, e->mean, "%s", e->file);
+        cr_expect_eq(got.mean_keep_dims, e->mean_keep_dims, "%s", e->file);
+        cr_expect_eq(got.fully_connected, e->fully_connected, "%s", e->file);
+        cr_expect_eq(got.depth_to_space, e->depth_to_space, "%s", e->file);
+        cr_expect_eq(got.transpose_bias, e->transpose_bias, "%s", e->file);
+        vki_model_destroy(m);
+        free(b);
+    }
+    if (!found) cr_skip_test("no models in $VKI_MODEL_DIR");
 }
