@@ -8,18 +8,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const vki_op_def vki_op_conv2d, vki_op_depthwise_conv2d, vki_op_add, vki_op_relu,
-    vki_op_max_pool2d, vki_op_average_pool2d, vki_op_pad, vki_op_reshape, vki_op_concatenation;
+extern const vki_op_def vki_op_conv2d, vki_op_depthwise_conv2d, vki_op_max_pool2d,
+    vki_op_average_pool2d, vki_op_pad, vki_op_reshape, vki_op_concatenation;
+/* Elementwise (unary.c, binary.c). */
+extern const vki_op_def vki_op_relu, vki_op_relu6, vki_op_logistic, vki_op_tanh, vki_op_hard_swish,
+    vki_op_leaky_relu, vki_op_prelu, vki_op_add, vki_op_sub, vki_op_mul, vki_op_div,
+    vki_op_maximum, vki_op_minimum;
+/* Reductions, resampling and layout. */
+extern const vki_op_def vki_op_mean, vki_op_fully_connected, vki_op_softmax,
+    vki_op_resize_bilinear, vki_op_resize_nearest, vki_op_depth_to_space, vki_op_space_to_depth,
+    vki_op_strided_slice, vki_op_slice;
+/* Transposed convolution (transpose_conv.c). */
+extern const vki_op_def vki_op_transpose_conv, vki_op_conv2d_transpose_bias;
 
 static const vki_op_def *const op_table[] = {
-    &vki_op_conv2d,  &vki_op_depthwise_conv2d, &vki_op_add,     &vki_op_relu,
-    &vki_op_max_pool2d, &vki_op_average_pool2d, &vki_op_pad, &vki_op_reshape,
-    &vki_op_concatenation,
+    &vki_op_conv2d, &vki_op_depthwise_conv2d, &vki_op_max_pool2d, &vki_op_average_pool2d,
+    &vki_op_pad, &vki_op_reshape, &vki_op_concatenation,
+    &vki_op_relu, &vki_op_relu6, &vki_op_logistic, &vki_op_tanh, &vki_op_hard_swish,
+    &vki_op_leaky_relu, &vki_op_prelu, &vki_op_add, &vki_op_sub, &vki_op_mul, &vki_op_div,
+    &vki_op_maximum, &vki_op_minimum,
+    &vki_op_mean, &vki_op_fully_connected, &vki_op_softmax, &vki_op_resize_bilinear,
+    &vki_op_resize_nearest, &vki_op_depth_to_space, &vki_op_space_to_depth,
+    &vki_op_strided_slice, &vki_op_slice,
+    &vki_op_transpose_conv, &vki_op_conv2d_transpose_bias,
 };
 
 const vki_op_def *vki_op_find(const vki_op *op) {
-    for (size_t i = 0; i < sizeof op_table / sizeof op_table[0]; i++)
-        if (op_table[i]->code == op->code) return op_table[i];
+    for (size_t i = 0; i < sizeof op_table / sizeof op_table[0]; i++) {
+        const vki_op_def *def = op_table[i];
+        if (def->code != op->code) continue;
+        if (op->code != VKI_OP_CUSTOM || !strcmp(def->custom_name, op->custom_name)) return def;
+    }
     return NULL;
 }
 

@@ -93,6 +93,7 @@ typedef struct vki_op_def {
      * and outputs (constant inputs included, NULL for omitted ones). */
     void (*reference)(const vki_model *m, const vki_op *op, const float *const *inputs,
                       float *const *outputs);
+    const char *custom_name;    /* for VKI_OP_CUSTOM: the custom_code it implements */
 } vki_op_def;
 
 /* The def for a builtin code, or NULL if vkinfer does not implement it. */

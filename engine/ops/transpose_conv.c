@@ -1,0 +1,11 @@
+/* transpose_conv.c: placeholder until the op lands. */
+#include "ops.h"
+static vki_status validate(const vki_model *m, int o) {
+    return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "not implemented yet");
+}
+static vki_status build(vki_build *b, const vki_model *m, int o) { (void)b; return validate(m, o); }
+static void reference(const vki_model *m, const vki_op *op, const float *const *in, float *const *out) {
+    (void)m; (void)op; (void)in; (void)out;
+}
+const vki_op_def vki_op_transpose_conv = {VKI_OP_TRANSPOSE_CONV, validate, build, reference, NULL};
+const vki_op_def vki_op_conv2d_transpose_bias = {VKI_OP_CUSTOM, validate, build, reference, "Convolution2DTransposeBias"};

@@ -1,0 +1,2 @@
+// fully_connected.comp: placeholder until the op lands.
+void main() {}

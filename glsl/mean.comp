@@ -1,0 +1,2 @@
+// mean.comp: placeholder until the op lands.
+void main() {}

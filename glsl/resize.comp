@@ -1,0 +1,2 @@
+// resize.comp: placeholder until the op lands.
+void main() {}

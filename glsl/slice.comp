@@ -1,0 +1,2 @@
+// slice.comp: placeholder until the op lands.
+void main() {}

@@ -1,0 +1,2 @@
+// softmax.comp: placeholder until the op lands.
+void main() {}

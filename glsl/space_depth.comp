@@ -1,0 +1,2 @@
+// space_depth.comp: placeholder until the op lands.
+void main() {}

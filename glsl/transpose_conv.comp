@@ -1,0 +1,2 @@
+// transpose_conv.comp: placeholder until the op lands.
+void main() {}
