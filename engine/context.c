@@ -169,6 +169,37 @@ static int type_rank(VkPhysicalDeviceType t) {
     }
 }
 
+typedef struct fp16_features {
+    VkPhysicalDevice16BitStorageFeatures storage;
+    VkPhysicalDeviceShaderFloat16Int8FeaturesKHR arith;
+    VkPhysicalDeviceFeatures2 all;
+    int has_arith_ext;
+} fp16_features;
+
+static int has_device_extension(VkPhysicalDevice pd, const char *name) {
+    uint32_t n = 0;
+    if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS || !n) return 0;
+    VkExtensionProperties *ext = calloc(n, sizeof *ext);
+    if (!ext) return 0;
+    int found = 0;
+    if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, ext) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n; i++) found |= !strcmp(ext[i].extensionName, name);
+    free(ext);
+    return found;
+}
+
+/* 16-bit storage is core in 1.1; float16 arithmetic needs VK_KHR_shader_float16_int8. */
+static void query_fp16(VkPhysicalDevice pd, fp16_features *f) {
+    memset(f, 0, sizeof *f);
+    f->has_arith_ext = has_device_extension(pd, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+    f->storage.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
+    f->arith.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES_KHR;
+    f->storage.pNext = f->has_arith_ext ? &f->arith : NULL;
+    f->all.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    f->all.pNext = &f->storage;
+    vkGetPhysicalDeviceFeatures2(pd, &f->all);
+}
+
 static void fill_info(VkPhysicalDevice pd, vki_device_info *out) {
     VkPhysicalDeviceSubgroupProperties sub = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
     VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sub};
@@ -186,6 +217,10 @@ static void fill_info(VkPhysicalDevice pd, vki_device_info *out) {
     out->max_workgroup_invocations = p->limits.maxComputeWorkGroupInvocations;
     out->min_storage_buffer_offset_alignment = p->limits.minStorageBufferOffsetAlignment;
     out->max_storage_buffer_range = p->limits.maxStorageBufferRange;
+    fp16_features f;
+    query_fp16(pd, &f);
+    out->fp16_storage = f.storage.storageBuffer16BitAccess == VK_TRUE;
+    out->fp16_arithmetic = f.has_arith_ext && f.arith.shaderFloat16 == VK_TRUE;
 }
 
 /* VKI_DEVICE (index from 0, or a case-insensitive part of the name) beats the options. */
@@ -256,10 +291,29 @@ static vki_status create_device(vki_context *ctx) {
         .queueCount = 1,
         .pQueuePriorities = &priority,
     };
+    /* Enable exactly the fp16 features the device has; graphs that ask for fp16 check. */
+    fp16_features f;
+    query_fp16(ctx->physical, &f);
+    VkPhysicalDevice16BitStorageFeatures storage = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
+        .storageBuffer16BitAccess = f.storage.storageBuffer16BitAccess,
+    };
+    VkPhysicalDeviceShaderFloat16Int8FeaturesKHR arith = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES_KHR,
+        .shaderFloat16 = f.arith.shaderFloat16,
+    };
+    const char *ext = VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME;
+    int use_arith = f.has_arith_ext && f.arith.shaderFloat16;
+    storage.pNext = use_arith ? &arith : NULL;
+    ctx->fp16_storage = storage.storageBuffer16BitAccess == VK_TRUE;
+    ctx->fp16_arithmetic = use_arith;
     VkDeviceCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+        .pNext = &storage,
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &q,
+        .enabledExtensionCount = use_arith ? 1 : 0,
+        .ppEnabledExtensionNames = &ext,
     };
     VkResult r = vkCreateDevice(ctx->physical, &info, NULL, &ctx->device);
     if (r != VK_SUCCESS) return vki_vk_fail(r, "context", "vkCreateDevice");

@@ -19,6 +19,7 @@ struct vki_context {
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceMemoryProperties mem_props;
     uint32_t subgroup_size;
+    int fp16_storage, fp16_arithmetic;   /* enabled on the device */
     shaderc_compiler_t compiler;
     VkPipelineCache pipeline_cache;
 };

@@ -11,12 +11,16 @@
 
 #include "../planner/planner.h"
 #include "../tuner/workgroup.h"
+#include "half.h"
 #include "shader.h"
 #include "status.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Bytes of one stored element: fp16 storage halves activations and weights. */
+static VkDeviceSize elem_bytes(const vki_graph *g) { return g->fp16 ? 2 : 4; }
 
 /* ---- the builder that op files talk to ------------------------------------------------ */
 
@@ -47,7 +51,8 @@ static int grow(void **p, int *cap, int need, size_t elem) {
 }
 
 int vki_build_weights(vki_build *b, const float *data, size_t count) {
-    size_t align = (size_t)(b->g->ctx->props.limits.minStorageBufferOffsetAlignment / 4);
+    size_t align = (size_t)(b->g->ctx->props.limits.minStorageBufferOffsetAlignment /
+                            elem_bytes(b->g));
     if (align < 4) align = 4;
     size_t start = (b->weights_count + align - 1) / align * align;
     size_t need = start + (count ? count : 4);
@@ -97,9 +102,9 @@ vki_status vki_build_alias(vki_build *b, int alias, int of) {
 
 /* ---- sizes ------------------------------------------------------------------------------ */
 
-static VkDeviceSize phwc4_bytes(const vki_tensor *t) {
+static VkDeviceSize phwc4_bytes(const vki_graph *g, const vki_tensor *t) {
     vki_shape4 s = vki_tensor_shape4(t);
-    return (VkDeviceSize)s.h * (VkDeviceSize)s.w * (VkDeviceSize)((s.c + 3) / 4) * 16u;
+    return (VkDeviceSize)s.h * (VkDeviceSize)s.w * (VkDeviceSize)((s.c + 3) / 4) * 4u * elem_bytes(g);
 }
 
 static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
@@ -164,7 +169,7 @@ static vki_status plan_memory(vki_graph *g, vki_build *b) {
             int r = storage_root(b, bd->index);
             if (life[r].first < 0) life[r].first = k;
             life[r].last = k;
-            VkDeviceSize need = phwc4_bytes(&m->tensors[bd->index]);
+            VkDeviceSize need = phwc4_bytes(g, &m->tensors[bd->index]);
             if (need > life[r].size) life[r].size = need;
         }
     /* Graph inputs are written from the start; outputs are read back at the end. */
@@ -202,10 +207,17 @@ static vki_status plan_memory(vki_graph *g, vki_build *b) {
     vki_status s = vki_buffer_create(g->ctx, total, VKI_MEMORY_DEVICE, "intermediate arena", &g->arena);
     if (s) return s;
 
-    g->memory.weights_bytes = (uint64_t)b->weights_count * 4;
-    s = vki_buffer_create(g->ctx, align_up(b->weights_count * 4 + 16, 16), VKI_MEMORY_DEVICE,
-                          "weights", &g->weights);
-    if (!s && b->weights_count) s = vki_buffer_upload(g->ctx, &g->weights, b->weights, b->weights_count * 4);
+    VkDeviceSize weight_bytes = b->weights_count * elem_bytes(g);
+    g->memory.weights_bytes = weight_bytes;
+    s = vki_buffer_create(g->ctx, align_up(weight_bytes + 16, 16), VKI_MEMORY_DEVICE, "weights",
+                          &g->weights);
+    if (s || !b->weights_count) return s;
+    if (!g->fp16) return vki_buffer_upload(g->ctx, &g->weights, b->weights, weight_bytes);
+    uint16_t *halves = malloc(weight_bytes);
+    if (!halves) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    for (size_t i = 0; i < b->weights_count; i++) halves[i] = vki_float_to_half(b->weights[i]);
+    s = vki_buffer_upload(g->ctx, &g->weights, halves, weight_bytes);
+    free(halves);
     return s;
 }
 
@@ -281,6 +293,7 @@ static vki_status pipeline_for(vki_graph *g, const vki_dispatch *d, const uint32
     uint64_t key = fnv1a(1469598103934665603ull, d->kernel, strlen(d->kernel) + 1);
     key = fnv1a(key, d->defines, d->defines_len);
     key = fnv1a(key, wg, 3 * sizeof wg[0]);
+    key = fnv1a(key, &g->fp16, sizeof g->fp16);
     for (int i = 0; i < g->n_pipelines; i++)
         if (g->pipelines[i].key == key) { *out = g->pipelines[i].pipeline; return VKI_OK; }
     if (!grow((void **)&g->pipelines, &g->cap_pipelines, g->n_pipelines + 1, sizeof *g->pipelines))
@@ -288,7 +301,8 @@ static vki_status pipeline_for(vki_graph *g, const vki_dispatch *d, const uint32
     vki_context *ctx = g->ctx;
     uint32_t *words;
     size_t n_bytes;
-    vki_status s = vki_shader_compile(ctx, d->kernel, d->defines, &words, &n_bytes);
+    const char *precision = g->fp16 ? "#define VKI_FP16_STORAGE 1\n" : "";
+    vki_status s = vki_shader_compile(ctx, d->kernel, precision, d->defines, &words, &n_bytes);
     if (s) return s;
     VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                    .codeSize = n_bytes, .pCode = words};
@@ -323,10 +337,10 @@ static VkDescriptorBufferInfo binding_info(const vki_graph *g, const vki_build *
     switch (bd->kind) {
     case VKI_BIND_TENSOR:
         return (VkDescriptorBufferInfo){g->arena.buffer, g->tensor_offset[bd->index],
-                                        phwc4_bytes(&b->m->tensors[bd->index])};
+                                        phwc4_bytes(g, &b->m->tensors[bd->index])};
     case VKI_BIND_WEIGHTS:
-        return (VkDescriptorBufferInfo){g->weights.buffer, b->blobs[bd->index].offset * 4,
-                                        b->blobs[bd->index].count * 4};
+        return (VkDescriptorBufferInfo){g->weights.buffer, b->blobs[bd->index].offset * elem_bytes(g),
+                                        b->blobs[bd->index].count * elem_bytes(g)};
     case VKI_BIND_INPUT_STAGING:
         return (VkDescriptorBufferInfo){g->io[bd->index].staging.buffer, 0, VK_WHOLE_SIZE};
     case VKI_BIND_OUTPUT_STAGING:
@@ -488,6 +502,18 @@ vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
     vki_graph *g = calloc(1, sizeof *g);
     if (!g) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
     g->ctx = ctx;
+    g->fp16 = options && options->precision == VKI_PRECISION_FP16;
+    if (options && (unsigned)options->precision > VKI_PRECISION_FP16) {
+        free(g);
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: unknown precision %d",
+                        (int)options->precision);
+    }
+    if (g->fp16 && !ctx->fp16_storage) {
+        free(g);
+        return vki_fail(VKI_ERROR_DEVICE_FEATURE,
+                        "%s: fp16 precision needs storageBuffer16BitAccess, which %s lacks",
+                        model->name, ctx->props.deviceName);
+    }
     g->model_io = copy_io(model);
     vki_build b = {.g = g, .m = model};
     b.storage_of = malloc(sizeof(int) * (size_t)(model->n_tensors ? model->n_tensors : 1));

@@ -19,7 +19,5 @@
  * On failure *out is NULL. */
 vki_status vki_tflite_parse(const void *data, size_t size, const char *name, vki_model **out);
 
-/* fp16 bits to float, exact for every input (subnormals, infinities, NaN payloads). */
-float vki_half_to_float(uint16_t h);
 
 #endif /* VKI_LOADER_H */

@@ -6,26 +6,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *assemble(const char *kernel_text, const char *defines, const char *common) {
+static char *assemble(const char *kernel_text, const char *precision, const char *defines,
+                      const char *common) {
     static const char header[] = "#version 450\n";
     static const char line_reset[] = "\n#line 1\n";
-    size_t n = strlen(header) + strlen(defines) + strlen(common) + strlen(line_reset) +
-               strlen(kernel_text) + 1;
+    size_t n = strlen(header) + strlen(precision) + strlen(defines) + strlen(common) +
+               strlen(line_reset) + strlen(kernel_text) + 1;
     char *text = malloc(n);
     if (!text) return NULL;
-    snprintf(text, n, "%s%s%s%s%s", header, defines, common, line_reset, kernel_text);
+    snprintf(text, n, "%s%s%s%s%s%s", header, precision, defines, common, line_reset, kernel_text);
     return text;
 }
 
-vki_status vki_shader_compile(vki_context *ctx, const char *kernel, const char *defines,
-                              uint32_t **words, size_t *n_bytes) {
+vki_status vki_shader_compile(vki_context *ctx, const char *kernel, const char *precision,
+                              const char *defines, uint32_t **words, size_t *n_bytes) {
     *words = NULL;
     *n_bytes = 0;
     const char *kernel_text = vki_glsl_source(kernel);
     const char *common = vki_glsl_source("common");
     if (!kernel_text || !common)
         return vki_fail(VKI_ERROR_SHADER, "kernel '%s' is not embedded in the library", kernel);
-    char *text = assemble(kernel_text, defines, common);
+    char *text = assemble(kernel_text, precision, defines, common);
     if (!text) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
     shaderc_compile_options_t opts = shaderc_compile_options_initialize();
     if (!opts) {

@@ -10,9 +10,10 @@
 /* The embedded text of glsl/<name>.comp or .glsl, or NULL (generated glsl_sources.c). */
 const char *vki_glsl_source(const char *name);
 
-/* Compiles kernel with the op's defines prepended (after #version and before
- * common.glsl). On success *words (malloc'd) holds *n_bytes of SPIR-V. */
-vki_status vki_shader_compile(vki_context *ctx, const char *kernel, const char *defines,
-                              uint32_t **words, size_t *n_bytes);
+/* Compiles kernel with the graph's precision defines and the op's defines prepended
+ * (after #version, before common.glsl). On success *words (malloc'd) holds *n_bytes of
+ * SPIR-V. */
+vki_status vki_shader_compile(vki_context *ctx, const char *kernel, const char *precision,
+                              const char *defines, uint32_t **words, size_t *n_bytes);
 
 #endif

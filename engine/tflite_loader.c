@@ -8,6 +8,7 @@
  * Constant data is assumed little-endian on the host, as TFLite itself assumes.
  */
 #include "loader.h"
+#include "half.h"
 
 #include "flatbuf.h"
 #include "ops/ops.h"
@@ -126,28 +127,6 @@ static label op_label(uint32_t i, int32_t code, const char *custom) {
 }
 
 /* ---- fp16 --------------------------------------------------------------------------- */
-
-float vki_half_to_float(uint16_t h) {
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    uint32_t exp = (h >> 10) & 0x1fu;
-    uint32_t man = h & 0x3ffu;
-    uint32_t bits;
-    if (exp == 0x1f) {
-        bits = sign | 0x7f800000u | man << 13;            /* inf, NaN keeps its payload */
-    } else if (exp != 0) {
-        bits = sign | (exp + 127 - 15) << 23 | man << 13;
-    } else if (man == 0) {
-        bits = sign;                                       /* signed zero */
-    } else {
-        /* Subnormal: man * 2^-24. Shift the leading one up to the implicit bit. */
-        uint32_t e = 127 - 15 + 1;
-        while (!(man & 0x400u)) { man <<= 1; e--; }
-        bits = sign | e << 23 | (man & 0x3ffu) << 13;
-    }
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
 
 /* Converts n little-endian fp16 values into a new float32 array. */
 static float *half_array_to_float(const void *src, size_t n) {

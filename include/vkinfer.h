@@ -83,6 +83,8 @@ typedef struct vki_device_info {
     uint32_t max_workgroup_invocations;
     uint64_t min_storage_buffer_offset_alignment;
     uint64_t max_storage_buffer_range;
+    int fp16_storage;            /* storageBuffer16BitAccess: VKI_PRECISION_FP16 works */
+    int fp16_arithmetic;         /* shaderFloat16 */
 } vki_device_info;
 
 VKI_API vki_status vki_context_create(const vki_context_options *options, vki_context **out);
@@ -119,7 +121,13 @@ VKI_API const char *vki_model_op_name(const vki_model *model, int index);
 
 /* ---- graph -------------------------------------------------------------------------- */
 
+typedef enum vki_precision {
+    VKI_PRECISION_FP32 = 0,      /* float32 activations, weights and arithmetic */
+    VKI_PRECISION_FP16,          /* float16 storage (VK_KHR_16bit_storage); sums stay fp32 */
+} vki_precision;
+
 typedef struct vki_graph_options {
+    vki_precision precision;
     /* Nonzero: write a GPU timestamp after every dispatch, read by vki_graph_profile. */
     int profile;
 } vki_graph_options;

@@ -6,6 +6,7 @@
  * which keeps every offset positive as the format requires.
  */
 #include "loader.h"
+#include "half.h"
 #include "status.h"
 
 #include <criterion/criterion.h>

@@ -27,6 +27,7 @@ typedef struct cli {
     const char *save_dir;
     int runs, warmup;
     int profile;
+    vki_precision precision;
     vki_context_options ctx_opts;
 } cli;
 
@@ -38,6 +39,7 @@ static int usage(void) {
             "options: --device INDEX|NAME   pick a Vulkan device (also VKI_DEVICE)\n"
             "         --validation          enable the Khronos validation layer\n"
             "         --profile             print GPU time per dispatch and per kernel\n"
+            "         --fp16                store activations and weights as float16\n"
             "inputs are raw little-endian float32 NHWC, one file per model input in order;\n"
             "--save writes DIR/output_<i>.f32 for every output in model order.\n");
     return 2;
@@ -71,6 +73,7 @@ static int parse_args(int argc, char **argv, cli *c) {
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--validation")) { c->ctx_opts.enable_validation = 1; continue; }
         if (!strcmp(a, "--profile")) { c->profile = 1; continue; }
+        if (!strcmp(a, "--fp16")) { c->precision = VKI_PRECISION_FP16; continue; }
         if (a[0] != '-' || a[1] != '-') {
             if (c->model) { fprintf(stderr, "vkinfer: unexpected argument '%s'\n", a); return 0; }
             c->model = a;
@@ -275,7 +278,7 @@ static int cmd_run(const cli *c) {
     vki_device_info dev;
     vki_context_device_info(ctx, &dev);
     double t0 = now_ms();
-    vki_graph_options graph_opts = {.profile = c->profile};
+    vki_graph_options graph_opts = {.precision = c->precision, .profile = c->profile};
     s = vki_graph_create(ctx, m, &graph_opts, &g);
     if (s) { fail("graph build", s); goto done; }
     double build_ms = now_ms() - t0;
