@@ -11,6 +11,7 @@
 #include "vkinfer.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,8 @@ typedef struct cli {
     const char *inputs[MAX_FILES];
     int n_inputs;
     const char *save_dir;
+    const char *check_dir;
+    double tolerance;
     int runs, warmup;
     int profile;
     vki_precision precision;
@@ -40,6 +43,9 @@ static int usage(void) {
             "         --validation          enable the Khronos validation layer\n"
             "         --profile             print GPU time per dispatch and per kernel\n"
             "         --fp16                store activations and weights as float16\n"
+            "         --check DIR           compare outputs with DIR/output_<i>.f32: error =\n"
+            "                               max|a-b| / max(max|b|,1), fail above --tolerance\n"
+            "         --tolerance T         default 1e-4\n"
             "inputs are raw little-endian float32 NHWC, one file per model input in order;\n"
             "--save writes DIR/output_<i>.f32 for every output in model order.\n");
     return 2;
@@ -67,6 +73,7 @@ static int parse_args(int argc, char **argv, cli *c) {
     c->command = argv[1];
     int bench = !strcmp(c->command, "bench");
     c->runs = bench ? 100 : 1;
+    c->tolerance = 1e-4;
     c->warmup = bench ? 10 : 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -86,6 +93,15 @@ static int parse_args(int argc, char **argv, cli *c) {
             c->inputs[c->n_inputs++] = next;
         } else if (!strcmp(a, "--save")) {
             c->save_dir = next;
+        } else if (!strcmp(a, "--check")) {
+            c->check_dir = next;
+        } else if (!strcmp(a, "--tolerance")) {
+            char *end;
+            c->tolerance = strtod(next, &end);
+            if (*end || !(c->tolerance >= 0)) {
+                fprintf(stderr, "vkinfer: --tolerance takes a number, got '%s'\n", next);
+                return 0;
+            }
         } else if (!strcmp(a, "--runs")) {
             if (!parse_int(next, a, &c->runs)) return 0;
             if (c->runs < 1) c->runs = 1;
@@ -188,6 +204,36 @@ static int write_output(const char *dir, int index, const float *data, size_t co
     size_t put = fwrite(data, sizeof(float), count, f);
     int ok = put == count && fclose(f) == 0;
     if (!ok) fprintf(stderr, "vkinfer: %s: write failed\n", path);
+    return ok;
+}
+
+/* The conformance metric: max|a - b| / max(max|b|, 1); NaN anywhere counts as infinite. */
+static double relative_error(const float *a, const float *b, size_t n) {
+    double max_b = 1.0, max_diff = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        if (fabs(b[i]) > max_b) max_b = fabs(b[i]);
+        double d = fabs((double)a[i] - (double)b[i]);
+        if (!(d <= max_diff)) max_diff = d != d ? INFINITY : d;
+    }
+    return max_diff / max_b;
+}
+
+static int check_outputs(const cli *c, const vki_model *m, float **outs) {
+    int ok = 1;
+    for (int i = 0; i < vki_model_output_count(m); i++) {
+        vki_tensor_info t;
+        vki_model_output_info(m, i, &t);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/output_%d.f32", c->check_dir, i);
+        float *want = malloc(t.element_count * sizeof(float));
+        if (!want || !read_input(path, want, t.element_count)) { free(want); return 0; }
+        double err = relative_error(outs[i], want, t.element_count);
+        int pass = err <= c->tolerance;
+        printf("check output %d '%s': error %.3g %s %.3g: %s\n", i, t.name, err,
+               pass ? "<=" : ">", c->tolerance, pass ? "ok" : "FAIL");
+        ok &= pass;
+        free(want);
+    }
     return ok;
 }
 
@@ -322,7 +368,7 @@ static int cmd_run(const cli *c) {
     print_outputs(g, m, outs);
     if (c->profile) print_profile(g, m);
     print_latency(ms, c->runs, c->warmup);
-    rc = 0;
+    rc = c->check_dir && !check_outputs(c, m, outs) ? 1 : 0;
 done:
     for (int i = 0; i < MAX_FILES; i++) { free(ins[i]); free(outs[i]); }
     free(ms);
