@@ -1,0 +1,32 @@
+#!/bin/sh
+# conformance.sh [VKINFER] [MODEL_DIR]: runs the five conformance models on the default
+# device in fp32 and fp16, checks every output against the TFLite interpreter's
+# (tests/data/ref) and reports latency as the median and spread of 100 runs after 10
+# warm-ups. Prints one line per model and precision; exits non-zero on any failure.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+vkinfer=${1:-$root/build/vkinfer}
+models=${2:-$root/models/cache}
+runs=${RUNS:-100}
+warmup=${WARMUP:-10}
+status=0
+for model in face_detection_short_range face_detection_full_range selfie_segmentation \
+             hand_landmark_lite pose_landmark_lite; do
+  ref=$root/tests/data/ref/$model
+  tol32=1e-4
+  [ "$model" = pose_landmark_lite ] && tol32=5e-4
+  for precision in fp32 fp16; do
+    tol=$tol32
+    flag=""
+    [ "$precision" = fp16 ] && { tol=3e-2; flag=--fp16; }
+    out=$("$vkinfer" run "$models/$model.tflite" --input "$ref/input_0.f32" --check "$ref" \
+          --tolerance "$tol" --runs "$runs" --warmup "$warmup" $flag 2>&1)
+    rc=$?
+    latency=$(echo "$out" | sed -n 's/^latency: //p')
+    errors=$(echo "$out" | sed -n "s/^check output \([0-9]*\) '\([^']*\)': error \([^ ]*\).*/\2=\3/p" | tr '\n' ' ')
+    if [ $rc -eq 0 ]; then verdict=ok; else verdict=FAIL; status=1; fi
+    echo "$model $precision: $verdict; $latency; errors: $errors"
+    [ $rc -eq 0 ] || echo "$out" | grep -E 'vkinfer:|FAIL' | head -5 | sed 's/^/    /'
+  done
+done
+exit $status
