@@ -1,2 +1,79 @@
-// conv2d.comp placeholder
-void main() {}
+// conv2d.comp: 2D convolution over PHWC4 tensors with zero padding, strides, dilations
+// and a fused activation (engine/ops/conv2d.c packs the weights and sets the defines).
+//
+// Each thread computes TILE_S output slices (4 channels each) at TILE_X adjacent
+// columns of one row: every input vec4 fetched feeds TILE_S slices, every weight vec4
+// TILE_X columns. Weights for slice group g, tap (ky,kx), input slice is are TILE_S*4
+// vec4 in a row; vec4 i of output slice j holds the 4 output channels' weights for
+// input lane i, so acc += w0*v.x + w1*v.y + w2*v.z + w3*v.w. Slices past OUT_S in the
+// last group have zero weights and bias and are not stored.
+TENSOR_IN(0, src)
+WEIGHTS(1, weights)
+WEIGHTS(2, bias)
+TENSOR_OUT(3, dst)
+
+#define TILE (TILE_S * TILE_X)
+
+void main() {
+    int x0 = int(gl_GlobalInvocationID.x) * TILE_X;
+    int y = int(gl_GlobalInvocationID.y);
+    int group = int(gl_GlobalInvocationID.z);
+    if (x0 >= OUT_W || y >= OUT_H || group * TILE_S >= OUT_S) return;
+
+    vec4 acc[TILE];
+    for (int j = 0; j < TILE_S; j++) {
+        vec4 b = LOAD(bias, group * TILE_S + j);
+        for (int t = 0; t < TILE_X; t++) acc[j * TILE_X + t] = b;
+    }
+
+    const int taps_stride = IN_S * TILE_S * 4;   // vec4 per (ky, kx) in one group
+    int group_base = group * (KH * KW * taps_stride);
+    for (int ky = 0; ky < KH; ky++) {
+        int iy = y * STRIDE_H - PAD_H + ky * DIL_H;
+        if (iy < 0 || iy >= IN_H) continue;
+        for (int kx = 0; kx < KW; kx++) {
+            int ix0 = x0 * STRIDE_W - PAD_W + kx * DIL_W;
+            // Columns of the tile inside the input; the others read zero.
+            bool inside[TILE_X];
+            bool any = false;
+            for (int t = 0; t < TILE_X; t++) {
+                int ix = ix0 + t * STRIDE_W;
+                inside[t] = ix >= 0 && ix < IN_W;
+                any = any || inside[t];
+            }
+            if (!any) continue;
+            int w = group_base + (ky * KW + kx) * taps_stride;
+            int at = IDX(IN, ix0, iy, 0);
+            for (int is = 0; is < IN_S; is++) {
+                vec4 v[TILE_X];
+                for (int t = 0; t < TILE_X; t++) {
+                    v[t] = vec4(0.0);
+                    if (inside[t]) v[t] = LOAD(src, at + t * STRIDE_W);
+                }
+                for (int j = 0; j < TILE_S; j++) {
+                    vec4 w0 = LOAD(weights, w + 0);
+                    vec4 w1 = LOAD(weights, w + 1);
+                    vec4 w2 = LOAD(weights, w + 2);
+                    vec4 w3 = LOAD(weights, w + 3);
+                    w += 4;
+                    for (int t = 0; t < TILE_X; t++) {
+                        vec4 a = acc[j * TILE_X + t];
+                        a += w0 * v[t].x;
+                        a += w1 * v[t].y;
+                        a += w2 * v[t].z;
+                        a += w3 * v[t].w;
+                        acc[j * TILE_X + t] = a;
+                    }
+                }
+                at += IN_H * IN_W;
+            }
+        }
+    }
+
+    for (int j = 0; j < TILE_S; j++) {
+        int s = group * TILE_S + j;
+        if (s >= OUT_S) break;
+        for (int t = 0; t < TILE_X; t++)
+            if (x0 + t < OUT_W) STORE(dst, IDX(OUT, x0 + t, y, s), activate(acc[j * TILE_X + t]));
+    }
+}

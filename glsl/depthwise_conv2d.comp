@@ -1,2 +1,41 @@
-// depthwise_conv2d.comp placeholder
-void main() {}
+// depthwise_conv2d.comp: depthwise 2D convolution over PHWC4 tensors with zero padding,
+// strides, dilations and a fused activation (engine/ops/depthwise_conv2d.c packs the
+// weights and sets the defines).
+//
+// One output vec4 per thread. Weights are one vec4 per (output slice, ky, kx); output
+// channel o reads input channel o / DEPTH_MULTIPLIER, so with a multiplier of 1 output
+// slice s reads input slice s and otherwise the lanes are gathered one by one. Padded
+// output lanes have zero weights and bias, so they stay zero.
+TENSOR_IN(0, src)
+WEIGHTS(1, weights)
+WEIGHTS(2, bias)
+TENSOR_OUT(3, dst)
+
+void main() {
+    OUTPUT_POSITION(OUT, x, y, s)
+    vec4 acc = LOAD(bias, s);
+    int w = s * (KH * KW);
+    for (int ky = 0; ky < KH; ky++) {
+        int iy = y * STRIDE_H - PAD_H + ky * DIL_H;
+        if (iy < 0 || iy >= IN_H) continue;
+        for (int kx = 0; kx < KW; kx++) {
+            int ix = x * STRIDE_W - PAD_W + kx * DIL_W;
+            if (ix < 0 || ix >= IN_W) continue;
+#if DEPTH_MULTIPLIER == 1
+            vec4 v = LOAD(src, IDX(IN, ix, iy, s));
+#else
+            vec4 v = vec4(0.0);
+            for (int i = 0; i < 4; i++) {
+                int o = s * 4 + i;
+                // Lanes past OUT_C could map past the last input slice.
+                if (o < OUT_C) {
+                    int c = o / DEPTH_MULTIPLIER;
+                    v[i] = LOAD(src, IDX(IN, ix, iy, c / 4))[c % 4];
+                }
+            }
+#endif
+            acc += LOAD(weights, w + ky * KW + kx) * v;
+        }
+    }
+    STORE(dst, IDX(OUT, x, y, s), activate(acc));
+}

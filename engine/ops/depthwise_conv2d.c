@@ -1,10 +1,220 @@
-/* depthwise_conv2d.c: placeholder until the op lands. */
+/* depthwise_conv2d.c: DEPTHWISE_CONV_2D (NHWC input, [1,KH,KW,O] constant filter with
+ * O = input channels * depth multiplier, optional bias, SAME/VALID padding, strides,
+ * dilations, fused activation): validation, weight packing for
+ * glsl/depthwise_conv2d.comp, and the C reference.
+ */
 #include "ops.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+/* TFLite files may leave dilation at 0 to mean "none". */
+static int dilation_of(int d) { return d == 0 ? 1 : d; }
+
+/* Span of a dilated window, in 64 bits since both factors come from the file. */
+static long long window_extent(int size, int dilation) {
+    return (long long)(size - 1) * dilation + 1;
+}
+#define VKI_CONV_MAX_EXTENT (1 << 24)
+
+/* A constant float operand of the given rank whose data covers its shape (build reads
+ * all of it). */
+static vki_status check_constant(const vki_model *m, int o, int input, const char *role,
+                                 int rank) {
+    const vki_op *op = &m->ops[o];
+    const vki_tensor *t = vki_op_in(m, op, input);
+    if (!t->data)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "%s tensor %d '%s' (input %d) must be a constant", role,
+                           op->inputs[input], t->name, input);
+    if (t->rank != rank)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "%s tensor %d '%s' has %d dims, need %d",
+                           role, op->inputs[input], t->name, t->rank, rank);
+    size_t n = 1;
+    for (int i = 0; i < t->rank; i++) {
+        if ((size_t)t->shape[i] > SIZE_MAX / sizeof(float) / n)
+            return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "%s tensor %d '%s' is too large",
+                               role, op->inputs[input], t->name);
+        n *= (size_t)t->shape[i];
+    }
+    if (t->data_bytes < n * sizeof(float))
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "%s tensor %d '%s' holds %zu bytes, its shape needs %zu", role,
+                           op->inputs[input], t->name, t->data_bytes, n * sizeof(float));
+    return VKI_OK;
+}
+
 static vki_status validate(const vki_model *m, int o) {
-    return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "not implemented yet");
+    vki_status s = vki_op_check_arity(m, o, 2, 3, 1);
+    if (s) return s;
+    const vki_op *op = &m->ops[o];
+    const vki_conv_options *c = &op->opt.conv;
+    const vki_tensor *in = vki_op_in(m, op, 0);
+    const vki_tensor *out = vki_op_out(m, op, 0);
+    if (in->data)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "input 0 (tensor %d '%s') is a constant",
+                           op->inputs[0], in->name);
+    if (in->rank != 4)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "input 0 (tensor %d '%s') has %d dims, need 4",
+                           op->inputs[0], in->name, in->rank);
+    if (out->rank != 4)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "output 0 (tensor %d '%s') has %d dims, need 4",
+                           op->outputs[0], out->name, out->rank);
+    s = check_constant(m, o, 1, "weights", 4);
+    if (s) return s;
+    const vki_tensor *f = vki_op_in(m, op, 1);
+    vki_shape4 is = vki_tensor_shape4(in);
+    const int oc = f->shape[3];
+    if (f->shape[0] != 1)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "weights tensor %d '%s' has leading dimension %d, need 1",
+                           op->inputs[1], f->name, f->shape[0]);
+    if (oc % is.c != 0)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "weights tensor %d '%s' has %d channels, not a multiple of the %d "
+                           "channels of input tensor %d",
+                           op->inputs[1], f->name, oc, is.c, op->inputs[0]);
+    if (c->depth_multiplier != 0 && (long long)c->depth_multiplier * is.c != oc)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "depth_multiplier %d disagrees with weights tensor %d '%s' "
+                           "(%d channels) and input tensor %d (%d channels)",
+                           c->depth_multiplier, op->inputs[1], f->name, oc, op->inputs[0], is.c);
+    if (op->n_inputs > 2 && op->inputs[2] >= 0) {
+        const vki_tensor *bias = vki_op_in(m, op, 2);
+        s = check_constant(m, o, 2, "bias", 1);
+        if (s) return s;
+        if (bias->shape[0] != oc)
+            return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                               "bias tensor %d '%s' has %d elements, need %d (weights tensor %d)",
+                               op->inputs[2], bias->name, bias->shape[0], oc, op->inputs[1]);
+    }
+    if (c->padding != VKI_PAD_SAME && c->padding != VKI_PAD_VALID)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "unknown padding %d", (int)c->padding);
+    if (c->stride_w < 1 || c->stride_h < 1)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "stride %dx%d (h x w), need >= 1",
+                           c->stride_h, c->stride_w);
+    if (c->dilation_w < 0 || c->dilation_h < 0)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "dilation %dx%d (h x w), need >= 1",
+                           c->dilation_h, c->dilation_w);
+    if ((unsigned)c->activation > VKI_ACT_TANH)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "fused activation %d is not supported",
+                           (int)c->activation);
+    int dh = dilation_of(c->dilation_h), dw = dilation_of(c->dilation_w);
+    /* The shared size helpers compute in int: keep windows and strides far from overflow. */
+    if (window_extent(f->shape[1], dh) > VKI_CONV_MAX_EXTENT ||
+        window_extent(f->shape[2], dw) > VKI_CONV_MAX_EXTENT ||
+        c->stride_h > VKI_CONV_MAX_EXTENT || c->stride_w > VKI_CONV_MAX_EXTENT)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "window %dx%d, dilation %dx%d or stride %dx%d (h x w) exceeds %d",
+                           f->shape[1], f->shape[2], dh, dw, c->stride_h, c->stride_w,
+                           VKI_CONV_MAX_EXTENT);
+    int oh = vki_conv_out_size(c->padding, is.h, f->shape[1], c->stride_h, dh);
+    int ow = vki_conv_out_size(c->padding, is.w, f->shape[2], c->stride_w, dw);
+    if (oh < 1 || ow < 1)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "weights tensor %d '%s' window %dx%d (dilation %dx%d) does not fit the "
+                           "%dx%d input with VALID padding",
+                           op->inputs[1], f->name, f->shape[1], f->shape[2], dh, dw, is.h, is.w);
+    return vki_op_check_shape(m, o, op->outputs[0], (vki_shape4){1, oh, ow, oc});
 }
-static vki_status build(vki_build *b, const vki_model *m, int o) { (void)b; return validate(m, o); }
-static void reference(const vki_model *m, const vki_op *op, const float *const *in, float *const *out) {
-    (void)m; (void)op; (void)in; (void)out;
+
+static vki_status build(vki_build *b, const vki_model *m, int o) {
+    const vki_op *op = &m->ops[o];
+    const vki_conv_options *c = &op->opt.conv;
+    const vki_tensor *ft = vki_op_in(m, op, 1);
+    const float *f = ft->data;
+    vki_shape4 in = vki_tensor_shape4(vki_op_in(m, op, 0));
+    vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
+    const int kh = ft->shape[1], kw = ft->shape[2], oc = out.c, out_s = (oc + 3) / 4;
+    const int dh = dilation_of(c->dilation_h), dw = dilation_of(c->dilation_w);
+
+    /* One vec4 per (output slice, ky, kx); padded lanes zero so padded outputs stay 0. */
+    size_t count = (size_t)out_s * kh * kw * 4;
+    float *w = calloc(count, sizeof(float));
+    float *bias = calloc((size_t)out_s * 4, sizeof(float));
+    if (!w || !bias) {
+        free(w);
+        free(bias);
+        return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    }
+    for (int s = 0; s < out_s; s++)
+        for (int ky = 0; ky < kh; ky++)
+            for (int kx = 0; kx < kw; kx++)
+                for (int i = 0; i < 4; i++) {
+                    int ch = s * 4 + i;
+                    if (ch < oc)
+                        w[(((size_t)s * kh + ky) * kw + kx) * 4 + i] =
+                            f[((size_t)ky * kw + kx) * oc + ch];
+                }
+    const vki_tensor *bt = op->n_inputs > 2 ? vki_op_in(m, op, 2) : NULL;
+    if (bt)
+        for (int ch = 0; ch < oc; ch++) bias[ch] = ((const float *)bt->data)[ch];
+    int wblob = vki_build_weights(b, w, count);
+    int bblob = vki_build_weights(b, bias, (size_t)out_s * 4);
+    free(w);
+    free(bias);
+    if (wblob < 0 || bblob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+
+    vki_dispatch d;
+    vki_dispatch_init(&d, "depthwise_conv2d", VKI_WG_DEPTHWISE);
+    vki_define_shape(&d, "IN", in);
+    vki_define_shape(&d, "OUT", out);
+    vki_define_int(&d, "KH", kh);
+    vki_define_int(&d, "KW", kw);
+    vki_define_int(&d, "STRIDE_H", c->stride_h);
+    vki_define_int(&d, "STRIDE_W", c->stride_w);
+    vki_define_int(&d, "DIL_H", dh);
+    vki_define_int(&d, "DIL_W", dw);
+    vki_define_int(&d, "PAD_H", vki_conv_pad_before(c->padding, in.h, kh, c->stride_h, dh));
+    vki_define_int(&d, "PAD_W", vki_conv_pad_before(c->padding, in.w, kw, c->stride_w, dw));
+    vki_define_int(&d, "DEPTH_MULTIPLIER", oc / in.c);
+    vki_define_activation(&d, c->activation);
+    vki_dispatch_bind_tensor(&d, op->inputs[0]);
+    vki_dispatch_bind_weights(&d, wblob);
+    vki_dispatch_bind_weights(&d, bblob);
+    vki_dispatch_bind_tensor(&d, op->outputs[0]);
+    vki_dispatch_grid_phwc4(&d, out);
+    return vki_build_dispatch(b, &d);
 }
-const vki_op_def vki_op_depthwise_conv2d = {VKI_OP_CUSTOM, validate, build, reference};
+
+/* TFLite's float DepthwiseConv: out[y][x][ic*dm + k] = act(bias + sum over ky, kx of
+ * in[y*sh - pad + ky*dh][x*sw - pad + kx*dw][ic] * f[0][ky][kx][ic*dm + k]), taps
+ * outside the input contributing zero. Accumulates in double. */
+static void reference(const vki_model *m, const vki_op *op, const float *const *in,
+                      float *const *out) {
+    const vki_conv_options *c = &op->opt.conv;
+    const vki_tensor *ft = vki_op_in(m, op, 1);
+    vki_shape4 is = vki_tensor_shape4(vki_op_in(m, op, 0));
+    vki_shape4 os = vki_tensor_shape4(vki_op_out(m, op, 0));
+    const int kh = ft->shape[1], kw = ft->shape[2], dm = os.c / is.c;
+    const int dh = dilation_of(c->dilation_h), dw = dilation_of(c->dilation_w);
+    const int ph = vki_conv_pad_before(c->padding, is.h, kh, c->stride_h, dh);
+    const int pw = vki_conv_pad_before(c->padding, is.w, kw, c->stride_w, dw);
+    const float *src = in[0], *f = in[1], *bias = op->n_inputs > 2 ? in[2] : NULL;
+    for (int y = 0; y < os.h; y++)
+        for (int x = 0; x < os.w; x++)
+            for (int ic = 0; ic < is.c; ic++)
+                for (int k = 0; k < dm; k++) {
+                    int co = ic * dm + k;
+                    double sum = bias ? bias[co] : 0.0;
+                    for (int ky = 0; ky < kh; ky++) {
+                        int iy = y * c->stride_h - ph + ky * dh;
+                        if (iy < 0 || iy >= is.h) continue;
+                        for (int kx = 0; kx < kw; kx++) {
+                            int ix = x * c->stride_w - pw + kx * dw;
+                            if (ix < 0 || ix >= is.w) continue;
+                            sum += (double)src[((size_t)iy * is.w + ix) * is.c + ic] *
+                                   f[((size_t)ky * kw + kx) * os.c + co];
+                        }
+                    }
+                    out[0][((size_t)y * os.w + x) * os.c + co] =
+                        vki_apply_activation(c->activation, (float)sum);
+                }
+}
+
+const vki_op_def vki_op_depthwise_conv2d = {
+    .code = VKI_OP_DEPTHWISE_CONV_2D, .validate = validate, .build = build, .reference = reference};
