@@ -12,6 +12,7 @@
 #include "../planner/planner.h"
 #include "../tuner/workgroup.h"
 #include "half.h"
+#include "passes.h"
 #include "shader.h"
 #include "status.h"
 
@@ -21,6 +22,19 @@
 
 /* Bytes of one stored element: fp16 storage halves activations and weights. */
 static VkDeviceSize elem_bytes(const vki_graph *g) { return g->fp16 ? 2 : 4; }
+
+static vki_wg_device wg_device(const vki_context *ctx) {
+    const VkPhysicalDeviceLimits *l = &ctx->props.limits;
+    return (vki_wg_device){
+        .vendor_id = ctx->props.vendorID,
+        .device_id = ctx->props.deviceID,
+        .is_cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU,
+        .subgroup_size = ctx->subgroup_size,
+        .max_invocations = l->maxComputeWorkGroupInvocations,
+        .max_size = {l->maxComputeWorkGroupSize[0], l->maxComputeWorkGroupSize[1],
+                     l->maxComputeWorkGroupSize[2]},
+    };
+}
 
 /* ---- the builder that op files talk to ------------------------------------------------ */
 
@@ -37,7 +51,12 @@ struct vki_build {
     int n_blobs, cap_blobs;
     int *storage_of;            /* tensor -> tensor whose storage it uses */
     int current_op;             /* op being built, -1 for I/O conversions */
+    vki_model view;             /* the model with the passes' private op list */
+    unsigned char *skip;        /* ops the passes made redundant */
+    vki_wg_device device;
 };
+
+const vki_wg_device *vki_build_device(const vki_build *b) { return &b->device; }
 
 static int grow(void **p, int *cap, int need, size_t elem) {
     if (need <= *cap) return 1;
@@ -135,6 +154,7 @@ static vki_status emit_all(vki_build *b) {
     b->current_op = -1;
     for (int i = 0; i < m->n_inputs && !s; i++) s = emit_io_conversion(b, i, 1);
     for (int o = 0; o < m->n_ops && !s; o++) {
+        if (b->skip[o]) continue;
         const vki_op_def *def = vki_op_find(&m->ops[o]);
         if (!def) return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "op is not supported");
         b->current_op = o;
@@ -272,19 +292,6 @@ static vki_status layout_for(vki_graph *g, int n_bindings) {
     r = ctx->vk.vkCreatePipelineLayout(ctx->device, &pi, NULL, &g->pipe_layouts[n_bindings]);
     if (r != VK_SUCCESS) return vki_vk_fail(r, "graph", "vkCreatePipelineLayout");
     return VKI_OK;
-}
-
-static vki_wg_device wg_device(const vki_context *ctx) {
-    const VkPhysicalDeviceLimits *l = &ctx->props.limits;
-    return (vki_wg_device){
-        .vendor_id = ctx->props.vendorID,
-        .device_id = ctx->props.deviceID,
-        .is_cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU,
-        .subgroup_size = ctx->subgroup_size,
-        .max_invocations = l->maxComputeWorkGroupInvocations,
-        .max_size = {l->maxComputeWorkGroupSize[0], l->maxComputeWorkGroupSize[1],
-                     l->maxComputeWorkGroupSize[2]},
-    };
 }
 
 /* Finds or creates the pipeline for a dispatch; identical kernels share one. */
@@ -474,6 +481,8 @@ static void build_free(vki_build *b) {
     free(b->weights);
     free(b->blobs);
     free(b->storage_of);
+    free(b->view.ops);
+    free(b->skip);
 }
 
 /* The graph keeps only what it needs of the model: its I/O tensors' shapes. */
@@ -515,11 +524,20 @@ vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
                         model->name, ctx->props.deviceName);
     }
     g->model_io = copy_io(model);
-    vki_build b = {.g = g, .m = model};
+    vki_build b = {.g = g, .view = *model};
+    b.m = &b.view;
     b.storage_of = malloc(sizeof(int) * (size_t)(model->n_tensors ? model->n_tensors : 1));
+    b.view.ops = malloc(sizeof(vki_op) * (size_t)(model->n_ops ? model->n_ops : 1));
+    b.skip = calloc((size_t)(model->n_ops ? model->n_ops : 1), 1);
     vki_status s = VKI_OK;
-    if (!g->model_io || !b.storage_of) s = vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    if (!g->model_io || !b.storage_of || !b.view.ops || !b.skip)
+        s = vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    if (!s) {
+        memcpy(b.view.ops, model->ops, sizeof(vki_op) * (size_t)model->n_ops);
+        vki_fuse_activations(&b.view, b.view.ops, b.skip);
+    }
     for (int t = 0; !s && t < model->n_tensors; t++) b.storage_of[t] = t;
+    b.device = wg_device(ctx);
     if (!s) s = emit_all(&b);
     if (!s) s = plan_memory(g, &b);
     if (!s) s = create_staging(g);

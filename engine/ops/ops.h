@@ -9,6 +9,7 @@
 #ifndef VKI_OPS_H
 #define VKI_OPS_H
 
+#include "../../tuner/workgroup.h"
 #include "../model.h"
 #include "../status.h"
 
@@ -69,6 +70,10 @@ void vki_dispatch_bind_tensor(vki_dispatch *d, int tensor);
 void vki_dispatch_bind_weights(vki_dispatch *d, int blob);
 /* The usual grid: one thread per output vec4, (W, H, slices). */
 void vki_dispatch_grid_phwc4(vki_dispatch *d, vki_shape4 out);
+
+/* The device the graph is built for, for ops whose best kernel shape depends on it
+ * (a CPU implementation wants more work per invocation than a GPU). */
+const vki_wg_device *vki_build_device(const vki_build *b);
 
 /* Copies count floats into the graph's weight memory; returns a blob id, or -1 on OOM
  * (the builder then reports VKI_ERROR_OUT_OF_MEMORY). */

@@ -1,0 +1,15 @@
+/* passes.h: graph rewrites made at build time on a private copy of the op list. The
+ * model itself is never changed, so op indices in messages and the C reference run
+ * always refer to the model as loaded. */
+#ifndef VKI_PASSES_H
+#define VKI_PASSES_H
+
+#include "model.h"
+
+/* Folds RELU / RELU6 / RELU_N1_TO_1 / TANH ops into the fused activation of the op that
+ * produces their input, when that op has none and nothing else reads the tensor. In
+ * `ops` (a copy of m->ops) the producer takes over the activation's output; skip[i] is
+ * set for every op that no longer needs a dispatch. Returns the number of ops fused. */
+int vki_fuse_activations(const vki_model *m, vki_op *ops, unsigned char *skip);
+
+#endif
