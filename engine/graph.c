@@ -349,11 +349,11 @@ static VkDescriptorBufferInfo binding_info(const vki_graph *g, const vki_build *
         return (VkDescriptorBufferInfo){g->weights.buffer, b->blobs[bd->index].offset * elem_bytes(g),
                                         b->blobs[bd->index].count * elem_bytes(g)};
     case VKI_BIND_INPUT_STAGING:
-        return (VkDescriptorBufferInfo){g->io[bd->index].staging.buffer, 0, VK_WHOLE_SIZE};
+        return (VkDescriptorBufferInfo){g->io[bd->index].staging.buffer, 0, g->io[bd->index].staging.size};
     case VKI_BIND_OUTPUT_STAGING:
     default:
         return (VkDescriptorBufferInfo){g->io[b->m->n_inputs + bd->index].staging.buffer, 0,
-                                        VK_WHOLE_SIZE};
+                                        g->io[b->m->n_inputs + bd->index].staging.size};
     }
 }
 
@@ -380,9 +380,15 @@ static vki_status create_descriptors(vki_graph *g, vki_build *b) {
         s = pipeline_for(g, d, step->wg, &step->pipeline);
         if (s) return s;
         step->layout = g->pipe_layouts[d->n_bindings];
+        const VkPhysicalDeviceLimits *lim = &ctx->props.limits;
         for (int a = 0; a < 3; a++) {
             step->groups[a] = (d->grid[a] + step->wg[a] - 1) / step->wg[a];
             step->grid[a] = d->grid[a];
+            if (step->groups[a] > lim->maxComputeWorkGroupCount[a])
+                return vki_fail(VKI_ERROR_UNSUPPORTED_MODEL,
+                                "%s: op %d (kernel %s) needs %u work groups along axis %d, the "
+                                "device allows %u", b->m->name, d->op_index, d->kernel,
+                                step->groups[a], a, lim->maxComputeWorkGroupCount[a]);
         }
         step->kernel = d->kernel;
         step->op_index = d->op_index;
@@ -396,6 +402,13 @@ static vki_status create_descriptors(vki_graph *g, vki_build *b) {
         VkWriteDescriptorSet writes[VKI_MAX_BINDINGS];
         for (int i = 0; i < d->n_bindings; i++) {
             infos[i] = binding_info(g, b, &d->bindings[i]);
+            /* A descriptor past maxStorageBufferRange is invalid (VUID-...-00333). */
+            if (infos[i].range > lim->maxStorageBufferRange)
+                return vki_fail(VKI_ERROR_UNSUPPORTED_MODEL,
+                                "%s: op %d (kernel %s) binds %llu bytes at binding %d, more than "
+                                "the device's maxStorageBufferRange %u", b->m->name, d->op_index,
+                                d->kernel, (unsigned long long)infos[i].range, i,
+                                lim->maxStorageBufferRange);
             writes[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                                .dstSet = step->set,
                                                .dstBinding = (uint32_t)i,
