@@ -1,4 +1,5 @@
-// binary.comp: out = activate(a OP b) with broadcasting over H, W and C.
+// binary.comp: out = activate(a OP b) with broadcasting over H, W and C; OP is chosen by
+// OP_* (PRELU: a is the input, b the alpha).
 // An input whose extent along an axis is 1 is broadcast along it; a 1-channel input is
 // broadcast over all four lanes of every slice.
 TENSOR_IN(0, a)
@@ -38,6 +39,8 @@ void main() {
     vec4 v = max(va, vb);
 #elif defined(OP_MINIMUM)
     vec4 v = min(va, vb);
+#elif defined(OP_PRELU)
+    vec4 v = mix(va * vb, va, greaterThanEqual(va, vec4(0.0)));
 #endif
     v = activate(v);
     // Keep padded channels zero so that later channel-wise reads see clean data.

@@ -39,7 +39,9 @@ vec4 activate(vec4 v) {
 #elif defined(ACT_RELU_N1_TO_1)
     return clamp(v, vec4(-1.0), vec4(1.0));
 #elif defined(ACT_TANH)
-    return tanh(v);
+    // tanh is exactly +-1 in float beyond |x| ~ 9; the clamp keeps drivers that build it
+    // from exp() away from inf/inf.
+    return tanh(clamp(v, vec4(-10.0), vec4(10.0)));
 #else
     return v;
 #endif

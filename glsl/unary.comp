@@ -1,4 +1,5 @@
-// unary.comp: out = f(in) elementwise over a PHWC4 tensor.
+// unary.comp: out = f(in) elementwise over a PHWC4 tensor; f is chosen by OP_* (and
+// ALPHA for OP_LEAKY_RELU).
 TENSOR_IN(0, src)
 TENSOR_OUT(1, dst)
 
@@ -9,6 +10,23 @@ void main() {
     v = max(v, vec4(0.0));
 #elif defined(OP_RELU6)
     v = clamp(v, vec4(0.0), vec4(6.0));
+#elif defined(OP_LOGISTIC)
+    // 1/(1+exp(-x)) rewritten so exp never overflows: for x < 0 it equals e/(1+e) with
+    // e = exp(x), and no driver has to get 1/(1+inf) right.
+    vec4 e = exp(-abs(v));
+    vec4 r = 1.0 / (1.0 + e);
+    v = mix(e * r, r, greaterThanEqual(v, vec4(0.0)));
+#elif defined(OP_TANH)
+    // tanh is exactly +-1 in float beyond |x| = 9.01; clamping keeps drivers that build
+    // tanh from exp() away from inf/inf = NaN.
+    v = tanh(clamp(v, vec4(-10.0), vec4(10.0)));
+#elif defined(OP_HARD_SWISH)
+    v = v * clamp(v + 3.0, vec4(0.0), vec4(6.0)) / 6.0;
+#elif defined(OP_LEAKY_RELU)
+    v = mix(v * ALPHA, v, greaterThan(v, vec4(0.0)));
 #endif
+    // Padded channels must stay zero for channel-wise consumers, and f(0) need not be 0.
+    for (int i = 0; i < 4; i++)
+        if (s * 4 + i >= OUT_C) v[i] = 0.0;
     STORE(dst, IDX(OUT, x, y, s), v);
 }

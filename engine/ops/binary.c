@@ -1,30 +1,73 @@
-/* binary.c: elementwise ops of two tensors with broadcasting (ADD; the kernel also has
- * SUB, MUL, DIV, MAXIMUM, MINIMUM). A constant operand is packed to PHWC4 at build. */
+/* binary.c: elementwise ops of two tensors with TFLite (numpy) broadcasting: ADD, SUB,
+ * MUL, DIV, MAXIMUM, MINIMUM and PRELU (input, alpha). They share one validator, one
+ * kernel (glsl/binary.comp, the op picked by a #define) and one C reference. Either
+ * operand may be a constant; it is packed to PHWC4 at build. */
 #include "ops.h"
 
-#include <stdlib.h>
+/* Operand shape with its dims right-aligned to [N,H,W,C], as broadcasting aligns them.
+ * For the batch-1 activations the engine stores this equals vki_tensor_shape4, so it is
+ * also their PHWC4 layout; for a constant it also reads [H,W,C] as H, W, C (where
+ * vki_tensor_shape4 would read a leading H as the batch). */
+static vki_shape4 operand_shape(const vki_tensor *t) {
+    int d[4] = {1, 1, 1, 1};
+    for (int i = 0; i < t->rank && i < 4; i++) d[4 - t->rank + i] = t->shape[i];
+    return (vki_shape4){d[0], d[1], d[2], d[3]};
+}
 
-/* An operand broadcasts along an axis only if its extent there is 1. */
-static int broadcastable(vki_shape4 in, vki_shape4 out) {
-    return (in.h == out.h || in.h == 1) && (in.w == out.w || in.w == 1) &&
-           (in.c == out.c || in.c == 1);
+/* The broadcast extent of one axis, or -1 if the extents are incompatible. */
+static int broadcast_dim(int a, int b) {
+    if (a == b || b == 1) return a;
+    return a == 1 ? b : -1;
+}
+
+static vki_activation activation_of(const vki_op *op) {
+    switch (op->code) {
+    case VKI_OP_ADD: case VKI_OP_SUB: case VKI_OP_MUL: case VKI_OP_DIV:
+        return op->opt.eltwise.activation;
+    default:
+        return VKI_ACT_NONE;
+    }
 }
 
 static vki_status validate(const vki_model *m, int o) {
     vki_status s = vki_op_check_arity(m, o, 2, 2, 1);
     if (s) return s;
     const vki_op *op = &m->ops[o];
-    vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
+    const vki_tensor *ta = vki_op_in(m, op, 0), *tb = vki_op_in(m, op, 1);
+    if (ta->data && tb->data)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "both inputs (tensors %d, %d) are constants", op->inputs[0],
+                           op->inputs[1]);
+    vki_shape4 sa = operand_shape(ta), sb = operand_shape(tb);
     for (int i = 0; i < 2; i++) {
-        const vki_tensor *t = vki_op_in(m, op, i);
-        vki_shape4 in = vki_tensor_shape4(t);
-        if (in.n != 1 || !broadcastable(in, out))
+        const vki_tensor *t = i ? tb : ta;
+        vki_shape4 in = i ? sb : sa;
+        /* Activations are checked by the arity check; a constant may still carry a batch. */
+        if (in.n != 1)
             return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                               "input %d (tensor %d '%s') [%d,%d,%d] does not broadcast to [%d,%d,%d]",
-                               i, op->inputs[i], t->name, in.h, in.w, in.c, out.h, out.w, out.c);
+                               "input %d (tensor %d '%s') has batch %d, only 1 supported", i,
+                               op->inputs[i], t->name, in.n);
     }
-    if (vki_op_in(m, op, 0)->data && vki_op_in(m, op, 1)->data)
-        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "both inputs are constants");
+    vki_shape4 want = {1, broadcast_dim(sa.h, sb.h), broadcast_dim(sa.w, sb.w),
+                       broadcast_dim(sa.c, sb.c)};
+    if (want.h < 0 || want.w < 0 || want.c < 0)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "inputs [1,%d,%d,%d] (tensor %d '%s') and [1,%d,%d,%d] (tensor %d "
+                           "'%s') do not broadcast",
+                           sa.h, sa.w, sa.c, op->inputs[0], ta->name, sb.h, sb.w, sb.c,
+                           op->inputs[1], tb->name);
+    const vki_tensor *to = vki_op_out(m, op, 0);
+    vki_shape4 so = vki_tensor_shape4(to);
+    if (so.h != want.h || so.w != want.w || so.c != want.c)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "output (tensor %d '%s') is [1,%d,%d,%d], the inputs broadcast to "
+                           "[1,%d,%d,%d]",
+                           op->outputs[0], to->name, so.h, so.w, so.c, want.h, want.w, want.c);
+    vki_activation act = activation_of(op);
+    if (act != VKI_ACT_NONE && act != VKI_ACT_RELU && act != VKI_ACT_RELU6 &&
+        act != VKI_ACT_RELU_N1_TO_1 && act != VKI_ACT_TANH)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "fused activation %d unknown",
+                           (int)act);
     return VKI_OK;
 }
 
@@ -35,16 +78,8 @@ static const char *op_define(vki_op_code code) {
     case VKI_OP_DIV: return "OP_DIV";
     case VKI_OP_MAXIMUM: return "OP_MAXIMUM";
     case VKI_OP_MINIMUM: return "OP_MINIMUM";
+    case VKI_OP_PRELU: return "OP_PRELU";
     default: return "OP_ADD";
-    }
-}
-
-static vki_activation activation_of(const vki_op *op) {
-    switch (op->code) {
-    case VKI_OP_ADD: case VKI_OP_SUB: case VKI_OP_MUL: case VKI_OP_DIV:
-        return op->opt.eltwise.activation;
-    default:
-        return VKI_ACT_NONE;
     }
 }
 
@@ -57,7 +92,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     static const char *const prefix[2] = {"A", "B"};
     for (int i = 0; i < 2; i++) {
         const vki_tensor *t = vki_op_in(m, op, i);
-        vki_shape4 s = vki_tensor_shape4(t);
+        vki_shape4 s = operand_shape(t);
         vki_define_shape(&d, prefix[i], s);
         if (!t->data) {
             vki_dispatch_bind_tensor(&d, op->inputs[i]);
@@ -74,6 +109,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     return vki_build_dispatch(b, &d);
 }
 
+/* TFLite's float kernels, written out plainly. */
 static float apply(vki_op_code code, float a, float b) {
     switch (code) {
     case VKI_OP_SUB: return a - b;
@@ -81,23 +117,33 @@ static float apply(vki_op_code code, float a, float b) {
     case VKI_OP_DIV: return a / b;
     case VKI_OP_MAXIMUM: return a > b ? a : b;
     case VKI_OP_MINIMUM: return a < b ? a : b;
+    case VKI_OP_PRELU: return a >= 0.0f ? a : a * b;
     default: return a + b;
     }
 }
 
+static size_t at(vki_shape4 s, int y, int x, int c) {
+    return ((size_t)(s.h == 1 ? 0 : y) * (size_t)s.w + (size_t)(s.w == 1 ? 0 : x)) * (size_t)s.c +
+           (size_t)(s.c == 1 ? 0 : c);
+}
+
 static void reference(const vki_model *m, const vki_op *op, const float *const *in,
                       float *const *out) {
-    vki_shape4 sa = vki_tensor_shape4(vki_op_in(m, op, 0));
-    vki_shape4 sb = vki_tensor_shape4(vki_op_in(m, op, 1));
+    vki_shape4 sa = operand_shape(vki_op_in(m, op, 0));
+    vki_shape4 sb = operand_shape(vki_op_in(m, op, 1));
     vki_shape4 so = vki_tensor_shape4(vki_op_out(m, op, 0));
     vki_activation act = activation_of(op);
     for (int y = 0; y < so.h; y++)
         for (int x = 0; x < so.w; x++)
-            for (int c = 0; c < so.c; c++) {
-                float a = in[0][((sa.h == 1 ? 0 : y) * sa.w + (sa.w == 1 ? 0 : x)) * sa.c + (sa.c == 1 ? 0 : c)];
-                float v = in[1][((sb.h == 1 ? 0 : y) * sb.w + (sb.w == 1 ? 0 : x)) * sb.c + (sb.c == 1 ? 0 : c)];
-                out[0][(y * so.w + x) * so.c + c] = vki_apply_activation(act, apply(op->code, a, v));
-            }
+            for (int c = 0; c < so.c; c++)
+                out[0][at(so, y, x, c)] = vki_apply_activation(
+                    act, apply(op->code, in[0][at(sa, y, x, c)], in[1][at(sb, y, x, c)]));
 }
 
-const vki_op_def vki_op_add = {VKI_OP_ADD, validate, build, reference};
+const vki_op_def vki_op_add = {VKI_OP_ADD, validate, build, reference, NULL};
+const vki_op_def vki_op_sub = {VKI_OP_SUB, validate, build, reference, NULL};
+const vki_op_def vki_op_mul = {VKI_OP_MUL, validate, build, reference, NULL};
+const vki_op_def vki_op_div = {VKI_OP_DIV, validate, build, reference, NULL};
+const vki_op_def vki_op_maximum = {VKI_OP_MAXIMUM, validate, build, reference, NULL};
+const vki_op_def vki_op_minimum = {VKI_OP_MINIMUM, validate, build, reference, NULL};
+const vki_op_def vki_op_prelu = {VKI_OP_PRELU, validate, build, reference, NULL};
