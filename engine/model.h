@@ -32,6 +32,7 @@ typedef enum vki_op_code {
     VKI_OP_MAX_POOL_2D = 17,
     VKI_OP_MUL = 18,
     VKI_OP_RELU = 19,
+    VKI_OP_RELU_N1_TO_1 = 20,
     VKI_OP_RELU6 = 21,
     VKI_OP_RESHAPE = 22,
     VKI_OP_RESIZE_BILINEAR = 23,

@@ -8,7 +8,7 @@ static int activation_of_op(vki_op_code code, vki_activation *act) {
     case VKI_OP_RELU: *act = VKI_ACT_RELU; return 1;
     case VKI_OP_RELU6: *act = VKI_ACT_RELU6; return 1;
     case VKI_OP_TANH: *act = VKI_ACT_TANH; return 1;
-    case 20: *act = VKI_ACT_RELU_N1_TO_1; return 1;   /* RELU_N1_TO_1 */
+    case VKI_OP_RELU_N1_TO_1: *act = VKI_ACT_RELU_N1_TO_1; return 1;
     default: return 0;
     }
 }
@@ -23,6 +23,7 @@ static vki_activation *activation_slot(vki_op *op) {
     case VKI_OP_MUL:
     case VKI_OP_DIV: return &op->opt.eltwise.activation;
     case VKI_OP_CONCATENATION: return &op->opt.concat.activation;
+    case VKI_OP_FULLY_CONNECTED: return &op->opt.fully_connected.activation;
     case VKI_OP_MAX_POOL_2D:
     case VKI_OP_AVERAGE_POOL_2D: return &op->opt.pool.activation;
     default: return NULL;

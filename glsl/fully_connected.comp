@@ -1,2 +1,38 @@
-// fully_connected.comp: placeholder until the op lands.
-void main() {}
+// fully_connected.comp: FULLY_CONNECTED, one thread per output vec4 (4 output channels),
+// looping over K_VEC4 input vec4s. FC_ONE_ROW: the whole input is one row and the
+// weights were permuted into its PHWC4 order, so input vec4 j is simply element j of the
+// buffer; threads run along x over output slices. FC_PER_PIXEL: each pixel is a row of
+// IN_C channels, input vec4 j of pixel (x, y) is slice j.
+TENSOR_IN(0, src)
+WEIGHTS(1, weights)
+WEIGHTS(2, bias)
+TENSOR_OUT(3, dst)
+
+void main() {
+#if defined(FC_ONE_ROW)
+    int x = 0, y = 0, s = int(gl_GlobalInvocationID.x);
+    if (s >= OUT_S) return;
+    const int in_step = 1;
+    int in_at = 0;
+#else
+    OUTPUT_POSITION(OUT, x, y, s)
+    const int in_step = IN_H * IN_W;
+    int in_at = y * IN_W + x;
+#endif
+    int w_at = s * K_VEC4 * 4;
+    vec4 acc = vec4(0.0);
+    for (int j = 0; j < K_VEC4; j++) {
+        vec4 v = LOAD(src, in_at);
+        acc.x += dot(v, LOAD(weights, w_at));
+        acc.y += dot(v, LOAD(weights, w_at + 1));
+        acc.z += dot(v, LOAD(weights, w_at + 2));
+        acc.w += dot(v, LOAD(weights, w_at + 3));
+        in_at += in_step;
+        w_at += 4;
+    }
+    // Bias after the sum, as TFLite adds it; padded lanes of weights and bias are zero.
+    acc = activate(acc + LOAD(bias, s));
+    for (int i = 0; i < 4; i++)
+        if (s * 4 + i >= OUT_C) acc[i] = 0.0;
+    STORE(dst, IDX(OUT, x, y, s), acc);
+}

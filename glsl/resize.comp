@@ -1,2 +1,65 @@
-// resize.comp: placeholder until the op lands.
-void main() {}
+// resize.comp: bilinear (RESIZE_BILINEAR defined) or nearest-neighbour (RESIZE_NEAREST)
+// resizing, one output vec4 per thread, with ALIGN_CORNERS / HALF_PIXEL_CENTERS.
+// SCALE_H / SCALE_W are TFLite's float scales. Coordinates are `precise`: a fused
+// multiply-add could move a value across an integer and change which row is read.
+TENSOR_IN(0, src)
+TENSOR_OUT(1, dst)
+
+#if defined(RESIZE_BILINEAR)
+// TFLite's ComputeInterpolationValues: the lower bound is clamped at 0, the upper at
+// size - 1.
+void interpolation(int value, float scale, int size, out float scaled, out int lo, out int hi) {
+#if defined(HALF_PIXEL_CENTERS)
+    precise float v = (float(value) + 0.5) * scale - 0.5;
+#else
+    precise float v = float(value) * scale;
+#endif
+    scaled = v;
+    lo = max(int(floor(v)), 0);
+    hi = min(int(ceil(v)), size - 1);
+}
+#else
+// TFLite's GetNearestNeighbor; rounding (align_corners) takes halves away from zero,
+// which for these non-negative values is floor plus one when the fraction is >= 0.5.
+int nearest(int value, float scale, int size) {
+#if defined(HALF_PIXEL_CENTERS)
+    precise float v = (float(value) + 0.5) * scale;
+#else
+    precise float v = float(value) * scale;
+#endif
+    float f = floor(v);
+#if defined(ALIGN_CORNERS)
+    int r = int(f) + (v - f >= 0.5 ? 1 : 0);
+#else
+    int r = int(f);
+#endif
+    r = min(r, size - 1);
+#if defined(HALF_PIXEL_CENTERS)
+    r = max(r, 0);
+#endif
+    return r;
+}
+#endif
+
+void main() {
+    OUTPUT_POSITION(OUT, x, y, s)
+#if defined(RESIZE_BILINEAR)
+    float iy, ix;
+    int y0, y1, x0, x1;
+    interpolation(y, SCALE_H, IN_H, iy, y0, y1);
+    interpolation(x, SCALE_W, IN_W, ix, x0, x1);
+    // The weights as TFLite writes them; with the clamped lower bound they can leave
+    // [0, 1] at the edges, where both taps read the same row and still sum to it.
+    float dy = iy - float(y0), dx = ix - float(x0);
+    vec4 v = LOAD(src, IDX(IN, x0, y0, s)) * (1.0 - dy) * (1.0 - dx) +
+             LOAD(src, IDX(IN, x0, y1, s)) * dy * (1.0 - dx) +
+             LOAD(src, IDX(IN, x1, y0, s)) * (1.0 - dy) * dx +
+             LOAD(src, IDX(IN, x1, y1, s)) * dy * dx;
+#else
+    vec4 v = LOAD(src, IDX(IN, nearest(x, SCALE_W, IN_W), nearest(y, SCALE_H, IN_H), s));
+#endif
+    // Keep padded channels zero so that later channel-wise reads see clean data.
+    for (int i = 0; i < 4; i++)
+        if (s * 4 + i >= OUT_C) v[i] = 0.0;
+    STORE(dst, IDX(OUT, x, y, s), v);
+}

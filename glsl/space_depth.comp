@@ -1,2 +1,30 @@
-// space_depth.comp: placeholder until the op lands.
-void main() {}
+// space_depth.comp: DEPTH_TO_SPACE or SPACE_TO_DEPTH with block size BLOCK, one output
+// vec4 per thread, each lane gathered from its input element. Neighbouring lanes mostly
+// come from one input slice, so the last slice loaded is reused.
+TENSOR_IN(0, src)
+TENSOR_OUT(1, dst)
+
+void main() {
+    OUTPUT_POSITION(OUT, x, y, s)
+    vec4 v = vec4(0.0);
+    int loaded = -1;
+    vec4 cache = vec4(0.0);
+    for (int i = 0; i < 4; i++) {
+        int c = s * 4 + i;
+        if (c >= OUT_C) break;          // padded lanes stay zero
+#if defined(DEPTH_TO_SPACE)
+        int ix = x / BLOCK, iy = y / BLOCK;
+        int ic = c + ((y % BLOCK) * BLOCK + x % BLOCK) * OUT_C;
+#else
+        int k = c / IN_C, ic = c % IN_C;
+        int ix = x * BLOCK + k % BLOCK, iy = y * BLOCK + k / BLOCK;
+#endif
+        int at = IDX(IN, ix, iy, ic >> 2);
+        if (at != loaded) {
+            cache = LOAD(src, at);
+            loaded = at;
+        }
+        v[i] = cache[ic & 3];
+    }
+    STORE(dst, IDX(OUT, x, y, s), v);
+}

@@ -1,10 +1,205 @@
-/* fully_connected.c: placeholder until the op lands. */
+/* fully_connected.c: FULLY_CONNECTED with constant weights [N,K], an optional constant
+ * bias [N] and a fused activation (glsl/fully_connected.comp).
+ *
+ * TFLite views the input as rows of K: rows = elements / K. Two cases run here:
+ *  - one row: the whole input (any shape, e.g. [1,K], [1,1,1,K] or [1,H,W,C] with
+ *    K = H*W*C) is flattened in dense NHWC order. PHWC4 orders the same elements
+ *    differently, so the weights are permuted at build time into PHWC4 order and the
+ *    kernel walks the input's vec4s linearly; no index math per element at run time.
+ *  - one row per pixel (last dimension K, keep_num_dims): a 1x1 convolution, output
+ *    [.., N] with the input's rank.
+ * Without keep_num_dims TFLite's output is [rows, N], which has batch > 1 for more than
+ * one row and is refused.
+ *
+ * The weight blob holds, for output slice s and input vec4 j, the four vec4s of output
+ * channels 4s..4s+3 over that input vec4's lanes, zero where either side is padding; a
+ * thread reads its weights contiguously. */
 #include "ops.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static void format_dims(char *buf, size_t size, int rank, const int *dims) {
+    size_t n = (size_t)snprintf(buf, size, "[");
+    for (int i = 0; i < rank && n < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%d", i ? "," : "", dims[i]);
+    if (n < size) snprintf(buf + n, size - n, "]");
+}
+
+static bool has_bias(const vki_op *op) { return op->n_inputs == 3 && op->inputs[2] >= 0; }
+
+/* True when every input row is one pixel (rows > 1), false when the input is one row. */
+static bool per_pixel(const vki_model *m, const vki_op *op) {
+    size_t k = (size_t)vki_op_in(m, op, 1)->shape[1];
+    return vki_tensor_elements(vki_op_in(m, op, 0)) / k > 1;
+}
+
+/* Weights and bias: constant float32 of the given rank. Constness is checked first: a
+ * computed [N,K] tensor would otherwise be reported for its batch N. */
+static vki_status check_constant(const vki_model *m, int o, int slot, int rank) {
+    int t = m->ops[o].inputs[slot];
+    if (t >= 0 && t < m->n_tensors && !m->tensors[t].data)
+        return vki_op_check_const(m, o, slot, rank);
+    vki_status s = vki_op_check_float_tensor(m, o, t, "input", slot);
+    return s ? s : vki_op_check_const(m, o, slot, rank);
+}
+
 static vki_status validate(const vki_model *m, int o) {
-    return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "not implemented yet");
+    const vki_op *op = &m->ops[o];
+    if (op->n_inputs < 2 || op->n_inputs > 3)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d inputs, need 2 to 3",
+                           op->n_inputs);
+    if (op->n_outputs != 1)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d outputs, need 1", op->n_outputs);
+    vki_status s = vki_op_check_float_tensor(m, o, op->inputs[0], "input", 0);
+    if (!s) s = check_constant(m, o, 1, 2);
+    if (!s && has_bias(op)) s = check_constant(m, o, 2, 1);
+    if (s) return s;
+    const vki_tensor *in = vki_op_in(m, op, 0), *w = vki_op_in(m, op, 1);
+    if (in->data)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "input is a constant");
+    if ((unsigned)op->opt.fully_connected.activation > VKI_ACT_TANH)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "unknown fused activation %d",
+                           (int)op->opt.fully_connected.activation);
+    int n = w->shape[0], k = w->shape[1];
+    if (w->data_bytes < vki_tensor_elements(w) * sizeof(float))
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "weights hold %zu bytes, need %zu",
+                           w->data_bytes, vki_tensor_elements(w) * sizeof(float));
+    if (has_bias(op) && vki_op_in(m, op, 2)->shape[0] != n)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "bias has %d elements but weights have %d rows",
+                           vki_op_in(m, op, 2)->shape[0], n);
+    if (has_bias(op) && vki_op_in(m, op, 2)->data_bytes < (size_t)n * sizeof(float))
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "bias holds %zu bytes, need %zu",
+                           vki_op_in(m, op, 2)->data_bytes, (size_t)n * sizeof(float));
+    char gi[96];
+    format_dims(gi, sizeof gi, in->rank, in->shape);
+    size_t elements = vki_tensor_elements(in);
+    if (elements % (size_t)k)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "input %s has %zu elements, not a multiple of K = %d (weights [%d,%d])",
+                           gi, elements, k, n, k);
+    size_t rows = elements / (size_t)k;
+    int last = in->rank ? in->shape[in->rank - 1] : 1;
+    bool keep = op->opt.fully_connected.keep_num_dims;
+    if (keep && in->rank < 1)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "keep_num_dims needs an input of rank >= 1");
+    if ((keep || rows > 1) && last != k)
+        return vki_op_fail(m, o, rows > 1 ? VKI_ERROR_UNSUPPORTED_MODEL : VKI_ERROR_MODEL_FORMAT,
+                           "input %s: %s the last dimension to be K = %d", gi,
+                           keep ? "keep_num_dims needs" : "several rows of K need", k);
+    if (rows > 1 && !keep)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "input %s is %zu rows of K = %d; without keep_num_dims the output "
+                           "would be [%zu,%d], batch > 1 is not supported", gi, rows, k, rows, n);
+    int want[4] = {1, n};
+    int want_rank = 2;
+    if (keep) {
+        want_rank = in->rank;
+        for (int i = 0; i < in->rank; i++) want[i] = in->shape[i];
+        want[in->rank - 1] = n;
+    }
+    const vki_tensor *out = &m->tensors[op->outputs[0]];
+    bool same = out->rank == want_rank;
+    for (int i = 0; same && i < want_rank; i++) same = out->shape[i] == want[i];
+    if (!same) {
+        char go[96], gw[96];
+        format_dims(go, sizeof go, out->rank, out->shape);
+        format_dims(gw, sizeof gw, want_rank, want);
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "output tensor %d '%s' is %s, expected %s for input %s with "
+                           "keep_num_dims %s",
+                           op->outputs[0], out->name, go, gw, gi, keep ? "true" : "false");
+    }
+    s = vki_op_check_float_tensor(m, o, op->outputs[0], "output", 0);
+    if (s) return s;
+    if (out->data)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "output 0 (tensor %d) is a constant",
+                           op->outputs[0]);
+    return VKI_OK;
 }
-static vki_status build(vki_build *b, const vki_model *m, int o) { (void)b; return validate(m, o); }
-static void reference(const vki_model *m, const vki_op *op, const float *const *in, float *const *out) {
-    (void)m; (void)op; (void)in; (void)out;
+
+static vki_status build(vki_build *b, const vki_model *m, int o) {
+    const vki_op *op = &m->ops[o];
+    const vki_tensor *wt = vki_op_in(m, op, 1);
+    const float *w = (const float *)wt->data;
+    int n = wt->shape[0], k = wt->shape[1];
+    vki_shape4 in = vki_tensor_shape4(vki_op_in(m, op, 0));
+    vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
+    bool pixels = per_pixel(m, op);
+    /* The part of the input one row spans, as (h, w, c): the whole tensor or one pixel. */
+    vki_shape4 row = pixels ? (vki_shape4){1, 1, 1, in.c} : in;
+    int row_slices = (row.c + 3) / 4;
+    size_t k_vec4 = (size_t)row_slices * (size_t)row.h * (size_t)row.w;
+    int out_slices = (n + 3) / 4;
+    size_t count = (size_t)out_slices * k_vec4 * 16;
+    float *packed = calloc(count, sizeof(float));
+    float *bias = calloc((size_t)out_slices * 4, sizeof(float));
+    if (!packed || !bias) {
+        free(packed);
+        free(bias);
+        return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    }
+    for (int s = 0; s < out_slices; s++)
+        for (int sl = 0; sl < row_slices; sl++)
+            for (int y = 0; y < row.h; y++)
+                for (int x = 0; x < row.w; x++) {
+                    size_t j = ((size_t)sl * row.h + y) * row.w + x;   /* PHWC4 vec4 index */
+                    float *dst = packed + ((size_t)s * k_vec4 + j) * 16;
+                    for (int lane_o = 0; lane_o < 4; lane_o++)
+                        for (int lane_i = 0; lane_i < 4; lane_i++) {
+                            int on = s * 4 + lane_o, c = sl * 4 + lane_i;
+                            if (on >= n || c >= row.c) continue;
+                            size_t kk = ((size_t)y * row.w + x) * row.c + c;   /* dense NHWC */
+                            dst[lane_o * 4 + lane_i] = w[(size_t)on * k + kk];
+                        }
+                }
+    if (has_bias(op))
+        for (int i = 0; i < n; i++) bias[i] = ((const float *)vki_op_in(m, op, 2)->data)[i];
+    int w_blob = vki_build_weights(b, packed, count);
+    int b_blob = vki_build_weights(b, bias, (size_t)out_slices * 4);
+    free(packed);
+    free(bias);
+    if (w_blob < 0 || b_blob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+
+    vki_dispatch d;
+    vki_dispatch_init(&d, "fully_connected", pixels ? VKI_WG_CONV : VKI_WG_REDUCE);
+    vki_define_shape(&d, "IN", in);
+    vki_define_shape(&d, "OUT", out);
+    vki_define_int(&d, "K_VEC4", (long long)k_vec4);
+    vki_define_int(&d, pixels ? "FC_PER_PIXEL" : "FC_ONE_ROW", 1);
+    vki_define_activation(&d, op->opt.fully_connected.activation);
+    vki_dispatch_bind_tensor(&d, op->inputs[0]);
+    vki_dispatch_bind_weights(&d, w_blob);
+    vki_dispatch_bind_weights(&d, b_blob);
+    vki_dispatch_bind_tensor(&d, op->outputs[0]);
+    if (pixels) {
+        vki_dispatch_grid_phwc4(&d, out);
+    } else {
+        /* One row: the output slices go along x so a reduce work group packs them. */
+        d.grid[0] = (uint32_t)out_slices;
+    }
+    return vki_build_dispatch(b, &d);
 }
-const vki_op_def vki_op_fully_connected = {VKI_OP_FULLY_CONNECTED, validate, build, reference, NULL};
+
+/* TFLite's reference_ops::FullyConnected (float): per row, a float dot product over K,
+ * plus the bias, then the activation. */
+static void reference(const vki_model *m, const vki_op *op, const float *const *in,
+                      float *const *out) {
+    const vki_tensor *wt = vki_op_in(m, op, 1);
+    int n = wt->shape[0], k = wt->shape[1];
+    size_t rows = vki_tensor_elements(vki_op_in(m, op, 0)) / (size_t)k;
+    const float *bias = has_bias(op) ? in[2] : NULL;
+    for (size_t r = 0; r < rows; r++)
+        for (int i = 0; i < n; i++) {
+            float total = 0.0f;
+            for (int d = 0; d < k; d++) total += in[0][r * k + d] * in[1][(size_t)i * k + d];
+            float bias_value = bias ? bias[i] : 0.0f;
+            out[0][r * n + i] =
+                vki_apply_activation(op->opt.fully_connected.activation, total + bias_value);
+        }
+}
+
+const vki_op_def vki_op_fully_connected = {VKI_OP_FULLY_CONNECTED, validate, build, reference,
+                                           NULL};

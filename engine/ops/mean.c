@@ -1,10 +1,123 @@
-/* mean.c: placeholder until the op lands. */
+/* mean.c: MEAN over H and W of a [1,H,W,C] tensor (glsl/mean.comp), the global pooling
+ * that classifier heads use. The axes come from a constant int32 tensor; any other axis
+ * set is refused. keep_dims gives [1,1,1,C], otherwise [1,C]: both are the same PHWC4
+ * bytes, one vec4 per channel slice. */
 #include "ops.h"
+
+#include <stdio.h>
+
+static void format_dims(char *buf, size_t size, const vki_tensor *t) {
+    size_t n = (size_t)snprintf(buf, size, "[");
+    for (int i = 0; i < t->rank && n < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%d", i ? "," : "", t->shape[i]);
+    if (n < size) snprintf(buf + n, size - n, "]");
+}
+
+/* The axes must name exactly {1, 2} (in any order, negative or repeated as TFLite
+ * allows); builds the list for the message when they do not. */
+static vki_status check_axes(const vki_model *m, int o) {
+    const vki_op *op = &m->ops[o];
+    int t = op->inputs[1];
+    if (t < 0 || t >= m->n_tensors)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "axes: tensor index %d out of range", t);
+    const vki_tensor *axes = &m->tensors[t];
+    if (axes->dtype != VKI_DTYPE_INT32)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "axes tensor %d '%s' is not int32", t,
+                           axes->name);
+    if (!axes->data)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "axes tensor %d '%s' must be a constant", t, axes->name);
+    if (axes->rank > 1)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "axes tensor %d '%s' has rank %d, need 0 or 1", t, axes->name,
+                           axes->rank);
+    size_t n = vki_tensor_elements(axes);
+    if (axes->data_bytes < n * sizeof(int32_t))
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "axes tensor %d '%s' holds %zu bytes, need %zu", t, axes->name,
+                           axes->data_bytes, n * sizeof(int32_t));
+    const int32_t *v = (const int32_t *)axes->data;
+    unsigned seen = 0;
+    char list[96] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (len < sizeof list)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", i ? "," : "", (int)v[i]);
+        if (v[i] < -4 || v[i] > 3)
+            return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "axis %d is out of range for rank 4",
+                               (int)v[i]);
+        seen |= 1u << (v[i] < 0 ? v[i] + 4 : v[i]);
+    }
+    if (seen != 6u)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "axes [%s] are not supported, only the mean over H and W (axes [1,2])",
+                           list);
+    return VKI_OK;
+}
+
 static vki_status validate(const vki_model *m, int o) {
-    return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "not implemented yet");
+    const vki_op *op = &m->ops[o];
+    if (op->n_inputs != 2)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d inputs, need 2", op->n_inputs);
+    if (op->n_outputs != 1)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d outputs, need 1", op->n_outputs);
+    vki_status s = vki_op_check_float_tensor(m, o, op->inputs[0], "input", 0);
+    if (!s) s = vki_op_check_float_tensor(m, o, op->outputs[0], "output", 0);
+    if (s) return s;
+    const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
+    if (out->data)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "output 0 (tensor %d) is a constant",
+                           op->outputs[0]);
+    if (in->data)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "input is a constant");
+    if (in->rank != 4)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "input has rank %d, only rank 4 [1,H,W,C] is supported", in->rank);
+    s = check_axes(m, o);
+    if (s) return s;
+    int c = in->shape[3];
+    bool keep = op->opt.reduce.keep_dims;
+    bool ok = keep ? out->rank == 4 && out->shape[0] == 1 && out->shape[1] == 1 &&
+                         out->shape[2] == 1 && out->shape[3] == c
+                   : out->rank == 2 && out->shape[0] == 1 && out->shape[1] == c;
+    if (!ok) {
+        char got[96];
+        format_dims(got, sizeof got, out);
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "output tensor %d '%s' is %s, expected %s%d] with keep_dims %s",
+                           op->outputs[0], out->name, got, keep ? "[1,1,1," : "[1,", c,
+                           keep ? "true" : "false");
+    }
+    return VKI_OK;
 }
-static vki_status build(vki_build *b, const vki_model *m, int o) { (void)b; return validate(m, o); }
-static void reference(const vki_model *m, const vki_op *op, const float *const *in, float *const *out) {
-    (void)m; (void)op; (void)in; (void)out;
+
+static vki_status build(vki_build *b, const vki_model *m, int o) {
+    const vki_op *op = &m->ops[o];
+    vki_shape4 in = vki_tensor_shape4(vki_op_in(m, op, 0));
+    vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
+    vki_dispatch d;
+    vki_dispatch_init(&d, "mean", VKI_WG_REDUCE);
+    vki_define_shape(&d, "IN", in);
+    vki_define_shape(&d, "OUT", out);
+    vki_dispatch_bind_tensor(&d, op->inputs[0]);
+    vki_dispatch_bind_tensor(&d, op->outputs[0]);
+    /* One thread per channel slice, laid along x so that the reduce work group (wide in
+     * x) packs them instead of running one thread per group. */
+    d.grid[0] = (uint32_t)((out.c + 3) / 4);
+    return vki_build_dispatch(b, &d);
 }
+
+/* TFLite's reference_ops::Mean for axes {1,2}: a float sum over the window, then one
+ * division by the window size. */
+static void reference(const vki_model *m, const vki_op *op, const float *const *in,
+                      float *const *out) {
+    vki_shape4 s = vki_tensor_shape4(vki_op_in(m, op, 0));
+    for (int c = 0; c < s.c; c++) {
+        float sum = 0.0f;
+        for (int y = 0; y < s.h; y++)
+            for (int x = 0; x < s.w; x++) sum += in[0][((size_t)y * s.w + x) * s.c + c];
+        out[0][c] = sum / (float)(s.h * s.w);
+    }
+}
+
 const vki_op_def vki_op_mean = {VKI_OP_MEAN, validate, build, reference, NULL};

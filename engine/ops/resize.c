@@ -1,11 +1,155 @@
-/* resize.c: placeholder until the op lands. */
+/* resize.c: RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR of [1,H,W,C] tensors (one
+ * kernel, glsl/resize.comp). The output size comes from a constant int32 [2] input and
+ * must match the output tensor. Source coordinates follow TFLite's reference kernels to
+ * the float operation: the scales are computed here exactly as TFLite computes them and
+ * handed to the kernel as exact float literals, and the kernel forbids contraction where
+ * a floor or ceil depends on the result. */
 #include "ops.h"
+
+#include <math.h>
+
+static bool is_bilinear(const vki_op *op) { return op->code == VKI_OP_RESIZE_BILINEAR; }
+
+/* TFLite's scale along one axis (both kernels use the same rule). */
+static float axis_scale(int in, int out, bool align_corners) {
+    if (align_corners && out > 1) return (float)(in - 1) / (float)(out - 1);
+    return (float)in / (float)out;
+}
+
 static vki_status validate(const vki_model *m, int o) {
-    return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "not implemented yet");
+    const vki_op *op = &m->ops[o];
+    if (op->n_inputs != 2)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d inputs, need 2", op->n_inputs);
+    if (op->n_outputs != 1)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d outputs, need 1", op->n_outputs);
+    vki_status s = vki_op_check_float_tensor(m, o, op->inputs[0], "input", 0);
+    if (!s) s = vki_op_check_float_tensor(m, o, op->outputs[0], "output", 0);
+    if (s) return s;
+    const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
+    if (out->data)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "output 0 (tensor %d) is a constant",
+                           op->outputs[0]);
+    if (in->data)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "input is a constant");
+    if (in->rank != 4 || out->rank != 4)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "input and output must have rank 4, got %d and %d", in->rank, out->rank);
+    if (is_bilinear(op) && op->opt.resize.align_corners && op->opt.resize.half_pixel_centers)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "align_corners and half_pixel_centers are both set; TFLite allows "
+                           "half_pixel_centers only without align_corners");
+
+    int t = op->inputs[1];
+    if (t < 0 || t >= m->n_tensors)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "size: tensor index %d out of range", t);
+    const vki_tensor *size = &m->tensors[t];
+    if (size->dtype != VKI_DTYPE_INT32)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "size tensor %d '%s' is not int32", t,
+                           size->name);
+    if (!size->data)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "size tensor %d '%s' must be a constant", t, size->name);
+    if (size->rank != 1 || size->shape[0] != 2 || size->data_bytes < 2 * sizeof(int32_t))
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "size tensor %d '%s' must hold 2 values [height, width]", t, size->name);
+    const int32_t *hw = (const int32_t *)size->data;
+    if (hw[0] < 1 || hw[1] < 1)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "size [%d,%d] must be positive",
+                           (int)hw[0], (int)hw[1]);
+    vki_shape4 si = vki_tensor_shape4(in);
+    return vki_op_check_shape(m, o, op->outputs[0], (vki_shape4){1, hw[0], hw[1], si.c});
 }
-static vki_status build(vki_build *b, const vki_model *m, int o) { (void)b; return validate(m, o); }
-static void reference(const vki_model *m, const vki_op *op, const float *const *in, float *const *out) {
-    (void)m; (void)op; (void)in; (void)out;
+
+static vki_status build(vki_build *b, const vki_model *m, int o) {
+    const vki_op *op = &m->ops[o];
+    vki_shape4 in = vki_tensor_shape4(vki_op_in(m, op, 0));
+    vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
+    bool align = op->opt.resize.align_corners;
+    vki_dispatch d;
+    vki_dispatch_init(&d, "resize", VKI_WG_ELEMENTWISE);
+    vki_define_int(&d, is_bilinear(op) ? "RESIZE_BILINEAR" : "RESIZE_NEAREST", 1);
+    if (align) vki_define_int(&d, "ALIGN_CORNERS", 1);
+    if (op->opt.resize.half_pixel_centers) vki_define_int(&d, "HALF_PIXEL_CENTERS", 1);
+    vki_define_shape(&d, "IN", in);
+    vki_define_shape(&d, "OUT", out);
+    vki_define_float(&d, "SCALE_H", axis_scale(in.h, out.h, align));
+    vki_define_float(&d, "SCALE_W", axis_scale(in.w, out.w, align));
+    vki_dispatch_bind_tensor(&d, op->inputs[0]);
+    vki_dispatch_bind_tensor(&d, op->outputs[0]);
+    vki_dispatch_grid_phwc4(&d, out);
+    return vki_build_dispatch(b, &d);
 }
-const vki_op_def vki_op_resize_bilinear = {VKI_OP_RESIZE_BILINEAR, validate, build, reference, NULL};
-const vki_op_def vki_op_resize_nearest = {VKI_OP_RESIZE_NEAREST_NEIGHBOR, validate, build, reference, NULL};
+
+/* ---- references ------------------------------------------------------------------------ */
+
+/* TFLite's reference_ops::ComputeInterpolationValues, lower bound clamp included. */
+static void interpolation_values(float value, float scale, bool half_pixel_centers, int in_size,
+                                 float *scaled, int *lower, int *upper) {
+    if (half_pixel_centers) *scaled = (value + 0.5f) * scale - 0.5f;
+    else *scaled = value * scale;
+    float scaled_floor = floorf(*scaled);
+    *lower = (int)scaled_floor > 0 ? (int)scaled_floor : 0;
+    int up = (int)ceilf(*scaled);
+    *upper = up < in_size - 1 ? up : in_size - 1;
+}
+
+/* TFLite's reference_ops::ResizeBilinear (float). */
+static void reference_bilinear(const vki_model *m, const vki_op *op, const float *const *in,
+                               float *const *out) {
+    vki_shape4 si = vki_tensor_shape4(vki_op_in(m, op, 0));
+    vki_shape4 so = vki_tensor_shape4(vki_op_out(m, op, 0));
+    bool align = op->opt.resize.align_corners, half = op->opt.resize.half_pixel_centers;
+    float scale_h = axis_scale(si.h, so.h, align), scale_w = axis_scale(si.w, so.w, align);
+    const float *src = in[0];
+#define AT(y, x, c) src[((size_t)(y) * si.w + (x)) * si.c + (c)]
+    for (int y = 0; y < so.h; y++) {
+        float iy;
+        int y0, y1;
+        interpolation_values((float)y, scale_h, half, si.h, &iy, &y0, &y1);
+        for (int x = 0; x < so.w; x++) {
+            float ix;
+            int x0, x1;
+            interpolation_values((float)x, scale_w, half, si.w, &ix, &x0, &x1);
+            for (int c = 0; c < si.c; c++)
+                out[0][((size_t)y * so.w + x) * so.c + c] =
+                    AT(y0, x0, c) * (1 - (iy - y0)) * (1 - (ix - x0)) +
+                    AT(y1, x0, c) * (iy - y0) * (1 - (ix - x0)) +
+                    AT(y0, x1, c) * (1 - (iy - y0)) * (ix - x0) +
+                    AT(y1, x1, c) * (iy - y0) * (ix - x0);
+        }
+    }
+#undef AT
+}
+
+/* TFLite's reference_ops GetNearestNeighbor; TfLiteRound is roundf (halves away from 0). */
+static int nearest(int value, int in_size, int out_size, bool align, bool half) {
+    float scale = axis_scale(in_size, out_size, align);
+    float offset = half ? 0.5f : 0.0f;
+    float at = ((float)value + offset) * scale;
+    int r = align ? (int)roundf(at) : (int)floorf(at);
+    if (r > in_size - 1) r = in_size - 1;
+    if (half && r < 0) r = 0;
+    return r;
+}
+
+/* TFLite's reference_ops::ResizeNearestNeighbor. */
+static void reference_nearest(const vki_model *m, const vki_op *op, const float *const *in,
+                              float *const *out) {
+    vki_shape4 si = vki_tensor_shape4(vki_op_in(m, op, 0));
+    vki_shape4 so = vki_tensor_shape4(vki_op_out(m, op, 0));
+    bool align = op->opt.resize.align_corners, half = op->opt.resize.half_pixel_centers;
+    for (int y = 0; y < so.h; y++) {
+        int iy = nearest(y, si.h, so.h, align, half);
+        for (int x = 0; x < so.w; x++) {
+            int ix = nearest(x, si.w, so.w, align, half);
+            for (int c = 0; c < si.c; c++)
+                out[0][((size_t)y * so.w + x) * so.c + c] =
+                    in[0][((size_t)iy * si.w + ix) * si.c + c];
+        }
+    }
+}
+
+const vki_op_def vki_op_resize_bilinear = {VKI_OP_RESIZE_BILINEAR, validate, build,
+                                           reference_bilinear, NULL};
+const vki_op_def vki_op_resize_nearest = {VKI_OP_RESIZE_NEAREST_NEIGHBOR, validate, build,
+                                          reference_nearest, NULL};

@@ -1,11 +1,292 @@
-/* slice.c: placeholder until the op lands. */
+/* slice.c: STRIDED_SLICE and SLICE over H, W and C (glsl/slice.comp).
+ *
+ * Both reduce to one plan: per input dimension a start, a step and a count (TFLite's
+ * StridedSliceStartForAxis / StridedSliceEndForAxis for STRIDED_SLICE, begin and size
+ * for SLICE), and whether the dimension is shrunk away. The batch dimension must be
+ * taken whole. Shrinking can move a dimension to another place of the NHWC view (a
+ * rank-4 slice that drops C leaves [1,H,W], seen as N=1, W=H, C=W), so the kernel gets
+ * the input coordinate as a start plus one step vector per output axis rather than
+ * assuming the axes line up. Negative strides need nothing more. Ellipsis and new-axis
+ * masks are refused. */
 #include "ops.h"
+
+#include <stdio.h>
+
+enum { ROLE_N, ROLE_H, ROLE_W, ROLE_C };
+
+/* The NHWC role of dimension i of a rank-r tensor, as vki_tensor_shape4 maps it. */
+static int role_of(int rank, int i) {
+    static const int map[5][4] = {{ROLE_C}, {ROLE_C}, {ROLE_N, ROLE_C}, {ROLE_N, ROLE_W, ROLE_C},
+                                  {ROLE_N, ROLE_H, ROLE_W, ROLE_C}};
+    return map[rank][i];
+}
+
+typedef struct slice_axis {
+    int start, step, count;
+    bool shrink;
+} slice_axis;
+
+typedef struct slice_plan {
+    int rank;
+    slice_axis axis[4];
+} slice_plan;
+
+static void format_dims(char *buf, size_t size, int rank, const int *dims) {
+    size_t n = (size_t)snprintf(buf, size, "[");
+    for (int i = 0; i < rank && n < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%d", i ? "," : "", dims[i]);
+    if (n < size) snprintf(buf + n, size - n, "]");
+}
+
+static bool is_strided(const vki_op *op) { return op->code == VKI_OP_STRIDED_SLICE; }
+
+/* Input `slot` must be a constant int32 vector with one value per input dimension. */
+static vki_status int_vector(const vki_model *m, int o, int slot, const char *what, int rank,
+                             const int32_t **values) {
+    int t = m->ops[o].inputs[slot];
+    if (t < 0 || t >= m->n_tensors)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "%s: tensor index %d out of range", what,
+                           t);
+    const vki_tensor *v = &m->tensors[t];
+    if (v->dtype != VKI_DTYPE_INT32)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "%s tensor %d '%s' is %s, only int32 is supported", what, t, v->name,
+                           v->dtype == VKI_DTYPE_INT64 ? "int64" : "not int32");
+    if (!v->data)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "%s tensor %d '%s' must be a constant", what, t, v->name);
+    if (v->rank != 1 || v->shape[0] != rank) {
+        char got[96];
+        format_dims(got, sizeof got, v->rank, v->shape);
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "%s tensor %d '%s' has shape %s, need [%d] for the rank-%d input",
+                           what, t, v->name, got, rank, rank);
+    }
+    if (v->data_bytes < (size_t)rank * sizeof(int32_t))
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "%s tensor %d '%s' holds %zu bytes, need %zu", what, t, v->name,
+                           v->data_bytes, (size_t)rank * sizeof(int32_t));
+    *values = (const int32_t *)v->data;
+    return VKI_OK;
+}
+
+static int clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* TFLite's StridedSliceStartForAxis. */
+static int start_for_axis(int begin, int stride, bool begin_masked, int size) {
+    int start = begin;
+    if (start < 0) start += size;
+    start = stride > 0 ? clamp(start, 0, size) : clamp(start, -1, size - 1);
+    if (begin_masked) start = stride > 0 ? 0 : size - 1;
+    return start;
+}
+
+/* TFLite's StridedSliceEndForAxis for a dimension that is not shrunk. */
+static int end_for_axis(int end, int start, int stride, bool end_masked, bool offset, int size) {
+    /* 64-bit: an offset end of INT_MAX plus the start must not overflow. */
+    long long e = end;
+    if (offset) e += start;
+    if (e < 0) e += size;
+    if (stride > 0) e = e < 0 ? 0 : e > size ? size : e;
+    else e = e < -1 ? -1 : e > size - 1 ? size - 1 : e;
+    if (end_masked) e = stride > 0 ? size : -1;
+    return (int)e;
+}
+
+/* Iterations of TFLite's loop `for (i = start; stride > 0 ? i < end : i > end; i += stride)`. */
+static int iterations(int start, int end, int stride) {
+    long long span = stride > 0 ? (long long)end - start : (long long)start - end;
+    long long step = stride > 0 ? stride : -(long long)stride;
+    return span > 0 ? (int)((span + step - 1) / step) : 0;
+}
+
+static vki_status strided_plan(const vki_model *m, int o, const vki_tensor *in, slice_plan *p) {
+    const vki_op *op = &m->ops[o];
+    const int32_t *begin, *end, *strides;
+    vki_status s = int_vector(m, o, 1, "begin", in->rank, &begin);
+    if (!s) s = int_vector(m, o, 2, "end", in->rank, &end);
+    if (!s) s = int_vector(m, o, 3, "strides", in->rank, &strides);
+    if (s) return s;
+    int begin_mask = op->opt.strided_slice.begin_mask, end_mask = op->opt.strided_slice.end_mask;
+    int shrink_mask = op->opt.strided_slice.shrink_axis_mask;
+    bool offset = op->opt.strided_slice.offset;
+    if (op->opt.strided_slice.ellipsis_mask || op->opt.strided_slice.new_axis_mask)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "ellipsis_mask %d and new_axis_mask %d are not supported (need 0)",
+                           op->opt.strided_slice.ellipsis_mask,
+                           op->opt.strided_slice.new_axis_mask);
+    for (int i = 0; i < in->rank; i++) {
+        int size = in->shape[i], stride = strides[i];
+        if (stride == 0)
+            return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "stride of dimension %d is 0", i);
+        slice_axis *a = &p->axis[i];
+        a->shrink = shrink_mask & (1 << i);
+        a->start = start_for_axis(begin[i], stride, begin_mask & (1 << i), size);
+        if (a->shrink) {
+            /* TF takes the single element at begin, whatever the stride says; an index
+             * outside the dimension is an error there, not something to clamp. */
+            long long index = begin_mask & (1 << i) ? a->start
+                              : begin[i] < 0       ? (long long)begin[i] + size
+                                                   : begin[i];
+            if (index < 0 || index >= size)
+                return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                                   "shrink_axis_mask keeps index %d of dimension %d, which has "
+                                   "size %d",
+                                   (int)begin[i], i, size);
+            a->step = 1;
+            a->count = 1;
+            continue;
+        }
+        int e = end_for_axis(end[i], a->start, stride, end_mask & (1 << i), offset, size);
+        a->step = stride;
+        a->count = iterations(a->start, e, stride);
+    }
+    return VKI_OK;
+}
+
+static vki_status slice_plan_of(const vki_model *m, int o, const vki_tensor *in, slice_plan *p) {
+    const int32_t *begin, *size;
+    vki_status s = int_vector(m, o, 1, "begin", in->rank, &begin);
+    if (!s) s = int_vector(m, o, 2, "size", in->rank, &size);
+    if (s) return s;
+    for (int i = 0; i < in->rank; i++) {
+        int dim = in->shape[i];
+        if (begin[i] < 0 || begin[i] > dim)
+            return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                               "begin %d of dimension %d is outside [0,%d]", (int)begin[i], i, dim);
+        if (size[i] < -1 || (size[i] >= 0 && size[i] > dim - begin[i]))
+            return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                               "size %d of dimension %d does not fit: begin %d, dimension %d",
+                               (int)size[i], i, (int)begin[i], dim);
+        p->axis[i] = (slice_axis){begin[i], 1, size[i] == -1 ? dim - begin[i] : size[i], false};
+    }
+    return VKI_OK;
+}
+
+/* Validates the op and computes its plan. */
+static vki_status make_plan(const vki_model *m, int o, slice_plan *p) {
+    const vki_op *op = &m->ops[o];
+    int n_inputs = is_strided(op) ? 4 : 3;
+    if (op->n_inputs != n_inputs)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d inputs, need %d", op->n_inputs,
+                           n_inputs);
+    if (op->n_outputs != 1)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d outputs, need 1", op->n_outputs);
+    vki_status s = vki_op_check_float_tensor(m, o, op->inputs[0], "input", 0);
+    if (!s) s = vki_op_check_float_tensor(m, o, op->outputs[0], "output", 0);
+    if (s) return s;
+    const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
+    if (out->data)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "output 0 (tensor %d) is a constant",
+                           op->outputs[0]);
+    if (in->data)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "input is a constant");
+    if (in->rank < 1)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "input is a scalar");
+    p->rank = in->rank;
+    s = is_strided(op) ? strided_plan(m, o, in, p) : slice_plan_of(m, o, in, p);
+    if (s) return s;
+    int want[4], want_rank = 0;
+    for (int i = 0; i < in->rank; i++) {
+        const slice_axis *a = &p->axis[i];
+        if (a->count < 1)
+            return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                               "selects no elements along dimension %d; empty tensors are not "
+                               "supported",
+                               i);
+        if (role_of(in->rank, i) == ROLE_N && (a->start != 0 || a->count != in->shape[i]))
+            return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                               "slices the batch dimension; only H, W and C can be sliced");
+        if (!a->shrink) want[want_rank++] = a->count;
+    }
+    bool same = out->rank == want_rank;
+    for (int i = 0; same && i < want_rank; i++) same = out->shape[i] == want[i];
+    if (!same) {
+        char go[96], gw[96];
+        format_dims(go, sizeof go, out->rank, out->shape);
+        format_dims(gw, sizeof gw, want_rank, want);
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "output tensor %d '%s' is %s, expected %s",
+                           op->outputs[0], out->name, go, gw);
+    }
+    return VKI_OK;
+}
+
 static vki_status validate(const vki_model *m, int o) {
-    return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "not implemented yet");
+    slice_plan p;
+    return make_plan(m, o, &p);
 }
-static vki_status build(vki_build *b, const vki_model *m, int o) { (void)b; return validate(m, o); }
-static void reference(const vki_model *m, const vki_op *op, const float *const *in, float *const *out) {
-    (void)m; (void)op; (void)in; (void)out;
+
+static vki_status build(vki_build *b, const vki_model *m, int o) {
+    const vki_op *op = &m->ops[o];
+    slice_plan p;
+    vki_status s = make_plan(m, o, &p);
+    if (s) return s;
+    const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
+    /* A slice that takes everything in order (converters emit them) is the input itself. */
+    bool whole = true;
+    for (int i = 0; i < p.rank; i++)
+        whole = whole && !p.axis[i].shrink && p.axis[i].start == 0 && p.axis[i].step == 1 &&
+                p.axis[i].count == in->shape[i];
+    if (whole) return vki_build_alias(b, op->outputs[0], op->inputs[0]);
+    /* start[in role] and step[out role][in role]: input coordinate per output position. */
+    int start[4] = {0, 0, 0, 0}, step[4][4] = {{0}};
+    int d = 0;
+    for (int i = 0; i < p.rank; i++) {
+        const slice_axis *a = &p.axis[i];
+        int in_role = role_of(p.rank, i);
+        start[in_role] = a->start;
+        if (a->shrink) continue;
+        step[role_of(out->rank, d++)][in_role] = a->step;
+    }
+    vki_dispatch dd;
+    vki_dispatch_init(&dd, "slice", VKI_WG_ELEMENTWISE);
+    vki_define_shape(&dd, "IN", vki_tensor_shape4(in));
+    vki_define_shape(&dd, "OUT", vki_tensor_shape4(out));
+    vki_define_int(&dd, "START_X", start[ROLE_W]);
+    vki_define_int(&dd, "START_Y", start[ROLE_H]);
+    vki_define_int(&dd, "START_C", start[ROLE_C]);
+    static const char *const names[3][3] = {{"DX_X", "DX_Y", "DX_C"}, {"DY_X", "DY_Y", "DY_C"},
+                                            {"DC_X", "DC_Y", "DC_C"}};
+    /* Rows: output x, y, c; columns: input x, y, c. */
+    static const int roles[3] = {ROLE_W, ROLE_H, ROLE_C};
+    for (int a = 0; a < 3; a++)
+        for (int c = 0; c < 3; c++) vki_define_int(&dd, names[a][c], step[roles[a]][roles[c]]);
+    vki_dispatch_bind_tensor(&dd, op->inputs[0]);
+    vki_dispatch_bind_tensor(&dd, op->outputs[0]);
+    vki_dispatch_grid_phwc4(&dd, vki_tensor_shape4(out));
+    return vki_build_dispatch(b, &dd);
 }
+
+/* TFLite's reference_ops::StridedSlice / Slice: the input padded to 4-D at the front,
+ * nested loops over each dimension's start, step and count, output written in order. */
+static void reference(const vki_model *m, const vki_op *op, const float *const *in,
+                      float *const *out) {
+    int o = (int)(op - m->ops);
+    slice_plan p;
+    if (make_plan(m, o, &p)) return;
+    const vki_tensor *t = vki_op_in(m, op, 0);
+    int pad = 4 - p.rank;
+    slice_axis ax[4];
+    size_t stride[4];
+    int dims[4];
+    for (int i = 0; i < 4; i++) {
+        dims[i] = i < pad ? 1 : t->shape[i - pad];
+        ax[i] = i < pad ? (slice_axis){0, 1, 1, false} : p.axis[i - pad];
+    }
+    stride[3] = 1;
+    for (int i = 2; i >= 0; i--) stride[i] = stride[i + 1] * (size_t)dims[i + 1];
+    float *dst = out[0];
+    for (int a = 0; a < ax[0].count; a++)
+        for (int b = 0; b < ax[1].count; b++)
+            for (int c = 0; c < ax[2].count; c++)
+                for (int d = 0; d < ax[3].count; d++) {
+                    size_t at = (size_t)(ax[0].start + a * ax[0].step) * stride[0] +
+                                (size_t)(ax[1].start + b * ax[1].step) * stride[1] +
+                                (size_t)(ax[2].start + c * ax[2].step) * stride[2] +
+                                (size_t)(ax[3].start + d * ax[3].step) * stride[3];
+                    *dst++ = in[0][at];
+                }
+}
+
 const vki_op_def vki_op_strided_slice = {VKI_OP_STRIDED_SLICE, validate, build, reference, NULL};
 const vki_op_def vki_op_slice = {VKI_OP_SLICE, validate, build, reference, NULL};
