@@ -37,7 +37,17 @@ static double relative_error(const float *a, const float *b, size_t n) {
 
 /* Runs `model` on the device (and, when check_reference, on the C references too) with
  * the reference input, comparing every output with TFLite's. */
-static void conform(const char *model, vki_precision precision, double tol, int check_reference) {
+/* An output whose bound differs from the model's, with the reason in a comment where used. */
+typedef struct { int output; double tol; } output_bound;
+
+static double bound_for(int output, double tol, const output_bound *special) {
+    for (; special && special->output >= 0; special++)
+        if (special->output == output) return special->tol;
+    return tol;
+}
+
+static void conform_bounds(const char *model, vki_precision precision, double tol,
+                           int check_reference, const output_bound *special) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.tflite", env_or("VKI_MODEL_DIR", "models/cache"), model);
     vki_model *m = NULL;
@@ -76,10 +86,11 @@ static void conform(const char *model, vki_precision precision, double tol, int 
         snprintf(path, sizeof path, "%s/ref/%s/output_%d.f32", data, model, i);
         float *want = read_f32(path, t.element_count);
         double err = relative_error(got, want, t.element_count);
+        double bound = bound_for(i, tol, special);
         cr_log_info("%s output %d '%s': device error %.3g", model, i, t.name, err);
         fprintf(stderr, "conformance: %s %s output %d '%s': device error %.3g", model,
                 precision == VKI_PRECISION_FP16 ? "fp16" : "fp32", i, t.name, err);
-        cr_expect(err <= tol, "%s output %d '%s': device error %g > %g", model, i, t.name, err, tol);
+        cr_expect(err <= bound, "%s output %d '%s': device error %g > %g", model, i, t.name, err, bound);
         if (check_reference) {
             double ref_err = relative_error(ref_run[i], want, t.element_count);
             fprintf(stderr, ", C reference error %.3g", ref_err);
@@ -94,12 +105,29 @@ static void conform(const char *model, vki_precision precision, double tol, int 
     vki_model_destroy(m);
 }
 
-/* fp32 within 1e-4 of TFLite; fp16 storage within 3e-2. The C reference run is checked
- * too, so the op references themselves are held to the real interpreter. */
-Test(conformance, face_detection_short_range) {
-    conform("face_detection_short_range", VKI_PRECISION_FP32, 1e-4, 1);
+/* fp32 within 1e-4 of TFLite (5e-4 for pose_landmark_lite, whose segmentation logits
+ * reach 800 and where LiteRT itself is 1.2e-4 from float64); fp16 storage within 3e-2.
+ * The fp32 runs also hold the C references to the real interpreter. */
+static void conform(const char *model, vki_precision precision, double tol, int check_reference) {
+    conform_bounds(model, precision, tol, check_reference, NULL);
 }
 
-Test(conformance, face_detection_short_range_fp16) {
-    conform("face_detection_short_range", VKI_PRECISION_FP16, 3e-2, 0);
+#define CONFORMANCE(model, tol32)                                                      \
+    Test(conformance, model) { conform(#model, VKI_PRECISION_FP32, tol32, 1); }        \
+    Test(conformance, model##_fp16) { conform(#model, VKI_PRECISION_FP16, 3e-2, 0); }
+
+CONFORMANCE(face_detection_short_range, 1e-4)
+CONFORMANCE(face_detection_full_range, 1e-4)
+CONFORMANCE(selfie_segmentation, 1e-4)
+CONFORMANCE(hand_landmark_lite, 1e-4)
+Test(conformance, pose_landmark_lite) { conform("pose_landmark_lite", VKI_PRECISION_FP32, 5e-4, 1); }
+
+/* Output 2 (segmentation logits, |x| up to 800) is ill-conditioned under fp16 storage:
+ * rounding any single early activation to fp16 in the C reference moves it by ~0.1, and
+ * about half the network must stay fp32 to reach 3e-2. It is held to 0.15 (measured
+ * 0.10, the same as the rounded C reference) so that a kernel bug, which shows as O(1),
+ * still fails; the other outputs keep 3e-2. */
+Test(conformance, pose_landmark_lite_fp16) {
+    static const output_bound segmentation[] = {{2, 0.15}, {-1, 0}};
+    conform_bounds("pose_landmark_lite", VKI_PRECISION_FP16, 3e-2, 0, segmentation);
 }
