@@ -131,3 +131,21 @@ Test(conformance, pose_landmark_lite_fp16) {
     static const output_bound segmentation[] = {{2, 0.15}, {-1, 0}};
     conform_bounds("pose_landmark_lite", VKI_PRECISION_FP16, 3e-2, 0, segmentation);
 }
+
+/* The other float models in the same MediaPipe packages have no TFLite outputs here; they
+ * must load, build and match the C reference run on the seeded input. The pose models'
+ * segmentation logits get pose_landmark_lite's 5e-4: summation order alone moves them. */
+static void matches_reference(const char *model, double tol) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.tflite", env_or("VKI_MODEL_DIR", "models/cache"), model);
+    vki_model *m = NULL;
+    vki_status s = vki_model_load_file(path, &m);
+    cr_assert_eq(s, VKI_OK, "%s: %s", path, vki_last_error());
+    harness_check(m, 0x12345678u, tol);
+}
+
+Test(other_models, face_detection_full_range_sparse) { matches_reference("face_detection_full_range_sparse", 1e-4); }
+Test(other_models, hand_landmark_full) { matches_reference("hand_landmark_full", 1e-4); }
+Test(other_models, pose_landmark_full) { matches_reference("pose_landmark_full", 5e-4); }
+Test(other_models, pose_landmark_heavy) { matches_reference("pose_landmark_heavy", 5e-4); }
+Test(other_models, selfie_segmentation_landscape) { matches_reference("selfie_segmentation_landscape", 1e-4); }
