@@ -138,6 +138,10 @@ Test(conformance, pose_landmark_lite_fp16) {
 static void matches_reference(const char *model, double tol) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.tflite", env_or("VKI_MODEL_DIR", "models/cache"), model);
+    FILE *f = fopen(path, "rb");
+    /* Device runs carry only some models; tools/test.sh always fetches them all. */
+    if (!f) cr_skip_test("%s is not here", path);
+    fclose(f);
     vki_model *m = NULL;
     vki_status s = vki_model_load_file(path, &m);
     cr_assert_eq(s, VKI_OK, "%s: %s", path, vki_last_error());
