@@ -8,6 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 vkinfer=${1:-$root/build/vkinfer}
 models=${2:-$root/models/cache}
 runs=${RUNS:-100}
+extra=${VKI_RUN_FLAGS:-}     # e.g. --spin
 warmup=${WARMUP:-10}
 status=0
 for model in face_detection_short_range face_detection_full_range selfie_segmentation \
@@ -20,7 +21,7 @@ for model in face_detection_short_range face_detection_full_range selfie_segment
     flag=""
     [ "$precision" = fp16 ] && { tol=3e-2; flag=--fp16; }
     out=$("$vkinfer" run "$models/$model.tflite" --input "$ref/input_0.f32" --check "$ref" \
-          --tolerance "$tol" --runs "$runs" --warmup "$warmup" $flag 2>&1)
+          --tolerance "$tol" --runs "$runs" --warmup "$warmup" $flag $extra 2>&1)
     rc=$?
     latency=$(echo "$out" | sed -n 's/^latency: //p')
     errors=$(echo "$out" | sed -n "s/^check output \([0-9]*\) '\([^']*\)': error \([^ ]*\).*/\2=\3/p" | tr '\n' ' ')

@@ -31,6 +31,7 @@ struct vki_graph {
     vki_context *ctx;
     vki_model *model_io;            /* the model's I/O tensors only: names and shapes */
     int fp16;                       /* activations and weights stored as float16 */
+    uint64_t spin_ns;               /* poll the fence this long before sleeping on it */
     vki_graph_io *io;               /* inputs, then outputs */
     vki_buffer weights, arena;
     uint64_t *tensor_offset;        /* byte offset of each tensor's storage in the arena */

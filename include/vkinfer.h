@@ -126,8 +126,15 @@ typedef enum vki_precision {
     VKI_PRECISION_FP16,          /* float16 storage (VK_KHR_16bit_storage); sums stay fp32 */
 } vki_precision;
 
+typedef enum vki_wait_mode {
+    VKI_WAIT_AUTO = 0,           /* GPUs: poll up to 2 ms, then sleep; CPU devices: sleep */
+    VKI_WAIT_BLOCK,              /* sleep in vkWaitForFences: no CPU burnt */
+    VKI_WAIT_SPIN,               /* poll the fence: lowest latency, one core busy */
+} vki_wait_mode;
+
 typedef struct vki_graph_options {
     vki_precision precision;
+    vki_wait_mode wait;
     /* Nonzero: write a GPU timestamp after every dispatch, read by vki_graph_profile. */
     int profile;
 } vki_graph_options;

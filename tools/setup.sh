@@ -4,7 +4,9 @@
 set -eu
 packages="gcc libc6-dev meson ninja-build pkg-config python3 libvulkan-dev libvulkan1
   libvulkan-volk-dev libshaderc-dev libcriterion-dev mesa-vulkan-drivers
-  vulkan-validationlayers npm ca-certificates clang libclang-rt-14-dev"
+  vulkan-validationlayers ca-certificates"
+# npm fetches the models; any npm will do (some machines have Node.js from elsewhere).
+command -v npm >/dev/null 2>&1 || packages="$packages npm"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -31,6 +31,7 @@ typedef struct cli {
     int runs, warmup;
     int profile;
     vki_precision precision;
+    vki_wait_mode wait;
     vki_context_options ctx_opts;
 } cli;
 
@@ -43,6 +44,8 @@ static int usage(void) {
             "         --validation          enable the Khronos validation layer\n"
             "         --profile             print GPU time per dispatch and per kernel\n"
             "         --fp16                store activations and weights as float16\n"
+            "         --spin | --block      poll for completion, or sleep; the default polls\n"
+            "                               up to 2 ms on GPUs and sleeps on CPU devices\n"
             "         --check DIR           compare outputs with DIR/output_<i>.f32: error =\n"
             "                               max|a-b| / max(max|b|,1), fail above --tolerance\n"
             "         --tolerance T         default 1e-4\n"
@@ -81,6 +84,8 @@ static int parse_args(int argc, char **argv, cli *c) {
         if (!strcmp(a, "--validation")) { c->ctx_opts.enable_validation = 1; continue; }
         if (!strcmp(a, "--profile")) { c->profile = 1; continue; }
         if (!strcmp(a, "--fp16")) { c->precision = VKI_PRECISION_FP16; continue; }
+        if (!strcmp(a, "--spin")) { c->wait = VKI_WAIT_SPIN; continue; }
+        if (!strcmp(a, "--block")) { c->wait = VKI_WAIT_BLOCK; continue; }
         if (a[0] != '-' || a[1] != '-') {
             if (c->model) { fprintf(stderr, "vkinfer: unexpected argument '%s'\n", a); return 0; }
             c->model = a;
@@ -324,7 +329,7 @@ static int cmd_run(const cli *c) {
     vki_device_info dev;
     vki_context_device_info(ctx, &dev);
     double t0 = now_ms();
-    vki_graph_options graph_opts = {.precision = c->precision, .profile = c->profile};
+    vki_graph_options graph_opts = {.precision = c->precision, .wait = c->wait, .profile = c->profile};
     s = vki_graph_create(ctx, m, &graph_opts, &g);
     if (s) { fail("graph build", s); goto done; }
     double build_ms = now_ms() - t0;

@@ -156,16 +156,23 @@ static long tile_threads(const conv_geometry *g, int tile_s, int tile_x) {
  * leave fewer threads. Measured on MobileNet-sized layers (kernel time): on an H200 the
  * 1,1 tile is best or tied, and wider ones lose 1.4-3x once fewer than ~64k threads
  * remain, the GPU running out of warps to hide latency; on lavapipe 4x2 or 1x4 tiles
- * are 2-3x faster at any size. Without a device hint the op keeps a desktop GPU full:
- * it widens only while at least VKI_CONV_MIN_THREADS threads remain, columns first. */
+ * are 2-3x faster at any size. So CPU devices get a 4x2 tile; GPUs widen only while at
+ * least VKI_CONV_MIN_THREADS threads remain, columns first. */
 #define VKI_CONV_MIN_THREADS 65536L
-static void pick_tile(const conv_geometry *g, int *tile_s, int *tile_x) {
+static void pick_tile(const vki_wg_device *dev, const conv_geometry *g, int *tile_s, int *tile_x) {
     const int out_s = (g->out.c + 3) / 4;
     *tile_s = 1;
     *tile_x = 1;
-    if (g->out.w >= 4 && tile_threads(g, 1, 2) >= VKI_CONV_MIN_THREADS) *tile_x = 2;
-    if (out_s >= 2 && tile_threads(g, 2, *tile_x) >= VKI_CONV_MIN_THREADS) *tile_s = 2;
-    if (out_s >= 4 && tile_threads(g, 4, *tile_x) >= VKI_CONV_MIN_THREADS) *tile_s = 4;
+    if (dev->is_cpu) {
+        /* A CPU device runs a work group as one SIMD loop on one core: threads are cheap
+         * to lose and reuse in registers is everything. */
+        *tile_s = out_s >= 4 ? 4 : out_s >= 2 ? 2 : 1;
+        *tile_x = g->out.w >= 2 ? 2 : 1;
+    } else {
+        if (g->out.w >= 4 && tile_threads(g, 1, 2) >= VKI_CONV_MIN_THREADS) *tile_x = 2;
+        if (out_s >= 2 && tile_threads(g, 2, *tile_x) >= VKI_CONV_MIN_THREADS) *tile_s = 2;
+        if (out_s >= 4 && tile_threads(g, 4, *tile_x) >= VKI_CONV_MIN_THREADS) *tile_s = 4;
+    }
 
     const char *env = getenv("VKI_CONV_TILE");
     if (env && *env) {
@@ -211,7 +218,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     conv_geometry g = geometry(m, op);
     int tile_s, tile_x;
-    pick_tile(&g, &tile_s, &tile_x);
+    pick_tile(vki_build_device(b), &g, &tile_s, &tile_x);
     const int out_s = (g.out.c + 3) / 4;
     const int groups = (out_s + tile_s - 1) / tile_s;
 
