@@ -168,70 +168,134 @@ static vki_status emit_all(vki_build *b) {
 
 /* ---- step 2: memory --------------------------------------------------------------------- */
 
-/* Every storage root used by a dispatch gets a lifetime in dispatch steps; graph outputs
- * live to the end, graph inputs from the start. */
-static vki_status plan_memory(vki_graph *g, vki_build *b) {
+/* Lifetimes of the storages the planner places: every storage root a dispatch binds, in
+ * dispatch steps, except the device copies of graph inputs and outputs, which live for the
+ * whole run and are laid out after the plan. */
+typedef struct lifetimes {
+    vki_plan_tensor *records;
+    int n;
+    int *record_of;             /* per tensor (storage roots only): record index or -1 */
+    VkDeviceSize *root_bytes;   /* per tensor: bytes its storage needs, 0 if unused */
+    unsigned char *is_io;       /* per tensor: storage root of a graph input or output */
+} lifetimes;
+
+static void lifetimes_free(lifetimes *l) {
+    free(l->records);
+    free(l->record_of);
+    free(l->root_bytes);
+    free(l->is_io);
+}
+
+static vki_status collect_lifetimes(const vki_graph *g, const vki_build *b, lifetimes *l) {
     const vki_model *m = b->m;
-    const int nt = m->n_tensors;
-    vki_plan_tensor *life = calloc((size_t)nt, sizeof *life);
-    int *plan_index = malloc(sizeof(int) * (size_t)nt);
-    g->tensor_offset = calloc((size_t)nt, sizeof *g->tensor_offset);
-    g->tensor_used = calloc((size_t)nt, 1);
-    if (!life || !plan_index || !g->tensor_offset || !g->tensor_used) {
-        free(life);
-        free(plan_index);
+    const size_t nt = (size_t)(m->n_tensors ? m->n_tensors : 1);
+    memset(l, 0, sizeof *l);
+    int *first = malloc(sizeof(int) * nt), *last = malloc(sizeof(int) * nt);
+    l->records = malloc(sizeof *l->records * nt);
+    l->record_of = malloc(sizeof(int) * nt);
+    l->root_bytes = calloc(nt, sizeof *l->root_bytes);
+    l->is_io = calloc(nt, 1);
+    if (!first || !last || !l->records || !l->record_of || !l->root_bytes || !l->is_io) {
+        free(first);
+        free(last);
+        lifetimes_free(l);
         return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
-    for (int t = 0; t < nt; t++) { life[t].first = -1; life[t].last = -1; }
+    for (int t = 0; t < m->n_tensors; t++) first[t] = last[t] = l->record_of[t] = -1;
     for (int k = 0; k < b->n_dispatches; k++)
         for (int i = 0; i < b->dispatches[k].n_bindings; i++) {
             const vki_binding *bd = &b->dispatches[k].bindings[i];
             if (bd->kind != VKI_BIND_TENSOR) continue;
             int r = storage_root(b, bd->index);
-            if (life[r].first < 0) life[r].first = k;
-            life[r].last = k;
+            if (first[r] < 0) first[r] = k;
+            last[r] = k;
             VkDeviceSize need = phwc4_bytes(g, &m->tensors[bd->index]);
-            if (need > life[r].size) life[r].size = need;
+            if (need > l->root_bytes[r]) l->root_bytes[r] = need;
         }
-    /* Graph inputs are written from the start; outputs are read back at the end. */
-    for (int i = 0; i < m->n_inputs; i++) life[storage_root(b, m->inputs[i])].first = 0;
-    for (int i = 0; i < m->n_outputs; i++) life[storage_root(b, m->outputs[i])].last = b->n_dispatches - 1;
-    vki_plan_tensor *packed = malloc(sizeof *packed * (size_t)nt);
-    uint64_t *offsets = malloc(sizeof(uint64_t) * (size_t)nt);
-    int n = 0;
-    for (int t = 0; packed && t < nt; t++) {
-        if (life[t].last < 0) continue;
-        plan_index[t] = n;
-        packed[n++] = life[t];
+    for (int i = 0; i < m->n_inputs; i++) l->is_io[storage_root(b, m->inputs[i])] = 1;
+    for (int i = 0; i < m->n_outputs; i++) l->is_io[storage_root(b, m->outputs[i])] = 1;
+    for (int t = 0; t < m->n_tensors; t++) {
+        if (last[t] < 0 || l->is_io[t]) continue;
+        l->record_of[t] = l->n;
+        l->records[l->n++] = (vki_plan_tensor){l->root_bytes[t], first[t], last[t]};
     }
-    VkDeviceSize align = g->ctx->props.limits.minStorageBufferOffsetAlignment;
-    if (align < 16) align = 16;
-    uint64_t total = 0;
-    if (!packed || !offsets || vki_plan_offsets(packed, n, align, VKI_PLAN_ARENA, offsets, &total)) {
-        free(packed);
-        free(offsets);
-        free(life);
-        free(plan_index);
+    free(first);
+    free(last);
+    return VKI_OK;
+}
+
+static VkDeviceSize arena_alignment(const vki_context *ctx) {
+    VkDeviceSize align = ctx->props.limits.minStorageBufferOffsetAlignment;
+    return align < 16 ? 16 : align;
+}
+
+static vki_plan_strategy plan_strategy(vki_memory_strategy s) {
+    switch (s) {
+    case VKI_MEMORY_NAIVE: return VKI_PLAN_NAIVE;
+    case VKI_MEMORY_GREEDY_BY_SIZE: return VKI_PLAN_GREEDY_BY_SIZE;
+    case VKI_MEMORY_GREEDY_BY_BREADTH: return VKI_PLAN_GREEDY_BY_BREADTH;
+    case VKI_MEMORY_MIN_COST_FLOW: return VKI_PLAN_MIN_COST_FLOW;
+    case VKI_MEMORY_ARENA: return VKI_PLAN_ARENA;
+    case VKI_MEMORY_OPTIMAL: return VKI_PLAN_OPTIMAL;
+    default: return VKI_PLAN_BEST;
+    }
+}
+
+/* Plans the intermediates with the chosen strategy, then appends the I/O tensors. */
+static vki_status plan_memory(vki_graph *g, vki_build *b, vki_memory_strategy strategy) {
+    const vki_model *m = b->m;
+    lifetimes l;
+    vki_status s = collect_lifetimes(g, b, &l);
+    if (s) return s;
+    g->tensor_offset = calloc((size_t)(m->n_tensors ? m->n_tensors : 1), sizeof *g->tensor_offset);
+    g->tensor_used = calloc((size_t)(m->n_tensors ? m->n_tensors : 1), 1);
+    VkDeviceSize align = arena_alignment(g->ctx);
+    vki_plan_options opts = {.alignment = align};
+    vki_plan plan;
+    if (!g->tensor_offset || !g->tensor_used ||
+        vki_plan_make(l.records, l.n, plan_strategy(strategy), &opts, &plan)) {
+        lifetimes_free(&l);
         return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
-    for (int t = 0; t < nt; t++) {
-        int r = storage_root(b, t);
-        if (life[r].last < 0) continue;
-        g->tensor_used[t] = 1;
-        g->tensor_offset[t] = offsets[plan_index[r]];
+    /* The planner is pure and tested; checking its answer here is cheap and turns a
+     * planner bug into an error instead of silently corrupted activations. */
+    char why[256];
+    if (!vki_plan_check(l.records, l.n, &opts, &plan, why, sizeof why)) {
+        vki_plan_free(&plan);
+        lifetimes_free(&l);
+        return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "%s: memory plan %s is invalid: %s", m->name,
+                        vki_plan_strategy_name(plan.strategy), why);
     }
-    free(packed);
-    free(offsets);
-    free(life);
-    free(plan_index);
-    g->memory.intermediate_bytes = total;
-    vki_status s = vki_buffer_create(g->ctx, total, VKI_MEMORY_DEVICE, "intermediate arena", &g->arena);
-    if (s) return s;
+    VkDeviceSize io_at = align_up(plan.total, align);
+    for (int t = 0; t < m->n_tensors; t++) {
+        if (!l.root_bytes[t]) continue;
+        if (l.is_io[t]) {
+            g->tensor_offset[t] = io_at;
+            io_at = align_up(io_at + l.root_bytes[t], align);
+        } else {
+            g->tensor_offset[t] = plan.offsets[l.record_of[t]];
+        }
+    }
+    for (int t = 0; t < m->n_tensors; t++) {
+        int r = storage_root(b, t);
+        if (!l.root_bytes[r]) continue;
+        g->tensor_used[t] = 1;
+        g->tensor_offset[t] = g->tensor_offset[r];
+    }
+    g->memory.intermediate_bytes = plan.total;
+    g->memory.lower_bound_bytes = plan.lower_bound;
+    g->memory.io_bytes = io_at - align_up(plan.total, align);
+    g->memory.strategy = vki_plan_strategy_name(plan.strategy);
+    vki_plan_free(&plan);
+    lifetimes_free(&l);
+    return vki_buffer_create(g->ctx, io_at, VKI_MEMORY_DEVICE, "activation arena", &g->arena);
+}
 
+static vki_status upload_weights(vki_graph *g, const vki_build *b) {
     VkDeviceSize weight_bytes = b->weights_count * elem_bytes(g);
     g->memory.weights_bytes = weight_bytes;
-    s = vki_buffer_create(g->ctx, align_up(weight_bytes + 16, 16), VKI_MEMORY_DEVICE, "weights",
-                          &g->weights);
+    vki_status s = vki_buffer_create(g->ctx, align_up(weight_bytes + 16, 16), VKI_MEMORY_DEVICE,
+                                     "weights", &g->weights);
     if (s || !b->weights_count) return s;
     if (!g->fp16) return vki_buffer_upload(g->ctx, &g->weights, b->weights, weight_bytes);
     uint16_t *halves = malloc(weight_bytes);
@@ -517,6 +581,48 @@ static vki_model *copy_io(const vki_model *m) {
     return c;
 }
 
+/* Checks options against the device and fills the graph fields they set. */
+static vki_status apply_options(vki_graph *g, const vki_model *model, const vki_graph_options *o) {
+    const vki_context *ctx = g->ctx;
+    if (o && (unsigned)o->precision > VKI_PRECISION_FP16)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: unknown precision %d",
+                        (int)o->precision);
+    if (o && (unsigned)o->memory >= VKI_MEMORY_STRATEGY_COUNT)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: unknown memory strategy %d",
+                        (int)o->memory);
+    if (o && (unsigned)o->wait > VKI_WAIT_SPIN)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: unknown wait mode %d",
+                        (int)o->wait);
+    g->fp16 = o && o->precision == VKI_PRECISION_FP16;
+    if (g->fp16 && !ctx->fp16_storage)
+        return vki_fail(VKI_ERROR_DEVICE_FEATURE,
+                        "%s: fp16 precision needs storageBuffer16BitAccess, which %s lacks",
+                        model->name, ctx->props.deviceName);
+    /* On a CPU device the driver's threads need the cores a spinning caller would take. */
+    vki_wait_mode wait = o ? o->wait : VKI_WAIT_AUTO;
+    int cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    g->spin_ns = wait == VKI_WAIT_SPIN ? UINT64_MAX : wait == VKI_WAIT_AUTO && !cpu ? 2000000u : 0;
+    return VKI_OK;
+}
+
+/* Runs the passes on a private op list and lets every op emit its dispatches. */
+static vki_status build_dispatches(vki_build *b, vki_graph *g, const vki_model *model) {
+    memset(b, 0, sizeof *b);
+    b->g = g;
+    b->view = *model;
+    b->m = &b->view;
+    b->device = wg_device(g->ctx);
+    b->storage_of = malloc(sizeof(int) * (size_t)(model->n_tensors ? model->n_tensors : 1));
+    b->view.ops = malloc(sizeof(vki_op) * (size_t)(model->n_ops ? model->n_ops : 1));
+    b->skip = calloc((size_t)(model->n_ops ? model->n_ops : 1), 1);
+    if (!b->storage_of || !b->view.ops || !b->skip)
+        return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    memcpy(b->view.ops, model->ops, sizeof(vki_op) * (size_t)model->n_ops);
+    vki_fuse_activations(&b->view, b->view.ops, b->skip);
+    for (int t = 0; t < model->n_tensors; t++) b->storage_of[t] = t;
+    return emit_all(b);
+}
+
 vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
                             const vki_graph_options *options, vki_graph **out) {
     if (!out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: out is NULL");
@@ -525,40 +631,17 @@ vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
     vki_graph *g = calloc(1, sizeof *g);
     if (!g) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
     g->ctx = ctx;
-    g->fp16 = options && options->precision == VKI_PRECISION_FP16;
-    /* On a CPU device the driver's threads need the cores a spinning caller would take. */
-    vki_wait_mode wait = options ? options->wait : VKI_WAIT_AUTO;
-    int cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    g->spin_ns = wait == VKI_WAIT_SPIN ? UINT64_MAX
-               : wait == VKI_WAIT_AUTO && !cpu ? 2000000u : 0;
-    if (options && (unsigned)options->precision > VKI_PRECISION_FP16) {
+    vki_build b = {0};
+    vki_status s = apply_options(g, model, options);
+    if (s) {
         free(g);
-        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: unknown precision %d",
-                        (int)options->precision);
-    }
-    if (g->fp16 && !ctx->fp16_storage) {
-        free(g);
-        return vki_fail(VKI_ERROR_DEVICE_FEATURE,
-                        "%s: fp16 precision needs storageBuffer16BitAccess, which %s lacks",
-                        model->name, ctx->props.deviceName);
+        return s;
     }
     g->model_io = copy_io(model);
-    vki_build b = {.g = g, .view = *model};
-    b.m = &b.view;
-    b.storage_of = malloc(sizeof(int) * (size_t)(model->n_tensors ? model->n_tensors : 1));
-    b.view.ops = malloc(sizeof(vki_op) * (size_t)(model->n_ops ? model->n_ops : 1));
-    b.skip = calloc((size_t)(model->n_ops ? model->n_ops : 1), 1);
-    vki_status s = VKI_OK;
-    if (!g->model_io || !b.storage_of || !b.view.ops || !b.skip)
-        s = vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
-    if (!s) {
-        memcpy(b.view.ops, model->ops, sizeof(vki_op) * (size_t)model->n_ops);
-        vki_fuse_activations(&b.view, b.view.ops, b.skip);
-    }
-    for (int t = 0; !s && t < model->n_tensors; t++) b.storage_of[t] = t;
-    b.device = wg_device(ctx);
-    if (!s) s = emit_all(&b);
-    if (!s) s = plan_memory(g, &b);
+    if (!g->model_io) s = vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    if (!s) s = build_dispatches(&b, g, model);
+    if (!s) s = plan_memory(g, &b, options ? options->memory : VKI_MEMORY_BEST);
+    if (!s) s = upload_weights(g, &b);
     if (!s) s = create_staging(g);
     if (!s) s = create_descriptors(g, &b);
     if (!s) s = record(g, options && options->profile);
@@ -569,6 +652,40 @@ vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
     }
     *out = g;
     return VKI_OK;
+}
+
+vki_status vki_memory_plans(vki_context *ctx, const vki_model *model,
+                            const vki_graph_options *options, vki_memory_plan_info *out, int max) {
+    if (!ctx || !model || (!out && max > 0))
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_memory_plans: NULL argument");
+    vki_graph g = {.ctx = ctx};
+    vki_build b = {0};
+    lifetimes l = {0};
+    vki_status s = apply_options(&g, model, options);
+    if (!s) s = build_dispatches(&b, &g, model);
+    if (!s) s = collect_lifetimes(&g, &b, &l);
+    vki_plan_options opts = {.alignment = arena_alignment(ctx)};
+    for (int i = 0; !s && i < max && i < VKI_MEMORY_STRATEGY_COUNT; i++) {
+        vki_plan plan;
+        if (vki_plan_make(l.records, l.n, plan_strategy((vki_memory_strategy)i), &opts, &plan)) {
+            s = vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+            break;
+        }
+        out[i] = (vki_memory_plan_info){
+            .strategy = (vki_memory_strategy)i,
+            .name = vki_plan_strategy_name(plan.strategy),
+            .total_bytes = plan.total,
+            .objects = plan.object_of ? plan.n_objects : 0,
+            .lower_bound_bytes = plan.lower_bound,
+            .plan_ms = plan.plan_ms,
+            .proven_optimal = plan.proven_optimal,
+            .tensors = l.n,
+        };
+        vki_plan_free(&plan);
+    }
+    lifetimes_free(&l);
+    build_free(&b);
+    return s;
 }
 
 void vki_graph_destroy(vki_graph *g) {

@@ -132,8 +132,21 @@ typedef enum vki_wait_mode {
     VKI_WAIT_SPIN,               /* poll the fence: lowest latency, one core busy */
 } vki_wait_mode;
 
+/* How intermediate tensors share device memory (planner/). All give identical outputs. */
+typedef enum vki_memory_strategy {
+    VKI_MEMORY_BEST = 0,         /* the smallest of the fast strategies below */
+    VKI_MEMORY_NAIVE,            /* every tensor its own memory (the baseline) */
+    VKI_MEMORY_GREEDY_BY_SIZE,   /* shared objects, TFLite GPU's greedy by size */
+    VKI_MEMORY_GREEDY_BY_BREADTH,/* shared objects, greedy by breadth */
+    VKI_MEMORY_MIN_COST_FLOW,    /* shared objects, min-cost flow */
+    VKI_MEMORY_ARENA,            /* offsets in one arena, TFLite's arena planner */
+    VKI_MEMORY_OPTIMAL,          /* offsets, exact search within a budget */
+    VKI_MEMORY_STRATEGY_COUNT
+} vki_memory_strategy;
+
 typedef struct vki_graph_options {
     vki_precision precision;
+    vki_memory_strategy memory;
     vki_wait_mode wait;
     /* Nonzero: write a GPU timestamp after every dispatch, read by vki_graph_profile. */
     int profile;
@@ -148,10 +161,25 @@ typedef struct vki_dispatch_profile {
 } vki_dispatch_profile;
 
 typedef struct vki_memory_report {
-    uint64_t weights_bytes;
-    uint64_t intermediate_bytes;
-    uint64_t staging_bytes;
+    uint64_t weights_bytes;      /* device memory of packed weights */
+    uint64_t intermediate_bytes; /* the planned arena of intermediate tensors */
+    uint64_t io_bytes;           /* device copies (PHWC4) of graph inputs and outputs */
+    uint64_t staging_bytes;      /* host-visible input/output buffers */
+    uint64_t lower_bound_bytes;  /* no plan of these intermediates can be smaller */
+    const char *strategy;        /* the strategy that made the plan ("arena", ...) */
 } vki_memory_report;
+
+/* One strategy's plan for a model's intermediates, as vki_graph_create would make it. */
+typedef struct vki_memory_plan_info {
+    vki_memory_strategy strategy;
+    const char *name;            /* "greedy_by_size", ...; for BEST the name of the winner */
+    uint64_t total_bytes;
+    int objects;                 /* shared objects, or 0 for offset strategies */
+    uint64_t lower_bound_bytes;
+    double plan_ms;
+    int proven_optimal;          /* VKI_MEMORY_OPTIMAL: the search finished */
+    int tensors;                 /* intermediates planned */
+} vki_memory_plan_info;
 
 /* Builds the model for the context: compiles kernels, uploads weights, records the
  * command buffer. The model may be destroyed afterwards. */
@@ -167,6 +195,12 @@ VKI_API vki_status vki_graph_run(vki_graph *graph);
 /* Copies float32 NHWC data out; size is in bytes and must equal element_count * 4. */
 VKI_API vki_status vki_graph_get_output(vki_graph *graph, int index, float *data, size_t size);
 VKI_API vki_status vki_graph_memory(const vki_graph *graph, vki_memory_report *out);
+/* Plans the model's intermediates with every strategy (as built for ctx with options,
+ * whose memory field is ignored) without allocating anything: out[i] for strategy i,
+ * up to max entries (VKI_MEMORY_STRATEGY_COUNT for all). */
+VKI_API vki_status vki_memory_plans(vki_context *ctx, const vki_model *model,
+                                    const vki_graph_options *options, vki_memory_plan_info *out,
+                                    int max);
 /* Per-dispatch GPU times of the last run of a graph built with options.profile; writes up
  * to max entries and returns the number of dispatches (or -1 without profiling). */
 VKI_API int vki_graph_profile(const vki_graph *graph, vki_dispatch_profile *out, int max);

@@ -153,3 +153,51 @@ Test(other_models, hand_landmark_full) { matches_reference("hand_landmark_full",
 Test(other_models, pose_landmark_full) { matches_reference("pose_landmark_full", 5e-4); }
 Test(other_models, pose_landmark_heavy) { matches_reference("pose_landmark_heavy", 5e-4); }
 Test(other_models, selfie_segmentation_landscape) { matches_reference("selfie_segmentation_landscape", 1e-4); }
+
+/* Every memory strategy must give bit-identical outputs (the plan only moves bytes), and
+ * the engine must allocate exactly what vki_memory_plans reports for that strategy. */
+static void strategies_agree(const char *model) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.tflite", env_or("VKI_MODEL_DIR", "models/cache"), model);
+    vki_model *m = NULL;
+    cr_assert_eq(vki_model_load_file(path, &m), VKI_OK, "%s", vki_last_error());
+    vki_memory_plan_info plans[VKI_MEMORY_STRATEGY_COUNT];
+    cr_assert_eq(vki_memory_plans(harness_context(), m, NULL, plans, VKI_MEMORY_STRATEGY_COUNT), VKI_OK,
+                 "%s", vki_last_error());
+    vki_tensor_info in;
+    vki_model_input_info(m, 0, &in);
+    snprintf(path, sizeof path, "%s/ref/%s/input_0.f32", env_or("VKI_TEST_DATA", "tests/data"), model);
+    float *input = read_f32(path, in.element_count);
+    float *first[8] = {0};
+    for (int s = 0; s < VKI_MEMORY_STRATEGY_COUNT; s++) {
+        vki_graph_options o = {.memory = (vki_memory_strategy)s};
+        vki_graph *g = NULL;
+        cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_OK, "%s", vki_last_error());
+        vki_memory_report mem;
+        cr_assert_eq(vki_graph_memory(g, &mem), VKI_OK);
+        cr_assert_eq(mem.intermediate_bytes, plans[s].total_bytes, "strategy %s", plans[s].name);
+        cr_assert(mem.intermediate_bytes >= mem.lower_bound_bytes);
+        cr_assert_eq(vki_graph_set_input(g, 0, input, in.element_count * sizeof(float)), VKI_OK);
+        cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+        for (int i = 0; i < vki_model_output_count(m); i++) {
+            vki_tensor_info t;
+            vki_model_output_info(m, i, &t);
+            float *got = malloc(t.element_count * sizeof(float));
+            cr_assert_eq(vki_graph_get_output(g, i, got, t.element_count * sizeof(float)), VKI_OK);
+            if (!first[i]) { first[i] = got; continue; }
+            cr_assert(!memcmp(got, first[i], t.element_count * sizeof(float)),
+                      "%s output %d differs under strategy %s", model, i, plans[s].name);
+            free(got);
+        }
+        vki_graph_destroy(g);
+    }
+    for (int i = 0; i < 8; i++) free(first[i]);
+    free(input);
+    vki_model_destroy(m);
+}
+
+Test(memory_strategies, face_detection_short_range) { strategies_agree("face_detection_short_range"); }
+Test(memory_strategies, face_detection_full_range) { strategies_agree("face_detection_full_range"); }
+Test(memory_strategies, selfie_segmentation) { strategies_agree("selfie_segmentation"); }
+Test(memory_strategies, hand_landmark_lite) { strategies_agree("hand_landmark_lite"); }
+Test(memory_strategies, pose_landmark_lite) { strategies_agree("pose_landmark_lite"); }

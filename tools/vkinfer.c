@@ -3,6 +3,7 @@
  *   vkinfer run MODEL [--input FILE]... [--save DIR] [--runs N] [--warmup N]
  *   vkinfer bench MODEL [--runs N] [--warmup N]      (run with 100 runs, 10 warm-ups)
  *   vkinfer info [MODEL]                              devices; with MODEL its I/O and ops
+ *   vkinfer plan MODEL [--json]                       every memory strategy's plan
  *
  * Common options: --device INDEX|NAME, --validation. Inputs without --input are filled
  * from the reference runner's generator (xorshift32, seed 0x12345678, values in [-1, 1))
@@ -30,6 +31,8 @@ typedef struct cli {
     double tolerance;
     int runs, warmup;
     int profile;
+    int json;
+    vki_memory_strategy memory;
     vki_precision precision;
     vki_wait_mode wait;
     vki_context_options ctx_opts;
@@ -40,10 +43,13 @@ static int usage(void) {
             "usage: vkinfer run MODEL [--input FILE]... [--save DIR] [--runs N] [--warmup N]\n"
             "       vkinfer bench MODEL [--runs N] [--warmup N]\n"
             "       vkinfer info [MODEL]\n"
+            "       vkinfer plan MODEL [--json] [--fp16]\n"
             "options: --device INDEX|NAME   pick a Vulkan device (also VKI_DEVICE)\n"
             "         --validation          enable the Khronos validation layer\n"
             "         --profile             print GPU time per dispatch and per kernel\n"
             "         --fp16                store activations and weights as float16\n"
+            "         --memory STRATEGY     best (default), naive, greedy_by_size,\n"
+            "                               greedy_by_breadth, min_cost_flow, arena, optimal\n"
             "         --spin | --block      poll for completion, or sleep; the default polls\n"
             "                               up to 2 ms on GPUs and sleeps on CPU devices\n"
             "         --check DIR           compare outputs with DIR/output_<i>.f32: error =\n"
@@ -71,6 +77,16 @@ static int parse_int(const char *text, const char *flag, int *out) {
     return 1;
 }
 
+static const char *const strategy_names[VKI_MEMORY_STRATEGY_COUNT] = {
+    "best", "naive", "greedy_by_size", "greedy_by_breadth", "min_cost_flow", "arena", "optimal"};
+
+static int parse_strategy(const char *text, vki_memory_strategy *out) {
+    for (int i = 0; i < VKI_MEMORY_STRATEGY_COUNT; i++)
+        if (!strcmp(text, strategy_names[i])) { *out = (vki_memory_strategy)i; return 1; }
+    fprintf(stderr, "vkinfer: unknown memory strategy '%s'\n", text);
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, cli *c) {
     if (argc < 2) return 0;
     c->command = argv[1];
@@ -86,6 +102,7 @@ static int parse_args(int argc, char **argv, cli *c) {
         if (!strcmp(a, "--fp16")) { c->precision = VKI_PRECISION_FP16; continue; }
         if (!strcmp(a, "--spin")) { c->wait = VKI_WAIT_SPIN; continue; }
         if (!strcmp(a, "--block")) { c->wait = VKI_WAIT_BLOCK; continue; }
+        if (!strcmp(a, "--json")) { c->json = 1; continue; }
         if (a[0] != '-' || a[1] != '-') {
             if (c->model) { fprintf(stderr, "vkinfer: unexpected argument '%s'\n", a); return 0; }
             c->model = a;
@@ -112,6 +129,8 @@ static int parse_args(int argc, char **argv, cli *c) {
             if (c->runs < 1) c->runs = 1;
         } else if (!strcmp(a, "--warmup")) {
             if (!parse_int(next, a, &c->warmup)) return 0;
+        } else if (!strcmp(a, "--memory")) {
+            if (!parse_strategy(next, &c->memory)) return 0;
         } else if (!strcmp(a, "--device")) {
             char *end;
             long v = strtol(next, &end, 10);
@@ -329,7 +348,8 @@ static int cmd_run(const cli *c) {
     vki_device_info dev;
     vki_context_device_info(ctx, &dev);
     double t0 = now_ms();
-    vki_graph_options graph_opts = {.precision = c->precision, .wait = c->wait, .profile = c->profile};
+    vki_graph_options graph_opts = {.precision = c->precision, .memory = c->memory,
+                                    .wait = c->wait, .profile = c->profile};
     s = vki_graph_create(ctx, m, &graph_opts, &g);
     if (s) { fail("graph build", s); goto done; }
     double build_ms = now_ms() - t0;
@@ -371,6 +391,12 @@ static int cmd_run(const cli *c) {
         if (c->save_dir && !write_output(c->save_dir, i, outs[i], t.element_count)) goto done;
     }
     print_outputs(g, m, outs);
+    vki_memory_report mem;
+    vki_graph_memory(g, &mem);
+    printf("memory: weights %.3f MB, intermediates %.3f MB (%s; lower bound %.3f MB), "
+           "I/O tensors %.3f MB, staging %.3f MB\n", mem.weights_bytes / 1e6,
+           mem.intermediate_bytes / 1e6, mem.strategy, mem.lower_bound_bytes / 1e6,
+           mem.io_bytes / 1e6, mem.staging_bytes / 1e6);
     if (c->profile) print_profile(g, m);
     print_latency(ms, c->runs, c->warmup);
     rc = c->check_dir && !check_outputs(c, m, outs) ? 1 : 0;
@@ -381,6 +407,53 @@ done:
     vki_model_destroy(m);
     vki_context_destroy(ctx);
     return rc;
+}
+
+/* One row per strategy: bytes, objects, ratio to the lower bound, planning time. */
+static int cmd_plan(const cli *c) {
+    if (!c->model) return usage();
+    vki_model *m = NULL;
+    vki_context *ctx = NULL;
+    vki_status s = vki_model_load_file(c->model, &m);
+    if (s) return fail("load", s);
+    s = vki_context_create(&c->ctx_opts, &ctx);
+    if (s) { vki_model_destroy(m); return fail("device", s); }
+    vki_graph_options opts = {.precision = c->precision};
+    vki_memory_plan_info p[VKI_MEMORY_STRATEGY_COUNT];
+    s = vki_memory_plans(ctx, m, &opts, p, VKI_MEMORY_STRATEGY_COUNT);
+    if (s) { vki_context_destroy(ctx); vki_model_destroy(m); return fail("plan", s); }
+    double lb = (double)p[0].lower_bound_bytes;
+    if (c->json) {
+        printf("{\"model\": \"%s\", \"tensors\": %d, \"lower_bound_bytes\": %llu, \"plans\": [",
+               c->model, p[0].tensors, (unsigned long long)p[0].lower_bound_bytes);
+        for (int i = 0; i < VKI_MEMORY_STRATEGY_COUNT; i++)
+            printf("%s\n  {\"strategy\": \"%s\", \"chosen\": \"%s\", \"total_bytes\": %llu, "
+                   "\"objects\": %d, \"ratio_to_lower_bound\": %.4f, \"plan_ms\": %.3f%s}",
+                   i ? "," : "", strategy_names[i], p[i].name,
+                   (unsigned long long)p[i].total_bytes, p[i].objects,
+                   lb > 0 ? (double)p[i].total_bytes / lb : 1.0, p[i].plan_ms,
+                   i == VKI_MEMORY_OPTIMAL ? (p[i].proven_optimal ? ", \"proven_optimal\": true"
+                                                                 : ", \"proven_optimal\": false")
+                                           : "");
+        printf("\n]}\n");
+    } else {
+        printf("%s: %d intermediate tensors, lower bound %.3f MB\n", c->model, p[0].tensors, lb / 1e6);
+        printf("%-18s %12s %8s %9s %10s\n", "strategy", "MB", "objects", "x bound", "plan ms");
+        for (int i = 0; i < VKI_MEMORY_STRATEGY_COUNT; i++) {
+            char name[64];
+            if (i == VKI_MEMORY_BEST) snprintf(name, sizeof name, "best (%s)", p[i].name);
+            else if (i == VKI_MEMORY_OPTIMAL)
+                snprintf(name, sizeof name, "optimal%s", p[i].proven_optimal ? " (proven)" : " (budget)");
+            else snprintf(name, sizeof name, "%s", strategy_names[i]);
+            char objects[16] = "-";
+            if (p[i].objects) snprintf(objects, sizeof objects, "%d", p[i].objects);
+            printf("%-18s %12.3f %8s %9.3f %10.3f\n", name, p[i].total_bytes / 1e6, objects,
+                   lb > 0 ? (double)p[i].total_bytes / lb : 1.0, p[i].plan_ms);
+        }
+    }
+    vki_context_destroy(ctx);
+    vki_model_destroy(m);
+    return 0;
 }
 
 int main(int argc, char **argv) {
@@ -397,5 +470,6 @@ int main(int argc, char **argv) {
         return cmd_run(&c);
     }
     if (!strcmp(c.command, "info")) return cmd_info(&c);
+    if (!strcmp(c.command, "plan")) return cmd_plan(&c);
     return usage();
 }
