@@ -101,15 +101,92 @@ Test(average_pool, windows_on_odd_inputs) {
     check_pool(VKI_OP_AVERAGE_POOL_2D, 7, 9, 17, pool_cases[4], VKI_ACT_RELU, 1e-6);
 }
 
+/* Window sizes (H*W = 1, 3, 63, 64, 65, 127, 4160, 4113) around the reduction's lane
+ * count, 64 on GPUs and one SIMD vector (8 on lavapipe) on CPU devices: fewer cells than
+ * lanes, a round short by one, exact or over by one, and thousands of cells. */
+static const int global_sizes[][2] = {{1, 1}, {1, 3}, {7, 9}, {8, 8}, {5, 13}, {127, 1},
+                                      {65, 64}, {9, 457}};
+#define N_GLOBAL_SIZES (int)(sizeof global_sizes / sizeof global_sizes[0])
+
+static void check_global_pools(vki_op_code code, double tol) {
+    for (int k = 0; k < N_GLOBAL_SIZES; k++)
+        for (int i = 0; i < N_CHANNELS; i++) {
+            int h = global_sizes[k][0], w = global_sizes[k][1];
+            check_pool(code, h, w, channels[i], (pool_case){h, w, 1, 1, VKI_PAD_VALID},
+                       VKI_ACT_NONE, tol);
+        }
+}
+
 Test(average_pool, global) {
     skip_unless_registered(VKI_OP_AVERAGE_POOL_2D);
-    for (int i = 0; i < N_CHANNELS; i++)
-        check_pool(VKI_OP_AVERAGE_POOL_2D, 9, 7, channels[i], (pool_case){9, 7, 1, 1, VKI_PAD_VALID},
-                   VKI_ACT_NONE, 1e-6);
+    check_global_pools(VKI_OP_AVERAGE_POOL_2D, 1e-5);
     check_pool(VKI_OP_AVERAGE_POOL_2D, 16, 16, 32, (pool_case){16, 16, 2, 2, VKI_PAD_VALID},
-               VKI_ACT_NONE, 1e-6);
+               VKI_ACT_NONE, 1e-5);
     check_pool(VKI_OP_AVERAGE_POOL_2D, 7, 7, 13, (pool_case){7, 7, 1, 1, VKI_PAD_VALID},
-               VKI_ACT_RELU, 1e-6);
+               VKI_ACT_RELU, 1e-5);
+    check_pool(VKI_OP_AVERAGE_POOL_2D, 9, 7, 17, (pool_case){9, 7, 9, 7, VKI_PAD_VALID},
+               VKI_ACT_TANH, 1e-5);
+    check_pool(VKI_OP_AVERAGE_POOL_2D, 65, 64, 5, (pool_case){65, 64, 1, 1, VKI_PAD_VALID},
+               VKI_ACT_RELU_N1_TO_1, 1e-5);
+}
+
+Test(max_pool, global) {
+    check_global_pools(VKI_OP_MAX_POOL_2D, 0.0);
+    check_pool(VKI_OP_MAX_POOL_2D, 7, 7, 13, (pool_case){7, 7, 1, 1, VKI_PAD_VALID}, VKI_ACT_RELU,
+               0.0);
+    check_pool(VKI_OP_MAX_POOL_2D, 9, 457, 5, (pool_case){9, 457, 9, 457, VKI_PAD_VALID},
+               VKI_ACT_RELU6, 0.0);
+    /* The device's tanh may differ from libm's in the last bit. */
+    check_pool(VKI_OP_MAX_POOL_2D, 8, 8, 17, (pool_case){8, 8, 1, 1, VKI_PAD_VALID}, VKI_ACT_TANH,
+               1e-6);
+}
+
+/* A 1x1 output whose window is not the input: SAME windows hanging over every edge
+ * (TFLite averages only the cells inside), VALID windows that leave rows or columns
+ * out (whole rows: one contiguous run; part rows: a 2-D walk), and a SAME window that
+ * fits inside. */
+Test(pool, global_window_not_the_input) {
+    static const struct { int h, w; pool_case pc; } cases[] = {
+        {4, 5, {7, 8, 4, 5, VKI_PAD_SAME}},     {9, 13, {12, 14, 9, 13, VKI_PAD_SAME}},
+        {1, 1, {3, 3, 2, 2, VKI_PAD_SAME}},     {5, 7, {4, 6, 3, 4, VKI_PAD_VALID}},
+        {9, 8, {7, 8, 5, 1, VKI_PAD_VALID}},    {70, 66, {66, 65, 10, 10, VKI_PAD_VALID}},
+        {9, 7, {3, 3, 9, 7, VKI_PAD_SAME}},
+    };
+    for (int k = 0; k < (int)(sizeof cases / sizeof cases[0]); k++)
+        for (int i = 0; i < N_CHANNELS; i++) {
+            check_pool(VKI_OP_MAX_POOL_2D, cases[k].h, cases[k].w, channels[i], cases[k].pc,
+                       VKI_ACT_NONE, 0.0);
+            check_pool(VKI_OP_AVERAGE_POOL_2D, cases[k].h, cases[k].w, channels[i], cases[k].pc,
+                       k % 2 ? VKI_ACT_RELU6 : VKI_ACT_NONE, 1e-5);
+        }
+}
+
+/* The one op of m must run as a single dispatch of `kernel` (between the input and
+ * output conversions). Consumes m. */
+static void expect_kernel(vki_model *m, const char *kernel) {
+    cr_assert_eq(vki_model_validate(m), VKI_OK, "validate: %s", vki_last_error());
+    vki_graph_options opt = {.profile = 1};
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(harness_context(), m, &opt, &g), VKI_OK, "graph: %s",
+                 vki_last_error());
+    cr_assert_eq(vki_graph_run(g), VKI_OK, "run: %s", vki_last_error());
+    vki_dispatch_profile prof[8];
+    int n = vki_graph_profile(g, prof, 8);
+    cr_assert_eq(n, 3, "%d dispatches, want 3", n);
+    cr_assert_str_eq(prof[1].kernel, kernel);
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
+}
+
+/* A 1x1 output takes the work-group reduction; any larger output keeps a thread per
+ * output vec4. */
+Test(pool, kernel_choice) {
+    expect_kernel(pool_model(VKI_OP_AVERAGE_POOL_2D, 9, 7, 5,
+                             (pool_case){9, 7, 1, 1, VKI_PAD_VALID}, VKI_ACT_NONE), "reduce");
+    expect_kernel(pool_model(VKI_OP_MAX_POOL_2D, 9, 7, 5, (pool_case){3, 3, 9, 7, VKI_PAD_SAME},
+                             VKI_ACT_NONE), "reduce");
+    expect_kernel(pool_model(VKI_OP_MAX_POOL_2D, 9, 7, 5, (pool_case){8, 7, 1, 1, VKI_PAD_VALID},
+                             VKI_ACT_NONE), "pool");
 }
 
 Test(pool, invalid) {

@@ -78,6 +78,20 @@ Test(mean, axis_spellings_and_large_window) {
     harness_check(mean_model(64, 48, 20, false, 2, hw), 34, TOL);
 }
 
+/* Window sizes (H*W = 1, 3, 63, 64, 65, 127, 4160, 4113) around the reduction's lane
+ * count, 64 on GPUs and one SIMD vector (8 on lavapipe) on CPU devices: fewer cells than
+ * lanes, a round short by one, exact or over by one, and thousands of cells. */
+Test(mean, reduction_edges) {
+    static const int32_t hw[2] = {1, 2};
+    static const int sizes[][2] = {{1, 1}, {3, 1}, {9, 7}, {8, 8}, {13, 5}, {1, 127},
+                                   {65, 64}, {457, 9}};
+    for (int k = 0; k < COUNT(sizes); k++)
+        for (int i = 0; i < N_CHANNELS; i++)
+            for (int keep = 0; keep < 2; keep++)
+                harness_check(mean_model(sizes[k][0], sizes[k][1], channels[i], keep, 2, hw),
+                              3500u + (uint32_t)(k * 100 + i * 10 + keep), TOL);
+}
+
 Test(mean, invalid) {
     static const int32_t h_only[1] = {1}, hwc[3] = {1, 2, 3}, bad[2] = {1, 5}, hw[2] = {1, 2};
     expect_invalid(mean_model(7, 9, 3, true, 1, h_only), VKI_ERROR_UNSUPPORTED_MODEL,

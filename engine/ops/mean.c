@@ -1,7 +1,8 @@
-/* mean.c: MEAN over H and W of a [1,H,W,C] tensor (glsl/mean.comp), the global pooling
- * that classifier heads use. The axes come from a constant int32 tensor; any other axis
- * set is refused. keep_dims gives [1,1,1,C], otherwise [1,C]: both are the same PHWC4
- * bytes, one vec4 per channel slice. */
+/* mean.c: MEAN over H and W of a [1,H,W,C] tensor, the global pooling that classifier
+ * heads use (glsl/reduce.comp, a work group per channel slice, shared with global
+ * pools). The axes come from a constant int32 tensor; any other axis set is refused.
+ * keep_dims gives [1,1,1,C], otherwise [1,C]: both are the same PHWC4 bytes, one vec4
+ * per channel slice. */
 #include "ops.h"
 
 #include <stdio.h>
@@ -91,19 +92,31 @@ static vki_status validate(const vki_model *m, int o) {
     return VKI_OK;
 }
 
+/* Lanes per channel slice, as for global pools (pool.c says why): 64 on GPUs, one SIMD
+ * vector on CPU devices. */
+static uint32_t reduce_lanes(const vki_build *b) {
+    const vki_wg_device *dev = vki_build_device(b);
+    if (!dev->is_cpu) return 64;
+    return dev->subgroup_size >= 4 && dev->subgroup_size <= 64 ? dev->subgroup_size : 8;
+}
+
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     vki_shape4 in = vki_tensor_shape4(vki_op_in(m, op, 0));
     vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
     vki_dispatch d;
-    vki_dispatch_init(&d, "mean", VKI_WG_REDUCE);
+    vki_dispatch_init(&d, "reduce", VKI_WG_REDUCE);
+    vki_define_int(&d, "REDUCE_MEAN", 1);
     vki_define_shape(&d, "IN", in);
     vki_define_shape(&d, "OUT", out);
+    vki_define_int(&d, "WIN_W", in.w);
+    vki_define_int(&d, "WIN_H", in.h);
     vki_dispatch_bind_tensor(&d, op->inputs[0]);
     vki_dispatch_bind_tensor(&d, op->outputs[0]);
-    /* One thread per channel slice, laid along x so that the reduce work group (wide in
-     * x) packs them instead of running one thread per group. */
-    d.grid[0] = (uint32_t)((out.c + 3) / 4);
+    /* A thread per output slice would leave the H*W sum to one lane: a row of lanes
+     * shares each slice instead, one slice per z. */
+    d.grid[0] = reduce_lanes(b);
+    d.grid[2] = (uint32_t)((out.c + 3) / 4);
     return vki_build_dispatch(b, &d);
 }
 

@@ -1,6 +1,8 @@
-/* pool.c: MAX_POOL_2D and AVERAGE_POOL_2D (one kernel, glsl/pool.comp). Average pooling
- * divides by the number of window cells inside the input, as TFLite does, so padded cells
- * never dilute edge outputs. */
+/* pool.c: MAX_POOL_2D and AVERAGE_POOL_2D. Average pooling divides by the number of window
+ * cells inside the input, as TFLite does, so padded cells never dilute edge outputs.
+ * A pool with a 1x1 output (global pooling, as in squeeze-and-excitation blocks) runs
+ * glsl/reduce.comp, a work group per channel slice; every other pool runs glsl/pool.comp,
+ * a thread per output vec4, which would leave a 1x1 output's window to one thread. */
 #include "ops.h"
 
 #include <float.h>
@@ -40,11 +42,47 @@ static vki_status validate(const vki_model *m, int o) {
     return vki_op_check_shape(m, o, op->outputs[0], want);
 }
 
+/* Lanes per channel slice: the grid's x, which one reduce work group covers (the
+ * tuner's are at most 64 wide; reduce.comp idles any second group along x). A GPU
+ * wants 64 lanes to keep loads in flight. A CPU device runs a group as SIMD vectors
+ * that the barriers switch between: on lavapipe 64 lanes ran MEANs twice as slowly as
+ * one thread per slice, while one vector per slice beat it. */
+static uint32_t reduce_lanes(const vki_build *b) {
+    const vki_wg_device *dev = vki_build_device(b);
+    if (!dev->is_cpu) return 64;
+    return dev->subgroup_size >= 4 && dev->subgroup_size <= 64 ? dev->subgroup_size : 8;
+}
+
+/* The only window of a 1x1 output starts at or before the input's origin (VALID: at it;
+ * SAME: padding only before), so clipped to the input it is the top-left corner: the
+ * cells TFLite reads, and for average pooling the count it divides by. It always keeps
+ * a cell (VALID fits the window inside; SAME pads less than the filter), so that count
+ * is never zero. */
+static vki_status build_global(vki_build *b, const vki_op *op, vki_shape4 in, vki_shape4 out) {
+    const vki_pool_options *p = &op->opt.pool;
+    int h = p->filter_h - vki_conv_pad_before(p->padding, in.h, p->filter_h, p->stride_h, 1);
+    int w = p->filter_w - vki_conv_pad_before(p->padding, in.w, p->filter_w, p->stride_w, 1);
+    vki_dispatch d;
+    vki_dispatch_init(&d, "reduce", VKI_WG_REDUCE);
+    vki_define_int(&d, op->code == VKI_OP_MAX_POOL_2D ? "REDUCE_MAX" : "REDUCE_MEAN", 1);
+    vki_define_activation(&d, p->activation);
+    vki_define_shape(&d, "IN", in);
+    vki_define_shape(&d, "OUT", out);
+    vki_define_int(&d, "WIN_W", w < in.w ? w : in.w);
+    vki_define_int(&d, "WIN_H", h < in.h ? h : in.h);
+    vki_dispatch_bind_tensor(&d, op->inputs[0]);
+    vki_dispatch_bind_tensor(&d, op->outputs[0]);
+    d.grid[0] = reduce_lanes(b);
+    d.grid[2] = (uint32_t)((out.c + 3) / 4);
+    return vki_build_dispatch(b, &d);
+}
+
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     const vki_pool_options *p = &op->opt.pool;
     vki_shape4 in = vki_tensor_shape4(vki_op_in(m, op, 0));
     vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
+    if (out.h == 1 && out.w == 1) return build_global(b, op, in, out);
     vki_dispatch d;
     vki_dispatch_init(&d, "pool", VKI_WG_POOL);
     vki_define_int(&d, op->code == VKI_OP_MAX_POOL_2D ? "POOL_MAX" : "POOL_AVERAGE", 1);

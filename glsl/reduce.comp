@@ -1,0 +1,76 @@
+// reduce.comp: global pooling, i.e. MEAN over H and W and pools with a 1x1 output. Each
+// output channel slice gets a whole row of the work group: the lanes stride over the
+// top-left WIN_H x WIN_W corner of its input slice (the window of a 1x1 output, which
+// starts at or before the origin, clipped to the input) accumulating in fp32, then a
+// shared-memory tree combines the lanes. REDUCE_MAX takes the max; REDUCE_MEAN sums and
+// divides once by the cell count, as TFLite does. A thread per output vec4 (pool.comp)
+// would leave each window to one lane and the GPU nearly idle.
+//
+// The grid is (lanes, 1, slices). The work group is whatever the tuner picked, so the
+// shader sizes everything from gl_WorkGroupSize rather than assuming one shape: groups
+// past the first along x (a device that caps x below the grid) return at once, and rows
+// past the grid in y or z only take part in the barriers.
+TENSOR_IN(0, src)
+TENSOR_OUT(1, dst)
+
+const uint LANES = gl_WorkGroupSize.x;
+shared vec4 partial[gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z];
+
+#define WIN_COUNT (WIN_W * WIN_H)
+
+vec4 combine(vec4 a, vec4 b) {
+#if defined(REDUCE_MAX)
+    return max(a, b);
+#else
+    return a + b;
+#endif
+}
+
+void main() {
+    // Uniform per group, so returning before the barriers is allowed.
+    if (gl_WorkGroupID.x != 0u) return;
+    uint lane = gl_LocalInvocationID.x;
+    uint slot = gl_LocalInvocationIndex;
+    int s = int(gl_GlobalInvocationID.z);
+    bool live = gl_GlobalInvocationID.y == 0u && s < OUT_S;
+#if defined(REDUCE_MAX)
+    // TFLite starts from the lowest float, not -inf.
+    vec4 acc = vec4(-3.40282347e38);
+#else
+    vec4 acc = vec4(0.0);
+#endif
+    if (live) {
+#if WIN_W == IN_W
+        // Whole rows: the window is one contiguous run of the slice.
+        int base = IDX(IN, 0, 0, s);
+        for (int i = int(lane); i < WIN_COUNT; i += int(LANES))
+            acc = combine(acc, LOAD(src, base + i));
+#else
+        for (int i = int(lane); i < WIN_COUNT; i += int(LANES)) {
+            int wy = i / WIN_W;
+            acc = combine(acc, LOAD(src, IDX(IN, i - wy * WIN_W, wy, s)));
+        }
+#endif
+    }
+    partial[slot] = acc;
+    barrier();
+    // Start from the largest power of two below LANES so that a lane count the device
+    // limits made odd still folds every lane in.
+    uint stride = 1u;
+    while (stride * 2u < LANES) stride *= 2u;
+    for (; stride > 0u; stride >>= 1u) {
+        if (lane < stride && lane + stride < LANES)
+            partial[slot] = combine(partial[slot], partial[slot + stride]);
+        barrier();
+    }
+    if (!live || lane != 0u) return;
+    acc = partial[slot];
+#if defined(REDUCE_MEAN)
+    acc /= float(WIN_COUNT);
+#endif
+    acc = activate(acc);
+    // Keep padded channels zero so that later channel-wise reads see clean data.
+    for (int i = 0; i < 4; i++)
+        if (s * 4 + i >= OUT_C) acc[i] = 0.0;
+    STORE(dst, IDX(OUT, 0, 0, s), acc);
+}
