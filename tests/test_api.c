@@ -1,0 +1,112 @@
+/* test_api.c: the public API refuses misuse with a status and a message, and a graph can
+ * be run many times with fresh inputs. */
+#include "harness.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+static vki_model *tiny_model(void) {
+    vki_model *m = vki_model_new("tiny");
+    int a = harness_tensor(m, 3, 5, 3), out = harness_tensor(m, 3, 5, 3);
+    vki_model_add_op(m, VKI_OP_RELU, 1, &a, 1, &out);
+    vki_model_set_io(m, 1, &a, 1, &out);
+    cr_assert_eq(vki_model_validate(m), VKI_OK);
+    return m;
+}
+
+Test(api, null_arguments) {
+    cr_assert_eq(vki_context_create(NULL, NULL), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(vki_model_load_file(NULL, NULL), VKI_ERROR_INVALID_ARGUMENT);
+    vki_model *m = NULL;
+    cr_assert_eq(vki_model_load_memory(NULL, 10, "x", &m), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert_null(m);
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(NULL, NULL, NULL, &g), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert_null(g);
+    cr_assert_eq(vki_graph_run(NULL), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert_neq(strlen(vki_last_error()), 0);
+    vki_graph_destroy(NULL);
+    vki_model_destroy(NULL);
+    vki_context_destroy(NULL);
+}
+
+Test(api, wrong_sizes_and_indices) {
+    vki_model *m = tiny_model();
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(harness_context(), m, NULL, &g), VKI_OK, "%s", vki_last_error());
+    float buf[45] = {0};
+    cr_assert_eq(vki_graph_set_input(g, 0, buf, 44 * sizeof(float)), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(vki_last_error(), "180 bytes"), "%s", vki_last_error());
+    cr_assert_eq(vki_graph_set_input(g, 1, buf, sizeof buf), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(vki_last_error(), "out of range"), "%s", vki_last_error());
+    cr_assert_eq(vki_graph_get_output(g, -1, buf, sizeof buf), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(vki_graph_get_output(g, 0, NULL, sizeof buf), VKI_ERROR_INVALID_ARGUMENT);
+    vki_tensor_info info;
+    cr_assert_eq(vki_model_input_info(m, 3, &info), VKI_ERROR_INVALID_ARGUMENT);
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
+}
+
+Test(api, unknown_options) {
+    vki_model *m = tiny_model();
+    vki_graph *g = NULL;
+    vki_graph_options o = {.precision = (vki_precision)7};
+    cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(vki_last_error(), "precision"), "%s", vki_last_error());
+    o = (vki_graph_options){.memory = VKI_MEMORY_STRATEGY_COUNT};
+    cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(vki_last_error(), "memory strategy"), "%s", vki_last_error());
+    o = (vki_graph_options){.wait = (vki_wait_mode)9};
+    cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert_null(g);
+    vki_model_destroy(m);
+}
+
+Test(api, bad_device_choice) {
+    vki_context *ctx = NULL;
+    vki_context_options o = {.device_index = 99};
+    cr_assert_eq(vki_context_create(&o, &ctx), VKI_ERROR_NO_DEVICE);
+    cr_assert(strstr(vki_last_error(), "98"), "%s", vki_last_error());
+    o = (vki_context_options){.device_name = "no such device"};
+    cr_assert_eq(vki_context_create(&o, &ctx), VKI_ERROR_NO_DEVICE);
+    cr_assert(strstr(vki_last_error(), "no such device"), "%s", vki_last_error());
+    cr_assert_null(ctx);
+}
+
+/* A recorded command buffer is resubmitted: each run must see its own input. */
+Test(api, repeated_runs_with_new_inputs) {
+    vki_model *m = tiny_model();
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(harness_context(), m, NULL, &g), VKI_OK, "%s", vki_last_error());
+    for (int run = 0; run < 5; run++) {
+        float in[45], out[45];
+        harness_fill(in, 45, 100u + (uint32_t)run, -1.0f, 1.0f);
+        cr_assert_eq(vki_graph_set_input(g, 0, in, sizeof in), VKI_OK);
+        cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+        cr_assert_eq(vki_graph_get_output(g, 0, out, sizeof out), VKI_OK);
+        for (int i = 0; i < 45; i++) cr_assert_eq(out[i], in[i] > 0 ? in[i] : 0.0f, "run %d element %d", run, i);
+    }
+    vki_memory_report mem;
+    cr_assert_eq(vki_graph_memory(g, &mem), VKI_OK);
+    cr_assert(mem.staging_bytes >= 2 * 45 * sizeof(float));
+    cr_assert_eq(vki_graph_dispatch_count(g), 3);
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
+}
+
+Test(api, profile_reports_every_dispatch) {
+    vki_model *m = tiny_model();
+    vki_graph *g = NULL;
+    vki_graph_options o = {.profile = 1};
+    cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_OK, "%s", vki_last_error());
+    float in[45] = {1};
+    vki_graph_set_input(g, 0, in, sizeof in);
+    cr_assert_eq(vki_graph_run(g), VKI_OK);
+    vki_dispatch_profile p[8];
+    cr_assert_eq(vki_graph_profile(g, p, 8), 3);
+    cr_assert_str_eq(p[1].kernel, "unary");
+    cr_assert_eq(p[1].op_index, 0);
+    cr_assert(p[1].ms >= 0.0);
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
+}
