@@ -2,7 +2,7 @@
 # setup.sh: installs, from Debian 12 packages, what building, testing and fetching models
 # needs. Installs only what is missing; needs root (or sudo) when something is.
 set -eu
-packages="gcc libc6-dev meson ninja-build pkg-config python3 libvulkan-dev libvulkan1
+packages="gcc g++ libc6-dev meson ninja-build pkg-config python3 libvulkan-dev libvulkan1
   libvulkan-volk-dev libshaderc-dev libcriterion-dev mesa-vulkan-drivers
   vulkan-validationlayers ca-certificates"
 # npm fetches the models; any npm will do (some machines have Node.js from elsewhere).
