@@ -202,7 +202,8 @@ Test(fully_connected, activations_and_large) {
 Test(fully_connected, invalid) {
     int s[2] = {1, 6};
     vki_model *m = fc_model(2, s, 3, 6, true, false, VKI_ACT_NONE);
-    m->tensors[m->ops[0].inputs[2]].shape[0] = 4;
+    int four[1] = {4};
+    m->ops[0].inputs[2] = harness_const(m, 1, four, 5, -1.0f, 1.0f);
     expect_invalid(m, VKI_ERROR_MODEL_FORMAT, "bias has 4 elements but weights have 3 rows");
 
     m = fc_model(2, s, 3, 6, false, false, VKI_ACT_NONE);

@@ -44,33 +44,6 @@ static conv_geometry geometry(const vki_model *m, const vki_op *op) {
     return g;
 }
 
-/* A constant float operand of the given rank whose data covers its shape (build reads
- * all of it). */
-static vki_status check_constant(const vki_model *m, int o, int input, const char *role,
-                                 int rank) {
-    const vki_op *op = &m->ops[o];
-    const vki_tensor *t = vki_op_in(m, op, input);
-    if (!t->data)
-        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                           "%s tensor %d '%s' (input %d) must be a constant", role,
-                           op->inputs[input], t->name, input);
-    if (t->rank != rank)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "%s tensor %d '%s' has %d dims, need %d",
-                           role, op->inputs[input], t->name, t->rank, rank);
-    size_t n = 1;
-    for (int i = 0; i < t->rank; i++) {
-        if ((size_t)t->shape[i] > SIZE_MAX / sizeof(float) / n)
-            return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "%s tensor %d '%s' is too large",
-                               role, op->inputs[input], t->name);
-        n *= (size_t)t->shape[i];
-    }
-    if (t->data_bytes < n * sizeof(float))
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
-                           "%s tensor %d '%s' holds %zu bytes, its shape needs %zu", role,
-                           op->inputs[input], t->name, t->data_bytes, n * sizeof(float));
-    return VKI_OK;
-}
-
 static vki_status validate(const vki_model *m, int o) {
     vki_status s = vki_op_check_arity(m, o, 2, 3, 1);
     if (s) return s;
@@ -90,7 +63,7 @@ static vki_status validate(const vki_model *m, int o) {
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
                            "output 0 (tensor %d '%s') has %d dims, need 4",
                            op->outputs[0], out->name, out->rank);
-    s = check_constant(m, o, 1, "weights", 4);
+    s = vki_op_check_const(m, o, 1, "weights", 4);
     if (s) return s;
     const vki_tensor *f = vki_op_in(m, op, 1);
     vki_shape4 is = vki_tensor_shape4(in);
@@ -108,7 +81,7 @@ static vki_status validate(const vki_model *m, int o) {
     }
     if (op->n_inputs > 2 && op->inputs[2] >= 0) {
         const vki_tensor *bias = vki_op_in(m, op, 2);
-        s = check_constant(m, o, 2, "bias", 1);
+        s = vki_op_check_const(m, o, 2, "bias", 1);
         if (s) return s;
         if (bias->shape[0] != oc)
             return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,

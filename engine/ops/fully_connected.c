@@ -39,9 +39,9 @@ static bool per_pixel(const vki_model *m, const vki_op *op) {
 static vki_status check_constant(const vki_model *m, int o, int slot, int rank) {
     int t = m->ops[o].inputs[slot];
     if (t >= 0 && t < m->n_tensors && !m->tensors[t].data)
-        return vki_op_check_const(m, o, slot, rank);
+        return vki_op_check_const(m, o, slot, slot == 1 ? "weights" : "bias", rank);
     vki_status s = vki_op_check_float_tensor(m, o, t, "input", slot);
-    return s ? s : vki_op_check_const(m, o, slot, rank);
+    return s ? s : vki_op_check_const(m, o, slot, slot == 1 ? "weights" : "bias", rank);
 }
 
 static vki_status validate(const vki_model *m, int o) {

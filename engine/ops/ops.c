@@ -3,6 +3,7 @@
 #include "ops.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,17 +190,29 @@ vki_status vki_op_check_arity(const vki_model *m, int op_index, int min_inputs,
     return VKI_OK;
 }
 
-vki_status vki_op_check_const(const vki_model *m, int op_index, int input, int rank) {
-    const vki_op *op = &m->ops[op_index];
-    const vki_tensor *t = &m->tensors[op->inputs[input]];
+vki_status vki_op_check_const(const vki_model *m, int o, int input, const char *role, int rank) {
+    const vki_op *op = &m->ops[o];
+    const vki_tensor *t = vki_op_in(m, op, input);
     if (!t->data)
-        return vki_op_fail(m, op_index, VKI_ERROR_UNSUPPORTED_MODEL,
-                           "input %d (tensor %d '%s') must be a constant", input,
-                           op->inputs[input], t->name);
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "%s tensor %d '%s' (input %d) must be a constant", role,
+                           op->inputs[input], t->name, input);
     if (t->rank != rank)
-        return vki_op_fail(m, op_index, VKI_ERROR_MODEL_FORMAT,
-                           "input %d (tensor %d '%s') has %d dims, need %d", input,
-                           op->inputs[input], t->name, t->rank, rank);
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "%s tensor %d '%s' has %d dims, need %d",
+                           role, op->inputs[input], t->name, t->rank, rank);
+    /* Packing may expand a constant up to 16-fold (PHWC4 padding of 1-channel slices),
+     * so sizes are bounded well below SIZE_MAX. */
+    size_t n = 1;
+    for (int i = 0; i < t->rank; i++) {
+        if ((size_t)t->shape[i] > SIZE_MAX / 16 / sizeof(float) / n)
+            return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "%s tensor %d '%s' is too large",
+                               role, op->inputs[input], t->name);
+        n *= (size_t)t->shape[i];
+    }
+    if (t->data_bytes < n * sizeof(float))
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
+                           "%s tensor %d '%s' holds %zu bytes, its shape needs %zu", role,
+                           op->inputs[input], t->name, t->data_bytes, n * sizeof(float));
     return VKI_OK;
 }
 

@@ -126,8 +126,10 @@ vki_status vki_op_check_arity(const vki_model *m, int op_index, int min_inputs,
  * constant) batch 1; role/slot name it in the message ("input", 2). */
 vki_status vki_op_check_float_tensor(const vki_model *m, int op_index, int t, const char *role,
                                      int slot);
-/* Checks input i is a constant FLOAT32 tensor with the given rank. */
-vki_status vki_op_check_const(const vki_model *m, int op_index, int input, int rank);
+/* Checks input `input` is a constant of the given rank whose data covers its shape
+ * (build and the reference read all of it); `role` names it ("weights", "bias"). */
+vki_status vki_op_check_const(const vki_model *m, int op_index, int input, const char *role,
+                              int rank);
 vki_status vki_op_check_shape(const vki_model *m, int op_index, int tensor, vki_shape4 want);
 
 /* Dense NHWC (batch 1) -> PHWC4 floats; out holds ceil(C/4)*H*W*4 floats. */

@@ -84,33 +84,6 @@ static tconv_geometry geometry(const vki_model *m, const vki_op *op) {
     return g;
 }
 
-/* A constant float operand of the given rank whose data covers its shape (build and the
- * reference read all of it). */
-static vki_status check_constant(const vki_model *m, int o, int input, const char *role,
-                                 int rank) {
-    const vki_op *op = &m->ops[o];
-    const vki_tensor *t = vki_op_in(m, op, input);
-    if (!t->data)
-        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                           "%s tensor %d '%s' (input %d) must be a constant", role,
-                           op->inputs[input], t->name, input);
-    if (t->rank != rank)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "%s tensor %d '%s' has %d dims, need %d",
-                           role, op->inputs[input], t->name, t->rank, rank);
-    size_t n = 1;
-    for (int i = 0; i < t->rank; i++) {
-        if ((size_t)t->shape[i] > SIZE_MAX / 16 / sizeof(float) / n)
-            return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "%s tensor %d '%s' is too large",
-                               role, op->inputs[input], t->name);
-        n *= (size_t)t->shape[i];
-    }
-    if (t->data_bytes < n * sizeof(float))
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
-                           "%s tensor %d '%s' holds %zu bytes, its shape needs %zu", role,
-                           op->inputs[input], t->name, t->data_bytes, n * sizeof(float));
-    return VKI_OK;
-}
-
 /* TRANSPOSE_CONV's output_shape: a constant int32 [4] equal to the output tensor's shape
  * (the engine has static shapes, so it cannot resize the output the way TFLite does). */
 static vki_status check_output_shape(const vki_model *m, int o) {
@@ -185,7 +158,7 @@ static vki_status validate(const vki_model *m, int o) {
     if (out->rank != 4)
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "output 0 (tensor %d '%s') has %d dims, need 4",
                            op->outputs[0], out->name, out->rank);
-    s = check_constant(m, o, 1, "weights", 4);
+    s = vki_op_check_const(m, o, 1, "weights", 4);
     if (s) return s;
     const vki_tensor *f = vki_op_in(m, op, 1);
     vki_shape4 is = vki_tensor_shape4(in), os = vki_tensor_shape4(out);
@@ -196,7 +169,7 @@ static vki_status validate(const vki_model *m, int o) {
                            op->inputs[1], f->name, f->shape[3], op->inputs[in_slot], is.c);
     if (bias_slot >= 0) {
         const vki_tensor *bias = vki_op_in(m, op, bias_slot);
-        s = check_constant(m, o, bias_slot, "bias", 1);
+        s = vki_op_check_const(m, o, bias_slot, "bias", 1);
         if (s) return s;
         if (bias->shape[0] != oc)
             return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
