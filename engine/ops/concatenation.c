@@ -27,13 +27,6 @@ static int extent(vki_shape4 s, int axis) {
     }
 }
 
-static void format_dims(char *buf, size_t size, const vki_tensor *t) {
-    size_t n = (size_t)snprintf(buf, size, "[");
-    for (int i = 0; i < t->rank && n < size; i++)
-        n += (size_t)snprintf(buf + n, size - n, "%s%d", i ? "," : "", t->shape[i]);
-    if (n < size) snprintf(buf + n, size - n, "]");
-}
-
 static vki_status validate(const vki_model *m, int o) {
     vki_status s = vki_op_check_arity(m, o, 1, MAX_INPUTS, 1);
     if (s) return s;
@@ -56,8 +49,8 @@ static vki_status validate(const vki_model *m, int o) {
     for (int i = 0; i < op->n_inputs; i++) {
         const vki_tensor *in = vki_op_in(m, op, i);
         char gi[96], go[96];
-        format_dims(gi, sizeof gi, in);
-        format_dims(go, sizeof go, out);
+        vki_format_dims(gi, sizeof gi, in->rank, in->shape);
+        vki_format_dims(go, sizeof go, out->rank, out->shape);
         if (in->rank != out->rank)
             return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
                                "input %d (tensor %d '%s') %s has rank %d, output %s has rank %d",

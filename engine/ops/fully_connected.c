@@ -19,13 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void format_dims(char *buf, size_t size, int rank, const int *dims) {
-    size_t n = (size_t)snprintf(buf, size, "[");
-    for (int i = 0; i < rank && n < size; i++)
-        n += (size_t)snprintf(buf + n, size - n, "%s%d", i ? "," : "", dims[i]);
-    if (n < size) snprintf(buf + n, size - n, "]");
-}
-
 static bool has_bias(const vki_op *op) { return op->n_inputs == 3 && op->inputs[2] >= 0; }
 
 /* True when every input row is one pixel (rows > 1), false when the input is one row. */
@@ -73,7 +66,7 @@ static vki_status validate(const vki_model *m, int o) {
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "bias holds %zu bytes, need %zu",
                            vki_op_in(m, op, 2)->data_bytes, (size_t)n * sizeof(float));
     char gi[96];
-    format_dims(gi, sizeof gi, in->rank, in->shape);
+    vki_format_dims(gi, sizeof gi, in->rank, in->shape);
     size_t elements = vki_tensor_elements(in);
     if (elements % (size_t)k)
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
@@ -105,8 +98,8 @@ static vki_status validate(const vki_model *m, int o) {
     for (int i = 0; same && i < want_rank; i++) same = out->shape[i] == want[i];
     if (!same) {
         char go[96], gw[96];
-        format_dims(go, sizeof go, out->rank, out->shape);
-        format_dims(gw, sizeof gw, want_rank, want);
+        vki_format_dims(go, sizeof go, out->rank, out->shape);
+        vki_format_dims(gw, sizeof gw, want_rank, want);
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
                            "output tensor %d '%s' is %s, expected %s for input %s with "
                            "keep_num_dims %s",

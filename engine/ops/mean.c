@@ -7,13 +7,6 @@
 
 #include <stdio.h>
 
-static void format_dims(char *buf, size_t size, const vki_tensor *t) {
-    size_t n = (size_t)snprintf(buf, size, "[");
-    for (int i = 0; i < t->rank && n < size; i++)
-        n += (size_t)snprintf(buf + n, size - n, "%s%d", i ? "," : "", t->shape[i]);
-    if (n < size) snprintf(buf + n, size - n, "]");
-}
-
 /* The axes must name exactly {1, 2} (in any order, negative or repeated as TFLite
  * allows); builds the list for the message when they do not. */
 static vki_status check_axes(const vki_model *m, int o) {
@@ -58,17 +51,9 @@ static vki_status check_axes(const vki_model *m, int o) {
 
 static vki_status validate(const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
-    if (op->n_inputs != 2)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d inputs, need 2", op->n_inputs);
-    if (op->n_outputs != 1)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d outputs, need 1", op->n_outputs);
-    vki_status s = vki_op_check_float_tensor(m, o, op->inputs[0], "input", 0);
-    if (!s) s = vki_op_check_float_tensor(m, o, op->outputs[0], "output", 0);
+    vki_status s = vki_op_check_io(m, o, 2, 2);
     if (s) return s;
     const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
-    if (out->data)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "output 0 (tensor %d) is a constant",
-                           op->outputs[0]);
     if (in->data)
         return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "input is a constant");
     if (in->rank != 4)
@@ -83,7 +68,7 @@ static vki_status validate(const vki_model *m, int o) {
                    : out->rank == 2 && out->shape[0] == 1 && out->shape[1] == c;
     if (!ok) {
         char got[96];
-        format_dims(got, sizeof got, out);
+        vki_format_dims(got, sizeof got, out->rank, out->shape);
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
                            "output tensor %d '%s' is %s, expected %s%d] with keep_dims %s",
                            op->outputs[0], out->name, got, keep ? "[1,1,1," : "[1,", c,

@@ -127,6 +127,13 @@ void vki_pack_phwc4(const float *nhwc, vki_shape4 s, float *out) {
                 }
 }
 
+void vki_format_dims(char *buf, size_t size, int rank, const int *dims) {
+    size_t n = (size_t)snprintf(buf, size, "[");
+    for (int i = 0; i < rank && n < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%d", i ? "," : "", dims[i]);
+    if (n < size) snprintf(buf + n, size - n, "]");
+}
+
 /* ---- validation helpers --------------------------------------------------------------- */
 
 vki_status vki_op_fail(const vki_model *m, int op_index, vki_status status, const char *fmt,
@@ -188,6 +195,24 @@ vki_status vki_op_check_arity(const vki_model *m, int op_index, int min_inputs,
                                "output %d (tensor %d) is a constant", i, op->outputs[i]);
     }
     return VKI_OK;
+}
+
+vki_status vki_op_check_io(const vki_model *m, int o, int min_inputs, int max_inputs) {
+    const vki_op *op = &m->ops[o];
+    if (op->n_inputs < min_inputs || op->n_inputs > max_inputs)
+        return min_inputs == max_inputs
+                   ? vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d inputs, need %d",
+                                 op->n_inputs, min_inputs)
+                   : vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d inputs, need %d to %d",
+                                 op->n_inputs, min_inputs, max_inputs);
+    if (op->n_outputs != 1)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d outputs, need 1", op->n_outputs);
+    vki_status s = vki_op_check_float_tensor(m, o, op->inputs[0], "input", 0);
+    if (!s) s = vki_op_check_float_tensor(m, o, op->outputs[0], "output", 0);
+    if (!s && m->tensors[op->outputs[0]].data)
+        s = vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "output 0 (tensor %d) is a constant",
+                        op->outputs[0]);
+    return s;
 }
 
 vki_status vki_op_check_const(const vki_model *m, int o, int input, const char *role, int rank) {

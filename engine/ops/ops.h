@@ -126,11 +126,18 @@ vki_status vki_op_check_arity(const vki_model *m, int op_index, int min_inputs,
  * constant) batch 1; role/slot name it in the message ("input", 2). */
 vki_status vki_op_check_float_tensor(const vki_model *m, int op_index, int t, const char *role,
                                      int slot);
+/* For ops with one activation (input 0) and int32 constant operands they check
+ * themselves: the input count, one output, input 0 and the output float32 tensors, and
+ * the output not a constant. */
+vki_status vki_op_check_io(const vki_model *m, int op_index, int min_inputs, int max_inputs);
 /* Checks input `input` is a constant of the given rank whose data covers its shape
  * (build and the reference read all of it); `role` names it ("weights", "bias"). */
 vki_status vki_op_check_const(const vki_model *m, int op_index, int input, const char *role,
                               int rank);
 vki_status vki_op_check_shape(const vki_model *m, int op_index, int tensor, vki_shape4 want);
+
+/* Writes "[d0,d1,...]" for messages; truncates to size. */
+void vki_format_dims(char *buf, size_t size, int rank, const int *dims);
 
 /* Dense NHWC (batch 1) -> PHWC4 floats; out holds ceil(C/4)*H*W*4 floats. */
 void vki_pack_phwc4(const float *nhwc, vki_shape4 s, float *out);

@@ -25,17 +25,9 @@ static pad4 read_paddings(const vki_model *m, const vki_op *op) {
 
 static vki_status validate(const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
-    if (op->n_inputs != 2)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d inputs, need 2", op->n_inputs);
-    if (op->n_outputs != 1)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d outputs, need 1", op->n_outputs);
-    vki_status s = vki_op_check_float_tensor(m, o, op->inputs[0], "input", 0);
-    if (!s) s = vki_op_check_float_tensor(m, o, op->outputs[0], "output", 0);
+    vki_status s = vki_op_check_io(m, o, 2, 2);
     if (s) return s;
     const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
-    if (out->data)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "output 0 (tensor %d) is a constant",
-                           op->outputs[0]);
     if (out->rank != in->rank)
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "input has rank %d but output has rank %d",
                            in->rank, out->rank);

@@ -8,13 +8,6 @@
 
 #include <stdio.h>
 
-static void format_dims(char *buf, size_t size, int rank, const int *dims) {
-    size_t n = (size_t)snprintf(buf, size, "[");
-    for (int i = 0; i < rank && n < size; i++)
-        n += (size_t)snprintf(buf + n, size - n, "%s%d", i ? "," : "", dims[i]);
-    if (n < size) snprintf(buf + n, size - n, "]");
-}
-
 /* A constant shape input must describe the output tensor (one -1 stands for the rest). */
 static vki_status check_shape_input(const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
@@ -52,8 +45,8 @@ static vki_status check_shape_input(const vki_model *m, int o) {
     for (int i = 0; same && i < n; i++) same = dims[i] == out->shape[i];
     if (!same) {
         char want[96], got[96];
-        format_dims(want, sizeof want, n, (const int *)dims);
-        format_dims(got, sizeof got, out->rank, out->shape);
+        vki_format_dims(want, sizeof want, n, (const int *)dims);
+        vki_format_dims(got, sizeof got, out->rank, out->shape);
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
                            "shape tensor %d asks for %s but output tensor %d is %s", t, want,
                            op->outputs[0], got);
@@ -63,22 +56,14 @@ static vki_status check_shape_input(const vki_model *m, int o) {
 
 static vki_status validate(const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
-    if (op->n_inputs < 1 || op->n_inputs > 2)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d inputs, need 1 to 2", op->n_inputs);
-    if (op->n_outputs != 1)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d outputs, need 1", op->n_outputs);
-    vki_status s = vki_op_check_float_tensor(m, o, op->inputs[0], "input", 0);
-    if (!s) s = vki_op_check_float_tensor(m, o, op->outputs[0], "output", 0);
+    vki_status s = vki_op_check_io(m, o, 1, 2);
     if (s) return s;
     const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
-    if (out->data)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "output 0 (tensor %d) is a constant",
-                           op->outputs[0]);
     size_t ni = vki_tensor_elements(in), no = vki_tensor_elements(out);
     if (ni != no) {
         char si[96], so[96];
-        format_dims(si, sizeof si, in->rank, in->shape);
-        format_dims(so, sizeof so, out->rank, out->shape);
+        vki_format_dims(si, sizeof si, in->rank, in->shape);
+        vki_format_dims(so, sizeof so, out->rank, out->shape);
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
                            "input %s has %zu elements but output %s has %zu", si, ni, so, no);
     }

@@ -18,17 +18,9 @@ static float axis_scale(int in, int out, bool align_corners) {
 
 static vki_status validate(const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
-    if (op->n_inputs != 2)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d inputs, need 2", op->n_inputs);
-    if (op->n_outputs != 1)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d outputs, need 1", op->n_outputs);
-    vki_status s = vki_op_check_float_tensor(m, o, op->inputs[0], "input", 0);
-    if (!s) s = vki_op_check_float_tensor(m, o, op->outputs[0], "output", 0);
+    vki_status s = vki_op_check_io(m, o, 2, 2);
     if (s) return s;
     const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
-    if (out->data)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "output 0 (tensor %d) is a constant",
-                           op->outputs[0]);
     if (in->data)
         return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "input is a constant");
     if (in->rank != 4 || out->rank != 4)

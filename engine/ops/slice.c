@@ -31,13 +31,6 @@ typedef struct slice_plan {
     slice_axis axis[4];
 } slice_plan;
 
-static void format_dims(char *buf, size_t size, int rank, const int *dims) {
-    size_t n = (size_t)snprintf(buf, size, "[");
-    for (int i = 0; i < rank && n < size; i++)
-        n += (size_t)snprintf(buf + n, size - n, "%s%d", i ? "," : "", dims[i]);
-    if (n < size) snprintf(buf + n, size - n, "]");
-}
-
 static bool is_strided(const vki_op *op) { return op->code == VKI_OP_STRIDED_SLICE; }
 
 /* Input `slot` must be a constant int32 vector with one value per input dimension. */
@@ -57,7 +50,7 @@ static vki_status int_vector(const vki_model *m, int o, int slot, const char *wh
                            "%s tensor %d '%s' must be a constant", what, t, v->name);
     if (v->rank != 1 || v->shape[0] != rank) {
         char got[96];
-        format_dims(got, sizeof got, v->rank, v->shape);
+        vki_format_dims(got, sizeof got, v->rank, v->shape);
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
                            "%s tensor %d '%s' has shape %s, need [%d] for the rank-%d input",
                            what, t, v->name, got, rank, rank);
@@ -167,18 +160,9 @@ static vki_status slice_plan_of(const vki_model *m, int o, const vki_tensor *in,
 static vki_status make_plan(const vki_model *m, int o, slice_plan *p) {
     const vki_op *op = &m->ops[o];
     int n_inputs = is_strided(op) ? 4 : 3;
-    if (op->n_inputs != n_inputs)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d inputs, need %d", op->n_inputs,
-                           n_inputs);
-    if (op->n_outputs != 1)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d outputs, need 1", op->n_outputs);
-    vki_status s = vki_op_check_float_tensor(m, o, op->inputs[0], "input", 0);
-    if (!s) s = vki_op_check_float_tensor(m, o, op->outputs[0], "output", 0);
+    vki_status s = vki_op_check_io(m, o, n_inputs, n_inputs);
     if (s) return s;
     const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
-    if (out->data)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "output 0 (tensor %d) is a constant",
-                           op->outputs[0]);
     if (in->data)
         return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "input is a constant");
     if (in->rank < 1)
@@ -203,8 +187,8 @@ static vki_status make_plan(const vki_model *m, int o, slice_plan *p) {
     for (int i = 0; same && i < want_rank; i++) same = out->shape[i] == want[i];
     if (!same) {
         char go[96], gw[96];
-        format_dims(go, sizeof go, out->rank, out->shape);
-        format_dims(gw, sizeof gw, want_rank, want);
+        vki_format_dims(go, sizeof go, out->rank, out->shape);
+        vki_format_dims(gw, sizeof gw, want_rank, want);
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "output tensor %d '%s' is %s, expected %s",
                            op->outputs[0], out->name, go, gw);
     }

@@ -7,13 +7,6 @@
 #include <math.h>
 #include <stdio.h>
 
-static void format_dims(char *buf, size_t size, const vki_tensor *t) {
-    size_t n = (size_t)snprintf(buf, size, "[");
-    for (int i = 0; i < t->rank && n < size; i++)
-        n += (size_t)snprintf(buf + n, size - n, "%s%d", i ? "," : "", t->shape[i]);
-    if (n < size) snprintf(buf + n, size - n, "]");
-}
-
 static vki_status validate(const vki_model *m, int o) {
     vki_status s = vki_op_check_arity(m, o, 1, 1, 1);
     if (s) return s;
@@ -27,8 +20,8 @@ static vki_status validate(const vki_model *m, int o) {
     for (int i = 0; same && i < in->rank; i++) same = in->shape[i] == out->shape[i];
     if (!same) {
         char gi[96], go[96];
-        format_dims(gi, sizeof gi, in);
-        format_dims(go, sizeof go, out);
+        vki_format_dims(gi, sizeof gi, in->rank, in->shape);
+        vki_format_dims(go, sizeof go, out->rank, out->shape);
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "input is %s but output tensor %d is %s",
                            gi, op->outputs[0], go);
     }
