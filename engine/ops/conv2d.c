@@ -8,19 +8,11 @@
  * VKI_CONV_TILE="S,X" in the environment, which tests use to run every variant on the
  * same shapes and which helps when tuning a device.
  */
-#include "ops.h"
+#include "conv_common.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 
-/* TFLite files may leave dilation at 0 to mean "none". */
-static int dilation_of(int d) { return d == 0 ? 1 : d; }
-
-/* Span of a dilated window, in 64 bits since both factors come from the file. */
-static long long window_extent(int size, int dilation) {
-    return (long long)(size - 1) * dilation + 1;
-}
-#define VKI_CONV_MAX_EXTENT (1 << 24)
 
 typedef struct conv_geometry {
     vki_shape4 in, out;
@@ -37,34 +29,18 @@ static conv_geometry geometry(const vki_model *m, const vki_op *op) {
     g.kw = f->shape[2];
     g.stride_h = c->stride_h;
     g.stride_w = c->stride_w;
-    g.dil_h = dilation_of(c->dilation_h);
-    g.dil_w = dilation_of(c->dilation_w);
+    g.dil_h = vki_conv_dilation(c->dilation_h);
+    g.dil_w = vki_conv_dilation(c->dilation_w);
     g.pad_h = vki_conv_pad_before(c->padding, g.in.h, g.kh, g.stride_h, g.dil_h);
     g.pad_w = vki_conv_pad_before(c->padding, g.in.w, g.kw, g.stride_w, g.dil_w);
     return g;
 }
 
 static vki_status validate(const vki_model *m, int o) {
-    vki_status s = vki_op_check_arity(m, o, 2, 3, 1);
+    vki_status s = vki_conv_check_operands(m, o);
     if (s) return s;
     const vki_op *op = &m->ops[o];
-    const vki_conv_options *c = &op->opt.conv;
     const vki_tensor *in = vki_op_in(m, op, 0);
-    const vki_tensor *out = vki_op_out(m, op, 0);
-    if (in->data)
-        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                           "input 0 (tensor %d '%s') is a constant",
-                           op->inputs[0], in->name);
-    if (in->rank != 4)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
-                           "input 0 (tensor %d '%s') has %d dims, need 4",
-                           op->inputs[0], in->name, in->rank);
-    if (out->rank != 4)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
-                           "output 0 (tensor %d '%s') has %d dims, need 4",
-                           op->outputs[0], out->name, out->rank);
-    s = vki_op_check_const(m, o, 1, "weights", 4);
-    if (s) return s;
     const vki_tensor *f = vki_op_in(m, op, 1);
     vki_shape4 is = vki_tensor_shape4(in);
     int oc = f->shape[0], fi = f->shape[3];
@@ -79,44 +55,7 @@ static vki_status validate(const vki_model *m, int o) {
                            "weights tensor %d '%s' has %d input channels, input tensor %d has %d",
                            op->inputs[1], f->name, fi, op->inputs[0], is.c);
     }
-    if (op->n_inputs > 2 && op->inputs[2] >= 0) {
-        const vki_tensor *bias = vki_op_in(m, op, 2);
-        s = vki_op_check_const(m, o, 2, "bias", 1);
-        if (s) return s;
-        if (bias->shape[0] != oc)
-            return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
-                               "bias tensor %d '%s' has %d elements, need %d (weights tensor %d)",
-                               op->inputs[2], bias->name, bias->shape[0], oc, op->inputs[1]);
-    }
-    if (c->padding != VKI_PAD_SAME && c->padding != VKI_PAD_VALID)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "unknown padding %d", (int)c->padding);
-    if (c->stride_w < 1 || c->stride_h < 1)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "stride %dx%d (h x w), need >= 1",
-                           c->stride_h, c->stride_w);
-    if (c->dilation_w < 0 || c->dilation_h < 0)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "dilation %dx%d (h x w), need >= 1",
-                           c->dilation_h, c->dilation_w);
-    if ((unsigned)c->activation > VKI_ACT_TANH)
-        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                           "fused activation %d is not supported",
-                           (int)c->activation);
-    int dh = dilation_of(c->dilation_h), dw = dilation_of(c->dilation_w);
-    /* The shared size helpers compute in int: keep windows and strides far from overflow. */
-    if (window_extent(f->shape[1], dh) > VKI_CONV_MAX_EXTENT ||
-        window_extent(f->shape[2], dw) > VKI_CONV_MAX_EXTENT ||
-        c->stride_h > VKI_CONV_MAX_EXTENT || c->stride_w > VKI_CONV_MAX_EXTENT)
-        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                           "window %dx%d, dilation %dx%d or stride %dx%d (h x w) exceeds %d",
-                           f->shape[1], f->shape[2], dh, dw, c->stride_h, c->stride_w,
-                           VKI_CONV_MAX_EXTENT);
-    int oh = vki_conv_out_size(c->padding, is.h, f->shape[1], c->stride_h, dh);
-    int ow = vki_conv_out_size(c->padding, is.w, f->shape[2], c->stride_w, dw);
-    if (oh < 1 || ow < 1)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
-                           "weights tensor %d '%s' window %dx%d (dilation %dx%d) does not fit the "
-                           "%dx%d input with VALID padding",
-                           op->inputs[1], f->name, f->shape[1], f->shape[2], dh, dw, is.h, is.w);
-    return vki_op_check_shape(m, o, op->outputs[0], (vki_shape4){1, oh, ow, oc});
+    return vki_conv_check_window(m, o, oc);
 }
 
 /* Threads a tiling leaves. */
@@ -246,7 +185,7 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     vki_shape4 is = vki_tensor_shape4(vki_op_in(m, op, 0));
     vki_shape4 os = vki_tensor_shape4(vki_op_out(m, op, 0));
     const int kh = ft->shape[1], kw = ft->shape[2];
-    const int dh = dilation_of(c->dilation_h), dw = dilation_of(c->dilation_w);
+    const int dh = vki_conv_dilation(c->dilation_h), dw = vki_conv_dilation(c->dilation_w);
     const int ph = vki_conv_pad_before(c->padding, is.h, kh, c->stride_h, dh);
     const int pw = vki_conv_pad_before(c->padding, is.w, kw, c->stride_w, dw);
     const float *src = in[0], *f = in[1], *bias = op->n_inputs > 2 ? in[2] : NULL;

@@ -3,41 +3,18 @@
  * dilations, fused activation): validation, weight packing for
  * glsl/depthwise_conv2d.comp, and the C reference.
  */
-#include "ops.h"
+#include "conv_common.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 
-/* TFLite files may leave dilation at 0 to mean "none". */
-static int dilation_of(int d) { return d == 0 ? 1 : d; }
-
-/* Span of a dilated window, in 64 bits since both factors come from the file. */
-static long long window_extent(int size, int dilation) {
-    return (long long)(size - 1) * dilation + 1;
-}
-#define VKI_CONV_MAX_EXTENT (1 << 24)
 
 static vki_status validate(const vki_model *m, int o) {
-    vki_status s = vki_op_check_arity(m, o, 2, 3, 1);
+    vki_status s = vki_conv_check_operands(m, o);
     if (s) return s;
     const vki_op *op = &m->ops[o];
     const vki_conv_options *c = &op->opt.conv;
     const vki_tensor *in = vki_op_in(m, op, 0);
-    const vki_tensor *out = vki_op_out(m, op, 0);
-    if (in->data)
-        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                           "input 0 (tensor %d '%s') is a constant",
-                           op->inputs[0], in->name);
-    if (in->rank != 4)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
-                           "input 0 (tensor %d '%s') has %d dims, need 4",
-                           op->inputs[0], in->name, in->rank);
-    if (out->rank != 4)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
-                           "output 0 (tensor %d '%s') has %d dims, need 4",
-                           op->outputs[0], out->name, out->rank);
-    s = vki_op_check_const(m, o, 1, "weights", 4);
-    if (s) return s;
     const vki_tensor *f = vki_op_in(m, op, 1);
     vki_shape4 is = vki_tensor_shape4(in);
     const int oc = f->shape[3];
@@ -55,44 +32,7 @@ static vki_status validate(const vki_model *m, int o) {
                            "depth_multiplier %d disagrees with weights tensor %d '%s' "
                            "(%d channels) and input tensor %d (%d channels)",
                            c->depth_multiplier, op->inputs[1], f->name, oc, op->inputs[0], is.c);
-    if (op->n_inputs > 2 && op->inputs[2] >= 0) {
-        const vki_tensor *bias = vki_op_in(m, op, 2);
-        s = vki_op_check_const(m, o, 2, "bias", 1);
-        if (s) return s;
-        if (bias->shape[0] != oc)
-            return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
-                               "bias tensor %d '%s' has %d elements, need %d (weights tensor %d)",
-                               op->inputs[2], bias->name, bias->shape[0], oc, op->inputs[1]);
-    }
-    if (c->padding != VKI_PAD_SAME && c->padding != VKI_PAD_VALID)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "unknown padding %d", (int)c->padding);
-    if (c->stride_w < 1 || c->stride_h < 1)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "stride %dx%d (h x w), need >= 1",
-                           c->stride_h, c->stride_w);
-    if (c->dilation_w < 0 || c->dilation_h < 0)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "dilation %dx%d (h x w), need >= 1",
-                           c->dilation_h, c->dilation_w);
-    if ((unsigned)c->activation > VKI_ACT_TANH)
-        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                           "fused activation %d is not supported",
-                           (int)c->activation);
-    int dh = dilation_of(c->dilation_h), dw = dilation_of(c->dilation_w);
-    /* The shared size helpers compute in int: keep windows and strides far from overflow. */
-    if (window_extent(f->shape[1], dh) > VKI_CONV_MAX_EXTENT ||
-        window_extent(f->shape[2], dw) > VKI_CONV_MAX_EXTENT ||
-        c->stride_h > VKI_CONV_MAX_EXTENT || c->stride_w > VKI_CONV_MAX_EXTENT)
-        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                           "window %dx%d, dilation %dx%d or stride %dx%d (h x w) exceeds %d",
-                           f->shape[1], f->shape[2], dh, dw, c->stride_h, c->stride_w,
-                           VKI_CONV_MAX_EXTENT);
-    int oh = vki_conv_out_size(c->padding, is.h, f->shape[1], c->stride_h, dh);
-    int ow = vki_conv_out_size(c->padding, is.w, f->shape[2], c->stride_w, dw);
-    if (oh < 1 || ow < 1)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
-                           "weights tensor %d '%s' window %dx%d (dilation %dx%d) does not fit the "
-                           "%dx%d input with VALID padding",
-                           op->inputs[1], f->name, f->shape[1], f->shape[2], dh, dw, is.h, is.w);
-    return vki_op_check_shape(m, o, op->outputs[0], (vki_shape4){1, oh, ow, oc});
+    return vki_conv_check_window(m, o, oc);
 }
 
 static vki_status build(vki_build *b, const vki_model *m, int o) {
@@ -103,7 +43,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_shape4 in = vki_tensor_shape4(vki_op_in(m, op, 0));
     vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
     const int kh = ft->shape[1], kw = ft->shape[2], oc = out.c, out_s = (oc + 3) / 4;
-    const int dh = dilation_of(c->dilation_h), dw = dilation_of(c->dilation_w);
+    const int dh = vki_conv_dilation(c->dilation_h), dw = vki_conv_dilation(c->dilation_w);
 
     /* One vec4 per (output slice, ky, kx); padded lanes zero so padded outputs stay 0. */
     size_t count = (size_t)out_s * kh * kw * 4;
@@ -164,7 +104,7 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     vki_shape4 is = vki_tensor_shape4(vki_op_in(m, op, 0));
     vki_shape4 os = vki_tensor_shape4(vki_op_out(m, op, 0));
     const int kh = ft->shape[1], kw = ft->shape[2], dm = os.c / is.c;
-    const int dh = dilation_of(c->dilation_h), dw = dilation_of(c->dilation_w);
+    const int dh = vki_conv_dilation(c->dilation_h), dw = vki_conv_dilation(c->dilation_w);
     const int ph = vki_conv_pad_before(c->padding, is.h, kh, c->stride_h, dh);
     const int pw = vki_conv_pad_before(c->padding, is.w, kw, c->stride_w, dw);
     const float *src = in[0], *f = in[1], *bias = op->n_inputs > 2 ? in[2] : NULL;
