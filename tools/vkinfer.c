@@ -458,7 +458,9 @@ static int cmd_plan(const cli *c) {
 
 int main(int argc, char **argv) {
     cli c = {0};
-    if (!parse_args(argc, argv, &c)) return usage();
+    if (argc < 2) return usage();
+    /* parse_args has said what is wrong; the full usage would bury it. */
+    if (!parse_args(argc, argv, &c)) return 2;
     if (!strcmp(c.command, "run") || !strcmp(c.command, "bench")) {
         if (c.save_dir) {
             struct stat st;
