@@ -45,5 +45,5 @@ run_suite asan build-asan \
   LSAN_OPTIONS=suppressions=$root/tests/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
-echo "test suites: $passed passed, $failed failed"
+echo "suites: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
