@@ -102,6 +102,18 @@ int vki_build_weights_phwc4(vki_build *b, const float *nhwc, vki_shape4 s) {
     return blob;
 }
 
+vki_status vki_build_bind_operand(vki_build *b, vki_dispatch *d, int t, vki_shape4 s) {
+    const vki_tensor *tensor = &b->m->tensors[t];
+    if (!tensor->data) {
+        vki_dispatch_bind_tensor(d, t);
+        return VKI_OK;
+    }
+    int blob = vki_build_weights_phwc4(b, tensor->data, s);
+    if (blob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    vki_dispatch_bind_weights(d, blob);
+    return VKI_OK;
+}
+
 vki_status vki_build_dispatch(vki_build *b, const vki_dispatch *d) {
     if (!grow((void **)&b->dispatches, &b->cap_dispatches, b->n_dispatches + 1, sizeof *d))
         return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");

@@ -94,13 +94,8 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
         const vki_tensor *t = vki_op_in(m, op, i);
         vki_shape4 s = operand_shape(t);
         vki_define_shape(&d, prefix[i], s);
-        if (!t->data) {
-            vki_dispatch_bind_tensor(&d, op->inputs[i]);
-            continue;
-        }
-        int blob = vki_build_weights_phwc4(b, t->data, s);
-        if (blob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
-        vki_dispatch_bind_weights(&d, blob);
+        vki_status st = vki_build_bind_operand(b, &d, op->inputs[i], s);
+        if (st) return st;
     }
     vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
     vki_define_shape(&d, "OUT", out);

@@ -92,13 +92,8 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
         snprintf(name, sizeof name, "OFF%d", i);
         vki_define_int(&d, name, offset);
         offset += extent(s, along);
-        if (!t->data) {
-            vki_dispatch_bind_tensor(&d, op->inputs[i]);
-            continue;
-        }
-        int blob = vki_build_weights_phwc4(b, t->data, s);
-        if (blob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
-        vki_dispatch_bind_weights(&d, blob);
+        vki_status st = vki_build_bind_operand(b, &d, op->inputs[i], s);
+        if (st) return st;
     }
     vki_define_shape(&d, "OUT", so);
     vki_dispatch_bind_tensor(&d, op->outputs[0]);

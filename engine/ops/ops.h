@@ -82,6 +82,9 @@ int vki_build_weights(vki_build *b, const float *data, size_t count);
  * like vki_build_weights. */
 int vki_build_weights_phwc4(vki_build *b, const float *nhwc, vki_shape4 s);
 vki_status vki_build_dispatch(vki_build *b, const vki_dispatch *d);
+/* Binds tensor t as the dispatch's next operand: an activation's storage, or, for a
+ * constant the loader did not fold, its data packed to PHWC4 (as shape s) in the weights. */
+vki_status vki_build_bind_operand(vki_build *b, vki_dispatch *d, int t, vki_shape4 s);
 /* Marks output tensor `alias` as sharing storage with `of` (same PHWC4 bytes), so the
  * op needs no dispatch. Only valid when the PHWC4 layouts are identical. */
 vki_status vki_build_alias(vki_build *b, int alias, int of);

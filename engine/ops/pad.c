@@ -81,14 +81,8 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_define_int(&d, "PAD_H", pd.before.h);
     vki_define_int(&d, "PAD_W", pd.before.w);
     vki_define_int(&d, "PAD_C", pd.before.c);
-    if (in->data) {
-        /* A constant the loader did not fold: read it from the weights instead. */
-        int blob = vki_build_weights_phwc4(b, in->data, si);
-        if (blob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
-        vki_dispatch_bind_weights(&d, blob);
-    } else {
-        vki_dispatch_bind_tensor(&d, op->inputs[0]);
-    }
+    vki_status st = vki_build_bind_operand(b, &d, op->inputs[0], si);
+    if (st) return st;
     vki_dispatch_bind_tensor(&d, op->outputs[0]);
     vki_dispatch_grid_phwc4(&d, so);
     return vki_build_dispatch(b, &d);

@@ -80,14 +80,8 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_dispatch_init(&d, "gather", VKI_WG_ELEMENTWISE);
     vki_define_shape(&d, "IN", si);
     vki_define_shape(&d, "OUT", so);
-    if (in->data) {
-        /* A constant the loader did not fold has no storage to alias: copy from weights. */
-        int blob = vki_build_weights_phwc4(b, in->data, si);
-        if (blob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
-        vki_dispatch_bind_weights(&d, blob);
-    } else {
-        vki_dispatch_bind_tensor(&d, op->inputs[0]);
-    }
+    vki_status st = vki_build_bind_operand(b, &d, op->inputs[0], si);
+    if (st) return st;
     vki_dispatch_bind_tensor(&d, op->outputs[0]);
     vki_dispatch_grid_phwc4(&d, so);
     return vki_build_dispatch(b, &d);
