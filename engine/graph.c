@@ -102,6 +102,15 @@ int vki_build_weights_phwc4(vki_build *b, const float *nhwc, vki_shape4 s) {
     return blob;
 }
 
+int vki_build_bias(vki_build *b, const vki_tensor *bias, int channels, size_t count) {
+    float *padded = calloc(count ? count : 1, sizeof(float));
+    if (!padded) return -1;
+    if (bias) memcpy(padded, bias->data, (size_t)channels * sizeof(float));
+    int blob = vki_build_weights(b, padded, count);
+    free(padded);
+    return blob;
+}
+
 vki_status vki_build_bind_operand(vki_build *b, vki_dispatch *d, int t, vki_shape4 s) {
     const vki_tensor *tensor = &b->m->tensors[t];
     if (!tensor->data) {

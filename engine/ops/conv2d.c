@@ -140,14 +140,8 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     int wblob = vki_build_weights(b, w, count);
     free(w);
     /* Bias padded to whole groups so the kernel reads it without a bound check. */
-    size_t bias_count = (size_t)groups * tile_s * 4;
-    float *bias = calloc(bias_count, sizeof(float));
-    if (!bias) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
     const vki_tensor *bt = op->n_inputs > 2 ? vki_op_in(m, op, 2) : NULL;
-    if (bt)
-        for (int c = 0; c < g.out.c; c++) bias[c] = ((const float *)bt->data)[c];
-    int bblob = vki_build_weights(b, bias, bias_count);
-    free(bias);
+    int bblob = vki_build_bias(b, bt, g.out.c, (size_t)groups * tile_s * 4);
     if (wblob < 0 || bblob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
 
     vki_dispatch d;

@@ -48,12 +48,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     /* One vec4 per (output slice, ky, kx); padded lanes zero so padded outputs stay 0. */
     size_t count = (size_t)out_s * kh * kw * 4;
     float *w = calloc(count, sizeof(float));
-    float *bias = calloc((size_t)out_s * 4, sizeof(float));
-    if (!w || !bias) {
-        free(w);
-        free(bias);
-        return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
-    }
+    if (!w) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
     for (int s = 0; s < out_s; s++)
         for (int ky = 0; ky < kh; ky++)
             for (int kx = 0; kx < kw; kx++)
@@ -64,12 +59,9 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
                             f[((size_t)ky * kw + kx) * oc + ch];
                 }
     const vki_tensor *bt = op->n_inputs > 2 ? vki_op_in(m, op, 2) : NULL;
-    if (bt)
-        for (int ch = 0; ch < oc; ch++) bias[ch] = ((const float *)bt->data)[ch];
     int wblob = vki_build_weights(b, w, count);
-    int bblob = vki_build_weights(b, bias, (size_t)out_s * 4);
+    int bblob = vki_build_bias(b, bt, oc, (size_t)out_s * 4);
     free(w);
-    free(bias);
     if (wblob < 0 || bblob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
 
     vki_dispatch d;

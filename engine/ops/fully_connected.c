@@ -128,12 +128,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     int out_slices = (n + 3) / 4;
     size_t count = (size_t)out_slices * k_vec4 * 16;
     float *packed = calloc(count, sizeof(float));
-    float *bias = calloc((size_t)out_slices * 4, sizeof(float));
-    if (!packed || !bias) {
-        free(packed);
-        free(bias);
-        return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
-    }
+    if (!packed) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
     for (int s = 0; s < out_slices; s++)
         for (int sl = 0; sl < row_slices; sl++)
             for (int y = 0; y < row.h; y++)
@@ -148,12 +143,10 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
                             dst[lane_o * 4 + lane_i] = w[(size_t)on * k + kk];
                         }
                 }
-    if (has_bias(op))
-        for (int i = 0; i < n; i++) bias[i] = ((const float *)vki_op_in(m, op, 2)->data)[i];
     int w_blob = vki_build_weights(b, packed, count);
-    int b_blob = vki_build_weights(b, bias, (size_t)out_slices * 4);
+    int b_blob = vki_build_bias(b, has_bias(op) ? vki_op_in(m, op, 2) : NULL, n,
+                                (size_t)out_slices * 4);
     free(packed);
-    free(bias);
     if (w_blob < 0 || b_blob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
 
     vki_dispatch d;

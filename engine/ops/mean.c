@@ -12,15 +12,9 @@
 static vki_status check_axes(const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     int t = op->inputs[1];
-    if (t < 0 || t >= m->n_tensors)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "axes: tensor index %d out of range", t);
-    const vki_tensor *axes = &m->tensors[t];
-    if (axes->dtype != VKI_DTYPE_INT32)
-        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "axes tensor %d '%s' is not int32", t,
-                           axes->name);
-    if (!axes->data)
-        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                           "axes tensor %d '%s' must be a constant", t, axes->name);
+    const vki_tensor *axes;
+    vki_status s = vki_op_int_const(m, o, 1, "axes", &axes);
+    if (s) return s;
     if (axes->rank > 1)
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
                            "axes tensor %d '%s' has rank %d, need 0 or 1", t, axes->name,

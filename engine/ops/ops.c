@@ -215,6 +215,22 @@ vki_status vki_op_check_io(const vki_model *m, int o, int min_inputs, int max_in
     return s;
 }
 
+vki_status vki_op_int_const(const vki_model *m, int o, int input, const char *role,
+                            const vki_tensor **out) {
+    int t = m->ops[o].inputs[input];
+    if (t < 0 || t >= m->n_tensors)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "%s: tensor index %d out of range", role, t);
+    const vki_tensor *x = &m->tensors[t];
+    if (x->dtype != VKI_DTYPE_INT32)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "%s tensor %d '%s' is not int32",
+                           role, t, x->name);
+    if (!x->data)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "%s tensor %d '%s' must be a constant",
+                           role, t, x->name);
+    *out = x;
+    return VKI_OK;
+}
+
 vki_status vki_op_check_const(const vki_model *m, int o, int input, const char *role, int rank) {
     const vki_op *op = &m->ops[o];
     const vki_tensor *t = vki_op_in(m, op, input);

@@ -82,6 +82,9 @@ int vki_build_weights(vki_build *b, const float *data, size_t count);
  * like vki_build_weights. */
 int vki_build_weights_phwc4(vki_build *b, const float *nhwc, vki_shape4 s);
 vki_status vki_build_dispatch(vki_build *b, const vki_dispatch *d);
+/* Stores a bias of `channels` floats (NULL: none) zero-padded to `count` floats, so padded
+ * output lanes stay zero and kernels add it without a bound check. Returns a blob or -1. */
+int vki_build_bias(vki_build *b, const vki_tensor *bias, int channels, size_t count);
 /* Binds tensor t as the dispatch's next operand: an activation's storage, or, for a
  * constant the loader did not fold, its data packed to PHWC4 (as shape s) in the weights. */
 vki_status vki_build_bind_operand(vki_build *b, vki_dispatch *d, int t, vki_shape4 s);
@@ -133,6 +136,10 @@ vki_status vki_op_check_float_tensor(const vki_model *m, int op_index, int t, co
  * themselves: the input count, one output, input 0 and the output float32 tensors, and
  * the output not a constant. */
 vki_status vki_op_check_io(const vki_model *m, int op_index, int min_inputs, int max_inputs);
+/* Checks input `input` is an int32 constant (shapes, axes, paddings); on success *out is
+ * the tensor. `role` names it in messages ("axes"). */
+vki_status vki_op_int_const(const vki_model *m, int op_index, int input, const char *role,
+                            const vki_tensor **out);
 /* Checks input `input` is a constant of the given rank whose data covers its shape
  * (build and the reference read all of it); `role` names it ("weights", "bias"). */
 vki_status vki_op_check_const(const vki_model *m, int op_index, int input, const char *role,

@@ -33,15 +33,9 @@ static vki_status validate(const vki_model *m, int o) {
                            in->rank, out->rank);
 
     int pt = op->inputs[1];
-    if (pt < 0 || pt >= m->n_tensors)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "paddings: tensor index %d out of range", pt);
-    const vki_tensor *pads = &m->tensors[pt];
-    if (pads->dtype != VKI_DTYPE_INT32)
-        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "paddings tensor %d '%s' is not int32",
-                           pt, pads->name);
-    if (!pads->data)
-        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                           "paddings tensor %d '%s' must be a constant", pt, pads->name);
+    const vki_tensor *pads;
+    s = vki_op_int_const(m, o, 1, "paddings", &pads);
+    if (s) return s;
     if (pads->rank != 2 || pads->shape[0] != in->rank || pads->shape[1] != 2) {
         char got[64] = "";
         int n = 0;

@@ -32,15 +32,9 @@ static vki_status validate(const vki_model *m, int o) {
                            "half_pixel_centers only without align_corners");
 
     int t = op->inputs[1];
-    if (t < 0 || t >= m->n_tensors)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "size: tensor index %d out of range", t);
-    const vki_tensor *size = &m->tensors[t];
-    if (size->dtype != VKI_DTYPE_INT32)
-        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "size tensor %d '%s' is not int32", t,
-                           size->name);
-    if (!size->data)
-        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                           "size tensor %d '%s' must be a constant", t, size->name);
+    const vki_tensor *size;
+    s = vki_op_int_const(m, o, 1, "size", &size);
+    if (s) return s;
     if (size->rank != 1 || size->shape[0] != 2 || size->data_bytes < 2 * sizeof(int32_t))
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
                            "size tensor %d '%s' must hold 2 values [height, width]", t, size->name);

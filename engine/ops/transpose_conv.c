@@ -89,16 +89,9 @@ static tconv_geometry geometry(const vki_model *m, const vki_op *op) {
 static vki_status check_output_shape(const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     int t = op->inputs[0];
-    if (t < 0 || t >= m->n_tensors)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
-                           "output_shape (input 0): tensor index %d out of range", t);
-    const vki_tensor *s = &m->tensors[t];
-    if (s->dtype != VKI_DTYPE_INT32)
-        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                           "output_shape tensor %d '%s' is not int32", t, s->name);
-    if (!s->data)
-        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                           "output_shape tensor %d '%s' must be a constant", t, s->name);
+    const vki_tensor *s;
+    vki_status st = vki_op_int_const(m, o, 0, "output_shape", &s);
+    if (st) return st;
     if (s->rank != 1 || s->shape[0] != 4)
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
                            "output_shape tensor %d '%s' must have shape [4]", t, s->name);
@@ -246,14 +239,8 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     int wblob = vki_build_weights(b, w, count);
     free(w);
     /* Bias padded to whole slices (zero when absent) so the kernel always adds one. */
-    float *bias = calloc((size_t)out_s * 4, sizeof(float));
-    if (!bias) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
-    if (g.bias >= 0) {
-        const float *bt = vki_op_in(m, op, g.bias)->data;
-        for (int c = 0; c < g.out.c; c++) bias[c] = bt[c];
-    }
-    int bblob = vki_build_weights(b, bias, (size_t)out_s * 4);
-    free(bias);
+    const vki_tensor *bt = g.bias >= 0 ? vki_op_in(m, op, g.bias) : NULL;
+    int bblob = vki_build_bias(b, bt, g.out.c, (size_t)out_s * 4);
     if (wblob < 0 || bblob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
 
     vki_dispatch d;
