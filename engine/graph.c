@@ -13,6 +13,7 @@
 #include "../tuner/workgroup.h"
 #include "half.h"
 #include "passes.h"
+#include "precision.h"
 #include "shader.h"
 #include "status.h"
 
@@ -20,9 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* Bytes of one stored element: fp16 storage halves activations and weights. */
-static VkDeviceSize elem_bytes(const vki_graph *g) { return g->fp16 ? 2 : 4; }
 
 static vki_wg_device wg_device(const vki_context *ctx) {
     const VkPhysicalDeviceLimits *l = &ctx->props.limits;
@@ -39,14 +37,20 @@ static vki_wg_device wg_device(const vki_context *ctx) {
 
 /* ---- the builder that op files talk to ------------------------------------------------ */
 
-typedef struct vki_blob { size_t offset, count; } vki_blob;   /* in floats */
+/* A weights blob: `count` floats at `offset` in the host array, stored on the device at
+ * `device_offset` bytes as float16 when `half`, the precision of the op that made it. */
+typedef struct vki_blob {
+    size_t offset, count;
+    VkDeviceSize device_offset;
+    int half;
+} vki_blob;
 
 struct vki_build {
     vki_graph *g;
     const vki_model *m;
     vki_dispatch *dispatches;
     int n_dispatches, cap_dispatches;
-    float *weights;             /* all blobs, each starting at a multiple of the alignment */
+    float *weights;             /* all blobs, each starting at a multiple of 4 floats */
     size_t weights_count, weights_cap;
     vki_blob *blobs;
     int n_blobs, cap_blobs;
@@ -55,6 +59,7 @@ struct vki_build {
     vki_model view;             /* the model with the passes' private op list */
     unsigned char *skip;        /* ops the passes made redundant */
     vki_wg_device device;
+    unsigned char *op_half;     /* per op: outputs and weights stored fp16 */
 };
 
 const vki_wg_device *vki_build_device(const vki_build *b) { return &b->device; }
@@ -71,10 +76,7 @@ static int grow(void **p, int *cap, int need, size_t elem) {
 }
 
 int vki_build_weights(vki_build *b, const float *data, size_t count) {
-    size_t align = (size_t)(b->g->ctx->props.limits.minStorageBufferOffsetAlignment /
-                            elem_bytes(b->g));
-    if (align < 4) align = 4;
-    size_t start = (b->weights_count + align - 1) / align * align;
+    size_t start = (b->weights_count + 3) / 4 * 4;
     size_t need = start + (count ? count : 4);
     if (need > b->weights_cap) {
         size_t cap = b->weights_cap ? b->weights_cap : 1024;
@@ -88,7 +90,8 @@ int vki_build_weights(vki_build *b, const float *data, size_t count) {
     memset(b->weights + b->weights_count, 0, (need - b->weights_count) * sizeof(float));
     if (count) memcpy(b->weights + start, data, count * sizeof(float));
     b->weights_count = need;
-    b->blobs[b->n_blobs] = (vki_blob){start, count ? count : 4};
+    int half = b->current_op >= 0 && b->op_half[b->current_op];
+    b->blobs[b->n_blobs] = (vki_blob){start, count ? count : 4, 0, half};
     return b->n_blobs++;
 }
 
@@ -143,9 +146,11 @@ vki_status vki_build_alias(vki_build *b, int alias, int of) {
 
 /* ---- sizes ------------------------------------------------------------------------------ */
 
-static VkDeviceSize phwc4_bytes(const vki_graph *g, const vki_tensor *t) {
-    vki_shape4 s = vki_tensor_shape4(t);
-    return (VkDeviceSize)s.h * (VkDeviceSize)s.w * (VkDeviceSize)((s.c + 3) / 4) * 4u * elem_bytes(g);
+/* Bytes of tensor t in PHWC4, in its storage precision. */
+static VkDeviceSize phwc4_bytes(const vki_graph *g, const vki_model *m, int t) {
+    vki_shape4 s = vki_tensor_shape4(&m->tensors[t]);
+    VkDeviceSize elem = g->tensor_half[t] ? 2 : 4;
+    return (VkDeviceSize)s.h * (VkDeviceSize)s.w * (VkDeviceSize)((s.c + 3) / 4) * 4u * elem;
 }
 
 static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
@@ -230,7 +235,7 @@ static vki_status collect_lifetimes(const vki_graph *g, const vki_build *b, life
             int r = storage_root(b, bd->index);
             if (first[r] < 0) first[r] = k;
             last[r] = k;
-            VkDeviceSize need = phwc4_bytes(g, &m->tensors[bd->index]);
+            VkDeviceSize need = phwc4_bytes(g, m, bd->index);
             if (need > l->root_bytes[r]) l->root_bytes[r] = need;
         }
     for (int i = 0; i < m->n_inputs; i++) l->is_io[storage_root(b, m->inputs[i])] = 1;
@@ -312,18 +317,31 @@ static vki_status plan_memory(vki_graph *g, vki_build *b, vki_memory_strategy st
     return vki_buffer_create(g->ctx, io_at, VKI_MEMORY_DEVICE, "activation arena", &g->arena);
 }
 
-static vki_status upload_weights(vki_graph *g, const vki_build *b) {
-    VkDeviceSize weight_bytes = b->weights_count * elem_bytes(g);
+/* Lays the blobs out in device memory, each in its op's precision, and uploads them. */
+static vki_status upload_weights(vki_graph *g, vki_build *b) {
+    VkDeviceSize align = arena_alignment(g->ctx), weight_bytes = 0;
+    for (int i = 0; i < b->n_blobs; i++) {
+        b->blobs[i].device_offset = align_up(weight_bytes, align);
+        weight_bytes = b->blobs[i].device_offset + b->blobs[i].count * (b->blobs[i].half ? 2 : 4);
+    }
     g->memory.weights_bytes = weight_bytes;
     vki_status s = vki_buffer_create(g->ctx, align_up(weight_bytes + 16, 16), VKI_MEMORY_DEVICE,
                                      "weights", &g->weights);
-    if (s || !b->weights_count) return s;
-    if (!g->fp16) return vki_buffer_upload(g->ctx, &g->weights, b->weights, weight_bytes);
-    uint16_t *halves = malloc(weight_bytes);
-    if (!halves) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
-    for (size_t i = 0; i < b->weights_count; i++) halves[i] = vki_float_to_half(b->weights[i]);
-    s = vki_buffer_upload(g->ctx, &g->weights, halves, weight_bytes);
-    free(halves);
+    if (s || !b->n_blobs) return s;
+    unsigned char *packed = calloc(weight_bytes, 1);
+    if (!packed) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    for (int i = 0; i < b->n_blobs; i++) {
+        const vki_blob *blob = &b->blobs[i];
+        const float *src = b->weights + blob->offset;
+        unsigned char *dst = packed + blob->device_offset;
+        if (!blob->half) { memcpy(dst, src, blob->count * sizeof(float)); continue; }
+        for (size_t k = 0; k < blob->count; k++) {
+            uint16_t h = vki_float_to_half(src[k]);
+            memcpy(dst + 2 * k, &h, 2);
+        }
+    }
+    s = vki_buffer_upload(g->ctx, &g->weights, packed, weight_bytes);
+    free(packed);
     return s;
 }
 
@@ -380,13 +398,31 @@ static vki_status layout_for(vki_graph *g, int n_bindings) {
     return VKI_OK;
 }
 
+/* The precision #defines of one dispatch: each binding's storage type (common.glsl's
+ * STORE4_<binding>) and whether the op computes in fp16. */
+static void precision_defines(const vki_graph *g, const vki_build *b, const vki_dispatch *d,
+                              char *out, size_t cap) {
+    int n = 0;
+    out[0] = 0;
+    if (g->fp16) n += snprintf(out + n, cap - (size_t)n, "#define VKI_FP16_STORAGE 1\n");
+    if (g->fp16_arith && d->op_index >= 0 && b->op_half[d->op_index])
+        n += snprintf(out + n, cap - (size_t)n, "#define VKI_FP16_ARITH 1\n");
+    for (int i = 0; i < d->n_bindings && n < (int)cap; i++) {
+        const vki_binding *bd = &d->bindings[i];
+        int half = bd->kind == VKI_BIND_TENSOR    ? g->tensor_half[bd->index]
+                   : bd->kind == VKI_BIND_WEIGHTS ? b->blobs[bd->index].half
+                                                  : 0;
+        n += snprintf(out + n, cap - (size_t)n, "#define STORE4_%d %s\n", i, half ? "f16vec4" : "vec4");
+    }
+}
+
 /* Finds or creates the pipeline for a dispatch; identical kernels share one. */
-static vki_status pipeline_for(vki_graph *g, const vki_dispatch *d, const uint32_t wg[3],
-                               VkPipeline *out) {
+static vki_status pipeline_for(vki_graph *g, const vki_dispatch *d, const char *precision,
+                               const uint32_t wg[3], VkPipeline *out) {
     uint64_t key = fnv1a(1469598103934665603ull, d->kernel, strlen(d->kernel) + 1);
     key = fnv1a(key, d->defines, d->defines_len);
     key = fnv1a(key, wg, 3 * sizeof wg[0]);
-    key = fnv1a(key, &g->fp16, sizeof g->fp16);
+    key = fnv1a(key, precision, strlen(precision));
     for (int i = 0; i < g->n_pipelines; i++)
         if (g->pipelines[i].key == key) { *out = g->pipelines[i].pipeline; return VKI_OK; }
     if (!grow((void **)&g->pipelines, &g->cap_pipelines, g->n_pipelines + 1, sizeof *g->pipelines))
@@ -394,7 +430,6 @@ static vki_status pipeline_for(vki_graph *g, const vki_dispatch *d, const uint32
     vki_context *ctx = g->ctx;
     uint32_t *words;
     size_t n_bytes;
-    const char *precision = g->fp16 ? "#define VKI_FP16_STORAGE 1\n" : "";
     vki_status s = vki_shader_compile(ctx, d->kernel, precision, d->defines, &words, &n_bytes);
     if (s) return s;
     VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
@@ -430,10 +465,12 @@ static VkDescriptorBufferInfo binding_info(const vki_graph *g, const vki_build *
     switch (bd->kind) {
     case VKI_BIND_TENSOR:
         return (VkDescriptorBufferInfo){g->arena.buffer, g->tensor_offset[bd->index],
-                                        phwc4_bytes(g, &b->m->tensors[bd->index])};
-    case VKI_BIND_WEIGHTS:
-        return (VkDescriptorBufferInfo){g->weights.buffer, b->blobs[bd->index].offset * elem_bytes(g),
-                                        b->blobs[bd->index].count * elem_bytes(g)};
+                                        phwc4_bytes(g, b->m, bd->index)};
+    case VKI_BIND_WEIGHTS: {
+        const vki_blob *blob = &b->blobs[bd->index];
+        return (VkDescriptorBufferInfo){g->weights.buffer, blob->device_offset,
+                                        blob->count * (blob->half ? 2 : 4)};
+    }
     case VKI_BIND_INPUT_STAGING:
         return (VkDescriptorBufferInfo){g->io[bd->index].staging.buffer, 0, g->io[bd->index].staging.size};
     case VKI_BIND_OUTPUT_STAGING:
@@ -463,7 +500,9 @@ static vki_status create_descriptors(vki_graph *g, vki_build *b) {
         vki_status s = layout_for(g, d->n_bindings);
         if (s) return s;
         vki_wg_pick(&dev, d->wg_class, d->grid, step->wg);
-        s = pipeline_for(g, d, step->wg, &step->pipeline);
+        char precision[1024];
+        precision_defines(g, b, d, precision, sizeof precision);
+        s = pipeline_for(g, d, precision, step->wg, &step->pipeline);
         if (s) return s;
         step->layout = g->pipe_layouts[d->n_bindings];
         const VkPhysicalDeviceLimits *lim = &ctx->props.limits;
@@ -582,6 +621,7 @@ static void build_free(vki_build *b) {
     free(b->storage_of);
     free(b->view.ops);
     free(b->skip);
+    free(b->op_half);
 }
 
 /* The graph keeps only what it needs of the model: its I/O tensors' shapes. */
@@ -605,7 +645,7 @@ static vki_model *copy_io(const vki_model *m) {
 /* Checks options against the device and fills the graph fields they set. */
 static vki_status apply_options(vki_graph *g, const vki_model *model, const vki_graph_options *o) {
     const vki_context *ctx = g->ctx;
-    if (o && (unsigned)o->precision > VKI_PRECISION_FP16)
+    if (o && (unsigned)o->precision > VKI_PRECISION_FP16_STORAGE)
         return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: unknown precision %d",
                         (int)o->precision);
     if (o && (unsigned)o->memory >= VKI_MEMORY_STRATEGY_COUNT)
@@ -614,7 +654,8 @@ static vki_status apply_options(vki_graph *g, const vki_model *model, const vki_
     if (o && (unsigned)o->wait > VKI_WAIT_SPIN)
         return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: unknown wait mode %d",
                         (int)o->wait);
-    g->fp16 = o && o->precision == VKI_PRECISION_FP16;
+    g->fp16 = o && o->precision != VKI_PRECISION_FP32;
+    g->fp16_arith = g->fp16 && o->precision == VKI_PRECISION_FP16 && ctx->fp16_arithmetic;
     if (g->fp16 && !ctx->fp16_storage)
         return vki_fail(VKI_ERROR_DEVICE_FEATURE,
                         "%s: fp16 precision needs storageBuffer16BitAccess, which %s lacks",
@@ -626,8 +667,10 @@ static vki_status apply_options(vki_graph *g, const vki_model *model, const vki_
     return VKI_OK;
 }
 
-/* Runs the passes on a private op list and lets every op emit its dispatches. */
-static vki_status build_dispatches(vki_build *b, vki_graph *g, const vki_model *model) {
+/* Runs the passes on a private op list, lets every op emit its dispatches, and settles
+ * the precision of every tensor. */
+static vki_status build_dispatches(vki_build *b, vki_graph *g, const vki_model *model,
+                                   const vki_graph_options *o) {
     memset(b, 0, sizeof *b);
     b->g = g;
     b->view = *model;
@@ -636,12 +679,23 @@ static vki_status build_dispatches(vki_build *b, vki_graph *g, const vki_model *
     b->storage_of = malloc(sizeof(int) * (size_t)(model->n_tensors ? model->n_tensors : 1));
     b->view.ops = malloc(sizeof(vki_op) * (size_t)(model->n_ops ? model->n_ops : 1));
     b->skip = calloc((size_t)(model->n_ops ? model->n_ops : 1), 1);
-    if (!b->storage_of || !b->view.ops || !b->skip)
+    b->op_half = calloc((size_t)(model->n_ops ? model->n_ops : 1), 1);
+    g->tensor_half = calloc((size_t)(model->n_tensors ? model->n_tensors : 1), 1);
+    if (!b->storage_of || !b->view.ops || !b->skip || !b->op_half || !g->tensor_half)
         return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    vki_status s = vki_precision_ops(model, o, g->fp16, b->op_half);
+    if (s) return s;
     memcpy(b->view.ops, model->ops, sizeof(vki_op) * (size_t)model->n_ops);
     vki_fuse_activations(&b->view, b->view.ops, b->skip);
     for (int t = 0; t < model->n_tensors; t++) b->storage_of[t] = t;
-    return emit_all(b);
+    s = emit_all(b);
+    if (s) return s;
+    for (int t = 0; t < model->n_tensors; t++) b->storage_of[t] = storage_root(b, t);
+    vki_precision_tensors(&b->view, b->skip, b->op_half, b->storage_of, g->tensor_half);
+    for (int o = 0; o < model->n_ops; o++)
+        if (!b->skip[o]) g->precision.fp16_ops += b->op_half[o], g->precision.ops++;
+    g->precision.fp16_arithmetic = g->fp16_arith;
+    return VKI_OK;
 }
 
 vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
@@ -660,7 +714,7 @@ vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
     }
     g->model_io = copy_io(model);
     if (!g->model_io) s = vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
-    if (!s) s = build_dispatches(&b, g, model);
+    if (!s) s = build_dispatches(&b, g, model, options);
     if (!s) s = plan_memory(g, &b, options ? options->memory : VKI_MEMORY_BEST);
     if (!s) s = upload_weights(g, &b);
     if (!s) s = create_staging(g);
@@ -683,7 +737,7 @@ vki_status vki_memory_plans(vki_context *ctx, const vki_model *model,
     vki_build b = {0};
     lifetimes l = {0};
     vki_status s = apply_options(&g, model, options);
-    if (!s) s = build_dispatches(&b, &g, model);
+    if (!s) s = build_dispatches(&b, &g, model, options);
     if (!s) s = collect_lifetimes(&g, &b, &l);
     vki_plan_options opts = {.alignment = arena_alignment(ctx)};
     for (int i = 0; !s && i < max && i < VKI_MEMORY_STRATEGY_COUNT; i++) {
@@ -706,6 +760,7 @@ vki_status vki_memory_plans(vki_context *ctx, const vki_model *model,
     }
     lifetimes_free(&l);
     build_free(&b);
+    free(g.tensor_half);
     return s;
 }
 
@@ -733,6 +788,7 @@ void vki_graph_destroy(vki_graph *g) {
     free(g->pipelines);
     free(g->tensor_offset);
     free(g->tensor_used);
+    free(g->tensor_half);
     vki_model_destroy(g->model_io);
     free(g);
 }
@@ -829,6 +885,12 @@ vki_status vki_graph_get_output(vki_graph *g, int index, float *data, size_t siz
 vki_status vki_graph_memory(const vki_graph *g, vki_memory_report *out) {
     if (!g || !out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_memory: NULL argument");
     *out = g->memory;
+    return VKI_OK;
+}
+
+vki_status vki_graph_precision(const vki_graph *g, vki_precision_report *out) {
+    if (!g || !out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_precision: NULL argument");
+    *out = g->precision;
     return VKI_OK;
 }
 

@@ -30,7 +30,10 @@ typedef struct vki_graph_io {
 struct vki_graph {
     vki_context *ctx;
     vki_model *model_io;            /* the model's I/O tensors only: names and shapes */
-    int fp16;                       /* activations and weights stored as float16 */
+    int fp16;                       /* an fp16 precision: storage per tensor_half */
+    int fp16_arith;                 /* fp16 ops compute in float16 (shaderFloat16) */
+    unsigned char *tensor_half;     /* per tensor: stored as float16 */
+    vki_precision_report precision;
     uint64_t spin_ns;               /* poll the fence this long before sleeping on it */
     vki_graph_io *io;               /* inputs, then outputs */
     vki_buffer weights, arena;

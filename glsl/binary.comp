@@ -6,45 +6,45 @@ TENSOR_IN(0, a)
 TENSOR_IN(1, b)
 TENSOR_OUT(2, dst)
 
-vec4 fetch_a(int x, int y, int s) {
+FLT4 fetch_a(int x, int y, int s) {
     int xx = A_W == 1 ? 0 : x, yy = A_H == 1 ? 0 : y;
 #if A_C == 1
-    return vec4(LOAD(a, IDX(A, xx, yy, 0)).x);
+    return FLT4(LOADF(a, IDX(A, xx, yy, 0)).x);
 #else
-    return LOAD(a, IDX(A, xx, yy, s));
+    return LOADF(a, IDX(A, xx, yy, s));
 #endif
 }
 
-vec4 fetch_b(int x, int y, int s) {
+FLT4 fetch_b(int x, int y, int s) {
     int xx = B_W == 1 ? 0 : x, yy = B_H == 1 ? 0 : y;
 #if B_C == 1
-    return vec4(LOAD(b, IDX(B, xx, yy, 0)).x);
+    return FLT4(LOADF(b, IDX(B, xx, yy, 0)).x);
 #else
-    return LOAD(b, IDX(B, xx, yy, s));
+    return LOADF(b, IDX(B, xx, yy, s));
 #endif
 }
 
 void main() {
     OUTPUT_POSITION(OUT, x, y, s)
-    vec4 va = fetch_a(x, y, s), vb = fetch_b(x, y, s);
+    FLT4 va = fetch_a(x, y, s), vb = fetch_b(x, y, s);
 #if defined(OP_ADD)
-    vec4 v = va + vb;
+    FLT4 v = va + vb;
 #elif defined(OP_SUB)
-    vec4 v = va - vb;
+    FLT4 v = va - vb;
 #elif defined(OP_MUL)
-    vec4 v = va * vb;
+    FLT4 v = va * vb;
 #elif defined(OP_DIV)
-    vec4 v = va / vb;
+    FLT4 v = va / vb;
 #elif defined(OP_MAXIMUM)
-    vec4 v = max(va, vb);
+    FLT4 v = max(va, vb);
 #elif defined(OP_MINIMUM)
-    vec4 v = min(va, vb);
+    FLT4 v = min(va, vb);
 #elif defined(OP_PRELU)
-    vec4 v = mix(va * vb, va, greaterThanEqual(va, vec4(0.0)));
+    FLT4 v = mix(va * vb, va, greaterThanEqual(va, FLT4(0.0)));
 #endif
     v = activate(v);
     // Keep padded channels zero so that later channel-wise reads see clean data.
     for (int i = 0; i < 4; i++)
-        if (s * 4 + i >= OUT_C) v[i] = 0.0;
+        if (s * 4 + i >= OUT_C) v[i] = FLT(0.0);
     STORE(dst, IDX(OUT, x, y, s), v);
 }

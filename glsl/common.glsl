@@ -3,49 +3,77 @@
 // Work-group size comes from specialization constants 0..2 so one SPIR-V serves every size.
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
+// Storage type of each binding: the engine defines STORE4_<binding> as vec4 or f16vec4,
+// so one graph can keep some tensors fp32 and store the rest as fp16 (mixed precision).
 #ifdef VKI_FP16_STORAGE
 #extension GL_EXT_shader_16bit_storage : require
-#define STORE4 f16vec4
-#define STORE1 float16_t
+#endif
+// Arithmetic type of the op: float16 where the graph is fp16 and the device has
+// shaderFloat16. Kernels use FLT4 for products and keep sums that grow with the
+// problem size (convolutions, reductions) in vec4.
+#ifdef VKI_FP16_ARITH
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define FLT4 f16vec4
+#define FLT float16_t
 #else
-#define STORE4 vec4
-#define STORE1 float
+#define FLT4 vec4
+#define FLT float
 #endif
 
+// Pastes after expanding, so a binding given as a macro (N_INPUTS) names its type.
+#define VKI_CAT_(a, b) a##b
+#define VKI_CAT(a, b) VKI_CAT_(a, b)
+#define STORAGE_TYPE(b) VKI_CAT(STORE4_, b)
+
 #define TENSOR_IN(b, name) \
-    layout(std430, set = 0, binding = b) readonly restrict buffer name##_block { STORE4 name[]; };
+    layout(std430, set = 0, binding = b) readonly restrict buffer name##_block { STORAGE_TYPE(b) name[]; };
 #define TENSOR_OUT(b, name) \
-    layout(std430, set = 0, binding = b) writeonly restrict buffer name##_block { STORE4 name[]; };
-// Weights stay fp32 in memory unless the graph asks for fp16 storage, like activations.
+    layout(std430, set = 0, binding = b) writeonly restrict buffer name##_block { STORAGE_TYPE(b) name[]; }; \
+    void name##_store(int i, vec4 v) { name[i] = STORAGE_TYPE(b)(v); }
+// Weights are stored in the precision of the op that reads them.
 #define WEIGHTS(b, name) \
-    layout(std430, set = 0, binding = b) readonly restrict buffer name##_block { STORE4 name[]; };
+    layout(std430, set = 0, binding = b) readonly restrict buffer name##_block { STORAGE_TYPE(b) name[]; };
 // Dense float32 NHWC host staging for graph inputs and outputs.
 #define RAW_IN(b, name) \
     layout(std430, set = 0, binding = b) readonly restrict buffer name##_block { float name[]; };
 #define RAW_OUT(b, name) \
     layout(std430, set = 0, binding = b) writeonly restrict buffer name##_block { float name[]; };
 
+// LOAD reads as fp32; LOADF in the op's arithmetic type.
 #define LOAD(buf, i) vec4(buf[i])
-#define STORE(buf, i, v) buf[i] = STORE4(v)
+#define LOADF(buf, i) FLT4(buf[i])
+#define STORE(buf, i, v) buf##_store(i, vec4(v))
+
+// acc (vec4) += the 4x4 weights w0..w3 (FLT4) times v (FLT4). With fp16 arithmetic the
+// four products are summed in fp16 and only then added to the fp32 sum, as TFLite GPU's
+// F32_F16 mode does; in fp32 every product goes straight into the sum.
+#ifdef VKI_FP16_ARITH
+#define MAC4(acc, w0, w1, w2, w3, v) acc += vec4(w0 * v.x + w1 * v.y + w2 * v.z + w3 * v.w)
+#else
+#define MAC4(acc, w0, w1, w2, w3, v) \
+    { acc += w0 * v.x; acc += w1 * v.y; acc += w2 * v.z; acc += w3 * v.w; }
+#endif
 
 // Index of (x, y, slice) in a PHWC4 tensor whose shape macros start with P.
 #define IDX(P, x, y, s) ((int(s) * P##_H + int(y)) * P##_W + int(x))
 
-vec4 activate(vec4 v) {
-#if defined(ACT_RELU)
-    return max(v, vec4(0.0));
+#if defined(ACT_TANH)
+// tanh is exactly +-1 in float beyond |x| ~ 9; the clamp keeps drivers that build it
+// from exp() away from inf/inf.
+#define ACTIVATE_BODY(T) return tanh(clamp(v, T(-10.0), T(10.0)));
+#elif defined(ACT_RELU)
+#define ACTIVATE_BODY(T) return max(v, T(0.0));
 #elif defined(ACT_RELU6)
-    return clamp(v, vec4(0.0), vec4(6.0));
+#define ACTIVATE_BODY(T) return clamp(v, T(0.0), T(6.0));
 #elif defined(ACT_RELU_N1_TO_1)
-    return clamp(v, vec4(-1.0), vec4(1.0));
-#elif defined(ACT_TANH)
-    // tanh is exactly +-1 in float beyond |x| ~ 9; the clamp keeps drivers that build it
-    // from exp() away from inf/inf.
-    return tanh(clamp(v, vec4(-10.0), vec4(10.0)));
+#define ACTIVATE_BODY(T) return clamp(v, T(-1.0), T(1.0));
 #else
-    return v;
+#define ACTIVATE_BODY(T) return v;
 #endif
-}
+vec4 activate(vec4 v) { ACTIVATE_BODY(vec4) }
+#ifdef VKI_FP16_ARITH
+f16vec4 activate(f16vec4 v) { ACTIVATE_BODY(f16vec4) }
+#endif
 
 // The thread's output position; threads past the output return early.
 #define OUTPUT_POSITION(P, x, y, s) \

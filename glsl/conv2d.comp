@@ -45,23 +45,20 @@ void main() {
             int w = group_base + (ky * KW + kx) * taps_stride;
             int at = IDX(IN, ix0, iy, 0);
             for (int is = 0; is < IN_S; is++) {
-                vec4 v[TILE_X];
+                FLT4 v[TILE_X];
                 for (int t = 0; t < TILE_X; t++) {
-                    v[t] = vec4(0.0);
-                    if (inside[t]) v[t] = LOAD(src, at + t * STRIDE_W);
+                    v[t] = FLT4(0.0);
+                    if (inside[t]) v[t] = LOADF(src, at + t * STRIDE_W);
                 }
                 for (int j = 0; j < TILE_S; j++) {
-                    vec4 w0 = LOAD(weights, w + 0);
-                    vec4 w1 = LOAD(weights, w + 1);
-                    vec4 w2 = LOAD(weights, w + 2);
-                    vec4 w3 = LOAD(weights, w + 3);
+                    FLT4 w0 = LOADF(weights, w + 0);
+                    FLT4 w1 = LOADF(weights, w + 1);
+                    FLT4 w2 = LOADF(weights, w + 2);
+                    FLT4 w3 = LOADF(weights, w + 3);
                     w += 4;
                     for (int t = 0; t < TILE_X; t++) {
                         vec4 a = acc[j * TILE_X + t];
-                        a += w0 * v[t].x;
-                        a += w1 * v[t].y;
-                        a += w2 * v[t].z;
-                        a += w3 * v[t].w;
+                        MAC4(a, w0, w1, w2, w3, v[t]);
                         acc[j * TILE_X + t] = a;
                     }
                 }

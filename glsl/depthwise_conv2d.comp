@@ -22,19 +22,19 @@ void main() {
             int ix = x * STRIDE_W - PAD_W + kx * DIL_W;
             if (ix < 0 || ix >= IN_W) continue;
 #if DEPTH_MULTIPLIER == 1
-            vec4 v = LOAD(src, IDX(IN, ix, iy, s));
+            FLT4 v = LOADF(src, IDX(IN, ix, iy, s));
 #else
-            vec4 v = vec4(0.0);
+            FLT4 v = FLT4(0.0);
             for (int i = 0; i < 4; i++) {
                 int o = s * 4 + i;
                 // Lanes past OUT_C could map past the last input slice.
                 if (o < OUT_C) {
                     int c = o / DEPTH_MULTIPLIER;
-                    v[i] = LOAD(src, IDX(IN, ix, iy, c / 4))[c % 4];
+                    v[i] = LOADF(src, IDX(IN, ix, iy, c / 4))[c % 4];
                 }
             }
 #endif
-            acc += LOAD(weights, w + ky * KW + kx) * v;
+            acc += vec4(LOADF(weights, w + ky * KW + kx) * v);
         }
     }
     STORE(dst, IDX(OUT, x, y, s), activate(acc));

@@ -22,11 +22,11 @@ void main() {
     int w_at = s * K_VEC4 * 4;
     vec4 acc = vec4(0.0);
     for (int j = 0; j < K_VEC4; j++) {
-        vec4 v = LOAD(src, in_at);
-        acc.x += dot(v, LOAD(weights, w_at));
-        acc.y += dot(v, LOAD(weights, w_at + 1));
-        acc.z += dot(v, LOAD(weights, w_at + 2));
-        acc.w += dot(v, LOAD(weights, w_at + 3));
+        FLT4 v = LOADF(src, in_at);
+        acc.x += float(dot(v, LOADF(weights, w_at)));
+        acc.y += float(dot(v, LOADF(weights, w_at + 1)));
+        acc.z += float(dot(v, LOADF(weights, w_at + 2)));
+        acc.w += float(dot(v, LOADF(weights, w_at + 3)));
         in_at += in_step;
         w_at += 4;
     }

@@ -32,11 +32,9 @@ void main() {
             int w = ((s * KH + ky) * KW + kx) * IN_S * 4;
             int at = IDX(IN, ix, iy, 0);
             for (int is = 0; is < IN_S; is++) {
-                vec4 v = LOAD(src, at);
-                acc += LOAD(weights, w + 0) * v.x;
-                acc += LOAD(weights, w + 1) * v.y;
-                acc += LOAD(weights, w + 2) * v.z;
-                acc += LOAD(weights, w + 3) * v.w;
+                FLT4 v = LOADF(src, at);
+                MAC4(acc, LOADF(weights, w + 0), LOADF(weights, w + 1), LOADF(weights, w + 2),
+                     LOADF(weights, w + 3), v);
                 w += 4;
                 at += IN_H * IN_W;
             }

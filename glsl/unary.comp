@@ -5,28 +5,28 @@ TENSOR_OUT(1, dst)
 
 void main() {
     OUTPUT_POSITION(OUT, x, y, s)
-    vec4 v = LOAD(src, IDX(OUT, x, y, s));
+    FLT4 v = LOADF(src, IDX(OUT, x, y, s));
 #if defined(OP_RELU)
-    v = max(v, vec4(0.0));
+    v = max(v, FLT4(0.0));
 #elif defined(OP_RELU6)
-    v = clamp(v, vec4(0.0), vec4(6.0));
+    v = clamp(v, FLT4(0.0), FLT4(6.0));
 #elif defined(OP_LOGISTIC)
     // 1/(1+exp(-x)) rewritten so exp never overflows: for x < 0 it equals e/(1+e) with
     // e = exp(x), and no driver has to get 1/(1+inf) right.
-    vec4 e = exp(-abs(v));
-    vec4 r = 1.0 / (1.0 + e);
-    v = mix(e * r, r, greaterThanEqual(v, vec4(0.0)));
+    FLT4 e = exp(-abs(v));
+    FLT4 r = FLT(1.0) / (FLT(1.0) + e);
+    v = mix(e * r, r, greaterThanEqual(v, FLT4(0.0)));
 #elif defined(OP_TANH)
     // tanh is exactly +-1 in float beyond |x| = 9.01; clamping keeps drivers that build
     // tanh from exp() away from inf/inf = NaN.
-    v = tanh(clamp(v, vec4(-10.0), vec4(10.0)));
+    v = tanh(clamp(v, FLT4(-10.0), FLT4(10.0)));
 #elif defined(OP_HARD_SWISH)
-    v = v * clamp(v + 3.0, vec4(0.0), vec4(6.0)) / 6.0;
+    v = v * clamp(v + FLT(3.0), FLT4(0.0), FLT4(6.0)) / FLT(6.0);
 #elif defined(OP_LEAKY_RELU)
-    v = mix(v * ALPHA, v, greaterThan(v, vec4(0.0)));
+    v = mix(v * FLT(ALPHA), v, greaterThan(v, FLT4(0.0)));
 #endif
     // Padded channels must stay zero for channel-wise consumers, and f(0) need not be 0.
     for (int i = 0; i < 4; i++)
-        if (s * 4 + i >= OUT_C) v[i] = 0.0;
+        if (s * 4 + i >= OUT_C) v[i] = FLT(0.0);
     STORE(dst, IDX(OUT, x, y, s), v);
 }

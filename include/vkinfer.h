@@ -123,7 +123,11 @@ VKI_API const char *vki_model_op_name(const vki_model *model, int index);
 
 typedef enum vki_precision {
     VKI_PRECISION_FP32 = 0,      /* float32 activations, weights and arithmetic */
-    VKI_PRECISION_FP16,          /* float16 storage (VK_KHR_16bit_storage); sums stay fp32 */
+    /* float16 storage of activations and weights (VK_KHR_16bit_storage), and float16
+     * arithmetic where the device has shaderFloat16; convolution, pooling and reduction
+     * sums stay fp32. */
+    VKI_PRECISION_FP16,
+    VKI_PRECISION_FP16_STORAGE,  /* float16 storage, float32 arithmetic */
 } vki_precision;
 
 typedef enum vki_wait_mode {
@@ -150,7 +154,18 @@ typedef struct vki_graph_options {
     vki_wait_mode wait;
     /* Nonzero: write a GPU timestamp after every dispatch, read by vki_graph_profile. */
     int profile;
+    /* With an fp16 precision: model op indices that stay fp32 (their outputs, weights and
+     * arithmetic). For models whose outputs fp16 rounding moves too far; see
+     * vki_calibrate_fp32_ops. */
+    const int *fp32_ops;
+    int n_fp32_ops;
 } vki_graph_options;
+
+typedef struct vki_precision_report {
+    int ops;                     /* ops that run (after fusion) */
+    int fp16_ops;                /* of those, stored as float16 */
+    int fp16_arithmetic;         /* nonzero: fp16 ops compute in float16 */
+} vki_precision_report;
 
 typedef struct vki_dispatch_profile {
     const char *kernel;          /* glsl kernel name, e.g. "conv2d" */
@@ -195,12 +210,33 @@ VKI_API vki_status vki_graph_run(vki_graph *graph);
 /* Copies float32 NHWC data out; size is in bytes and must equal element_count * 4. */
 VKI_API vki_status vki_graph_get_output(vki_graph *graph, int index, float *data, size_t size);
 VKI_API vki_status vki_graph_memory(const vki_graph *graph, vki_memory_report *out);
+/* How many ops are float16 and whether they compute in float16. */
+VKI_API vki_status vki_graph_precision(const vki_graph *graph, vki_precision_report *out);
 /* Plans the model's intermediates with every strategy (as built for ctx with options,
  * whose memory field is ignored) without allocating anything: out[i] for strategy i,
  * up to max entries (VKI_MEMORY_STRATEGY_COUNT for all). */
 VKI_API vki_status vki_memory_plans(vki_context *ctx, const vki_model *model,
                                     const vki_graph_options *options, vki_memory_plan_info *out,
                                     int max);
+typedef struct vki_calibration_options {
+    vki_precision precision;     /* the fp16 precision to calibrate; 0 means VKI_PRECISION_FP16 */
+    /* Largest error allowed in any output against the fp32 graph on the same inputs,
+     * max|a-b| / max(max|b|, 1); 0 means 1e-2. */
+    double tolerance;
+} vki_calibration_options;
+
+/* Mixed precision: finds the ops an fp16 graph keeps fp32 so that, on the given inputs
+ * (graph inputs in order, float32 NHWC), every output is within the tolerance of the fp32
+ * graph's. It keeps the shortest prefix of the op list that does, found by bisection:
+ * rounding error made early passes through the most layers, so early ops matter most.
+ * Writes the op indices (for vki_graph_options.fp32_ops) to ops, at most max, and their
+ * count to *n_ops (0 when all-fp16 already meets the tolerance). Builds and runs about
+ * log2(op count) + 2 graphs. Calibrate on inputs like the real ones: the answer holds for
+ * inputs like them, not for every input. */
+VKI_API vki_status vki_calibrate_fp32_ops(vki_context *ctx, const vki_model *model,
+                                          const float *const *inputs,
+                                          const vki_calibration_options *options, int *ops,
+                                          int max, int *n_ops);
 /* Per-dispatch GPU times of the last run of a graph built with options.profile; writes up
  * to max entries and returns the number of dispatches (or -1 without profiling). */
 VKI_API int vki_graph_profile(const vki_graph *graph, vki_dispatch_profile *out, int max);

@@ -44,18 +44,14 @@ vki_context *harness_context(void) {
     return shared_ctx;
 }
 
-double harness_check(vki_model *m, uint32_t seed, double tol) {
-    vki_status s = vki_model_validate(m);
-    cr_assert_eq(s, VKI_OK, "validate: %s", vki_last_error());
+/* Builds m with `precision`, runs it on inputs, and fills outs (malloc'd). */
+static void device_run(vki_model *m, vki_precision precision, float **inputs, float **outs) {
+    vki_graph_options o = {.precision = precision};
     vki_graph *g = NULL;
-    s = vki_graph_create(harness_context(), m, NULL, &g);
-    cr_assert_eq(s, VKI_OK, "graph: %s", vki_last_error());
-    float *inputs[16] = {0}, *gpu[16] = {0}, *ref[16] = {0};
-    cr_assert(m->n_inputs <= 16 && m->n_outputs <= 16);
+    vki_status s = vki_graph_create(harness_context(), m, &o, &g);
+    cr_assert_eq(s, VKI_OK, "graph (%s): %s", precision ? "fp16" : "fp32", vki_last_error());
     for (int i = 0; i < m->n_inputs; i++) {
         size_t n = vki_tensor_elements(&m->tensors[m->inputs[i]]);
-        inputs[i] = malloc(n * sizeof(float));
-        harness_fill(inputs[i], n, seed + 77u * (uint32_t)i, -1.0f, 1.0f);
         s = vki_graph_set_input(g, i, inputs[i], n * sizeof(float));
         cr_assert_eq(s, VKI_OK, "set_input: %s", vki_last_error());
     }
@@ -63,13 +59,16 @@ double harness_check(vki_model *m, uint32_t seed, double tol) {
     cr_assert_eq(s, VKI_OK, "run: %s", vki_last_error());
     for (int i = 0; i < m->n_outputs; i++) {
         size_t n = vki_tensor_elements(&m->tensors[m->outputs[i]]);
-        gpu[i] = malloc(n * sizeof(float));
-        ref[i] = malloc(n * sizeof(float));
-        s = vki_graph_get_output(g, i, gpu[i], n * sizeof(float));
+        outs[i] = malloc(n * sizeof(float));
+        cr_assert(outs[i]);
+        s = vki_graph_get_output(g, i, outs[i], n * sizeof(float));
         cr_assert_eq(s, VKI_OK, "get_output: %s", vki_last_error());
     }
-    s = vki_model_reference_run(m, (const float *const *)inputs, ref);
-    cr_assert_eq(s, VKI_OK, "reference: %s", vki_last_error());
+    vki_graph_destroy(g);
+}
+
+/* Asserts every output within tol * max(max|ref|, 1); returns the worst relative error. */
+static double compare(const vki_model *m, float **got, float **ref, double tol, const char *what) {
     double worst = 0.0;
     for (int i = 0; i < m->n_outputs; i++) {
         size_t n = vki_tensor_elements(&m->tensors[m->outputs[i]]);
@@ -77,16 +76,46 @@ double harness_check(vki_model *m, uint32_t seed, double tol) {
         size_t at = 0;
         for (size_t k = 0; k < n; k++) {
             if (fabs(ref[i][k]) > max_ref) max_ref = fabs(ref[i][k]);
-            double d = fabs((double)gpu[i][k] - (double)ref[i][k]);
+            double d = fabs((double)got[i][k] - (double)ref[i][k]);
             if (!(d <= max_diff)) { max_diff = d; at = k; }   /* NaN counts as worst */
         }
         double rel = max_diff / max_ref;
-        cr_assert(rel <= tol, "output %d: max|gpu-ref| = %g at element %zu (gpu %g, ref %g), "
-                  "relative %g > %g", i, max_diff, at, gpu[i][at], ref[i][at], rel, tol);
+        cr_assert(rel <= tol, "%s output %d: max|gpu-ref| = %g at element %zu (gpu %g, ref %g), "
+                  "relative %g > %g", what, i, max_diff, at, got[i][at], ref[i][at], rel, tol);
         if (rel > worst) worst = rel;
     }
-    for (int i = 0; i < 16; i++) { free(inputs[i]); free(gpu[i]); free(ref[i]); }
-    vki_graph_destroy(g);
+    return worst;
+}
+
+double harness_check(vki_model *m, uint32_t seed, double tol) {
+    return harness_check_precisions(m, seed, tol, tol > HARNESS_FP16_TOLERANCE ? tol : HARNESS_FP16_TOLERANCE);
+}
+
+double harness_check_precisions(vki_model *m, uint32_t seed, double tol, double fp16_tol) {
+    vki_status s = vki_model_validate(m);
+    cr_assert_eq(s, VKI_OK, "validate: %s", vki_last_error());
+    float *inputs[16] = {0}, *gpu[16] = {0}, *half[16] = {0}, *ref[16] = {0};
+    cr_assert(m->n_inputs <= 16 && m->n_outputs <= 16);
+    for (int i = 0; i < m->n_inputs; i++) {
+        size_t n = vki_tensor_elements(&m->tensors[m->inputs[i]]);
+        inputs[i] = malloc(n * sizeof(float));
+        harness_fill(inputs[i], n, seed + 77u * (uint32_t)i, -1.0f, 1.0f);
+    }
+    for (int i = 0; i < m->n_outputs; i++)
+        ref[i] = malloc(vki_tensor_elements(&m->tensors[m->outputs[i]]) * sizeof(float));
+    s = vki_model_reference_run(m, (const float *const *)inputs, ref);
+    cr_assert_eq(s, VKI_OK, "reference: %s", vki_last_error());
+    device_run(m, VKI_PRECISION_FP32, inputs, gpu);
+    double worst = compare(m, gpu, ref, tol, "fp32");
+    /* fp16 storage and, where the device has it, fp16 arithmetic: the same kernels with
+     * float16 types, so every op test also covers them. */
+    vki_device_info dev;
+    vki_context_device_info(harness_context(), &dev);
+    if (dev.fp16_storage && fp16_tol >= 0) {
+        device_run(m, VKI_PRECISION_FP16, inputs, half);
+        compare(m, half, ref, fp16_tol, "fp16");
+    }
+    for (int i = 0; i < 16; i++) { free(inputs[i]); free(gpu[i]); free(half[i]); free(ref[i]); }
     vki_model_destroy(m);
     return worst;
 }

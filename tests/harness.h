@@ -17,9 +17,13 @@ int harness_tensor(vki_model *m, int h, int w, int c);
 int harness_const(vki_model *m, int rank, const int *shape, uint32_t seed, float lo, float hi);
 
 /* Builds the graph, feeds seeded random inputs, runs it, runs the reference, and asserts
- * max|gpu - ref| <= tol * max(max|ref|, 1) for every output. Returns the worst relative
- * error. Consumes the model. */
+ * max|gpu - ref| <= tol * max(max|ref|, 1) for every output. Then does the same for the
+ * fp16 graph (where the device has fp16 storage) within max(tol, HARNESS_FP16_TOLERANCE).
+ * Returns the worst fp32 relative error. Consumes the model. */
+#define HARNESS_FP16_TOLERANCE 1e-2
 double harness_check(vki_model *m, uint32_t seed, double tol);
+/* The same with the fp16 bound given; a negative fp16_tol skips the fp16 graph. */
+double harness_check_precisions(vki_model *m, uint32_t seed, double tol, double fp16_tol);
 
 /* The shared context (created on first use, VKI_DEVICE respected). */
 vki_context *harness_context(void);

@@ -4,6 +4,7 @@
  *   vkinfer bench MODEL [--runs N] [--warmup N]      (run with 100 runs, 10 warm-ups)
  *   vkinfer info [MODEL]                              devices; with MODEL its I/O and ops
  *   vkinfer plan MODEL [--json]                       every memory strategy's plan
+ *   vkinfer calibrate MODEL [--input FILE]... [--tolerance T]   ops fp16 must keep fp32
  *
  * Common options: --device INDEX|NAME, --validation. Inputs without --input are filled
  * from the reference runner's generator (xorshift32, seed 0x12345678, values in [-1, 1))
@@ -20,6 +21,7 @@
 #include <time.h>
 
 #define MAX_FILES 16
+#define MAX_FP32_OPS 4096
 
 typedef struct cli {
     const char *command;
@@ -29,6 +31,9 @@ typedef struct cli {
     const char *save_dir;
     const char *check_dir;
     double tolerance;
+    int tolerance_given;
+    int fp32_ops[MAX_FP32_OPS];
+    int n_fp32_ops;
     int runs, warmup;
     int profile;
     int json;
@@ -44,17 +49,22 @@ static int usage(void) {
             "       vkinfer bench MODEL [--runs N] [--warmup N]\n"
             "       vkinfer info [MODEL]\n"
             "       vkinfer plan MODEL [--json] [--fp16]\n"
+            "       vkinfer calibrate MODEL [--input FILE]... [--tolerance T] [--fp16-storage]\n"
             "options: --device INDEX|NAME   pick a Vulkan device (also VKI_DEVICE)\n"
             "         --validation          enable the Khronos validation layer\n"
             "         --profile             print GPU time per dispatch and per kernel\n"
-            "         --fp16                store activations and weights as float16\n"
+            "         --fp16                float16 storage, and float16 arithmetic where\n"
+            "                               the device has it (sums stay float32)\n"
+            "         --fp16-storage        float16 storage, float32 arithmetic\n"
+            "         --fp32-ops LIST       with --fp16: ops kept float32, e.g. 0-79,85\n"
+            "                               (calibrate prints a list that meets a tolerance)\n"
             "         --memory STRATEGY     best (default), naive, greedy_by_size,\n"
             "                               greedy_by_breadth, min_cost_flow, arena, optimal\n"
             "         --spin | --block      poll for completion, or sleep; the default polls\n"
             "                               up to 2 ms on GPUs and sleeps on CPU devices\n"
             "         --check DIR           compare outputs with DIR/output_<i>.f32: error =\n"
             "                               max|a-b| / max(max|b|,1), fail above --tolerance\n"
-            "         --tolerance T         default 1e-4\n"
+            "         --tolerance T         default 1e-4 (calibrate: 1e-2 against fp32)\n"
             "inputs are raw little-endian float32 NHWC, one file per model input in order;\n"
             "--save writes DIR/output_<i>.f32 for every output in model order.\n");
     return 2;
@@ -74,6 +84,32 @@ static int parse_int(const char *text, const char *flag, int *out) {
         return 0;
     }
     *out = (int)v;
+    return 1;
+}
+
+/* "0-79,85" -> op indices. */
+static int parse_ops(const char *text, cli *c) {
+    const char *p = text;
+    c->n_fp32_ops = 0;
+    while (*p) {
+        char *end;
+        long a = strtol(p, &end, 10), b = a;
+        if (end == p || a < 0) break;
+        p = end;
+        if (*p == '-') {
+            b = strtol(p + 1, &end, 10);
+            if (end == p + 1 || b < a) break;
+            p = end;
+        }
+        if (b - a + 1 > MAX_FP32_OPS - c->n_fp32_ops) break;
+        for (long i = a; i <= b; i++) c->fp32_ops[c->n_fp32_ops++] = (int)i;
+        if (*p == ',') p++;
+        else if (*p) break;
+    }
+    if (*p || !*text) {
+        fprintf(stderr, "vkinfer: --fp32-ops takes op indices and ranges like 0-79,85, got '%s'\n", text);
+        return 0;
+    }
     return 1;
 }
 
@@ -100,6 +136,7 @@ static int parse_args(int argc, char **argv, cli *c) {
         if (!strcmp(a, "--validation")) { c->ctx_opts.enable_validation = 1; continue; }
         if (!strcmp(a, "--profile")) { c->profile = 1; continue; }
         if (!strcmp(a, "--fp16")) { c->precision = VKI_PRECISION_FP16; continue; }
+        if (!strcmp(a, "--fp16-storage")) { c->precision = VKI_PRECISION_FP16_STORAGE; continue; }
         if (!strcmp(a, "--spin")) { c->wait = VKI_WAIT_SPIN; continue; }
         if (!strcmp(a, "--block")) { c->wait = VKI_WAIT_BLOCK; continue; }
         if (!strcmp(a, "--json")) { c->json = 1; continue; }
@@ -120,6 +157,7 @@ static int parse_args(int argc, char **argv, cli *c) {
         } else if (!strcmp(a, "--tolerance")) {
             char *end;
             c->tolerance = strtod(next, &end);
+            c->tolerance_given = 1;
             if (*end || !(c->tolerance >= 0)) {
                 fprintf(stderr, "vkinfer: --tolerance takes a number, got '%s'\n", next);
                 return 0;
@@ -129,6 +167,8 @@ static int parse_args(int argc, char **argv, cli *c) {
             if (c->runs < 1) c->runs = 1;
         } else if (!strcmp(a, "--warmup")) {
             if (!parse_int(next, a, &c->warmup)) return 0;
+        } else if (!strcmp(a, "--fp32-ops")) {
+            if (!parse_ops(next, c)) return 0;
         } else if (!strcmp(a, "--memory")) {
             if (!parse_strategy(next, &c->memory)) return 0;
         } else if (!strcmp(a, "--device")) {
@@ -155,10 +195,12 @@ static int cmd_devices(void) {
     vki_status s = vki_enumerate_devices(infos, 16, &n);
     if (s) return fail("devices", s);
     for (int i = 0; i < n && i < 16; i++)
-        printf("device %d: %s (%s, vendor 0x%04x, device 0x%04x, Vulkan %u.%u.%u, subgroup %u)\n", i,
+        printf("device %d: %s (%s, vendor 0x%04x, device 0x%04x, Vulkan %u.%u.%u, subgroup %u, "
+               "fp16 storage %s, fp16 arithmetic %s)\n", i,
                infos[i].name, type_name(infos[i].type), infos[i].vendor_id, infos[i].device_id,
                infos[i].api_version >> 22, (infos[i].api_version >> 12) & 0x3ff,
-               infos[i].api_version & 0xfff, infos[i].subgroup_size);
+               infos[i].api_version & 0xfff, infos[i].subgroup_size,
+               infos[i].fp16_storage ? "yes" : "no", infos[i].fp16_arithmetic ? "yes" : "no");
     return 0;
 }
 
@@ -216,6 +258,20 @@ static int read_input(const char *path, float *dst, size_t count) {
         fprintf(stderr, "vkinfer: %s: expected exactly %zu bytes (%zu float32 values)\n", path,
                 count * sizeof(float), count);
         return 0;
+    }
+    return 1;
+}
+
+/* Every model input from its --input file, or from the reference generator. */
+static int load_inputs(const cli *c, const vki_model *m, float **ins) {
+    uint32_t state = 0x12345678u;
+    for (int i = 0; i < vki_model_input_count(m); i++) {
+        vki_tensor_info t;
+        vki_model_input_info(m, i, &t);
+        ins[i] = malloc(t.element_count * sizeof(float));
+        if (!ins[i]) { fprintf(stderr, "vkinfer: out of memory\n"); return 0; }
+        if (c->n_inputs) { if (!read_input(c->inputs[i], ins[i], t.element_count)) return 0; }
+        else fill_xorshift(ins[i], t.element_count, &state);
     }
     return 1;
 }
@@ -349,20 +405,22 @@ static int cmd_run(const cli *c) {
     vki_context_device_info(ctx, &dev);
     double t0 = now_ms();
     vki_graph_options graph_opts = {.precision = c->precision, .memory = c->memory,
-                                    .wait = c->wait, .profile = c->profile};
+                                    .wait = c->wait, .profile = c->profile,
+                                    .fp32_ops = c->fp32_ops, .n_fp32_ops = c->n_fp32_ops};
     s = vki_graph_create(ctx, m, &graph_opts, &g);
     if (s) { fail("graph build", s); goto done; }
     double build_ms = now_ms() - t0;
     printf("model %s on %s: %d ops, %d dispatches, built in %.1f ms\n", c->model, dev.name,
            vki_model_op_count(m), vki_graph_dispatch_count(g), build_ms);
-    uint32_t state = 0x12345678u;
+    vki_precision_report prec;
+    vki_graph_precision(g, &prec);
+    if (c->precision != VKI_PRECISION_FP32)
+        printf("precision: %d of %d ops fp16, %s arithmetic\n", prec.fp16_ops, prec.ops,
+               prec.fp16_arithmetic ? "fp16" : "fp32");
+    if (!load_inputs(c, m, ins)) goto done;
     for (int i = 0; i < n_in; i++) {
         vki_tensor_info t;
         vki_model_input_info(m, i, &t);
-        ins[i] = malloc(t.element_count * sizeof(float));
-        if (!ins[i]) { fprintf(stderr, "vkinfer: out of memory\n"); goto done; }
-        if (c->n_inputs) { if (!read_input(c->inputs[i], ins[i], t.element_count)) goto done; }
-        else fill_xorshift(ins[i], t.element_count, &state);
         s = vki_graph_set_input(g, i, ins[i], t.element_count * sizeof(float));
         if (s) { fail("input", s); goto done; }
     }
@@ -456,6 +514,48 @@ static int cmd_plan(const cli *c) {
     return 0;
 }
 
+/* Prints the ops an fp16 graph keeps fp32 to stay within the tolerance of fp32, as a
+ * --fp32-ops list. */
+static int cmd_calibrate(const cli *c) {
+    if (!c->model) return usage();
+    int rc = 1;
+    vki_model *m = NULL;
+    vki_context *ctx = NULL;
+    float *ins[MAX_FILES] = {0};
+    int *ops = NULL;
+    vki_status s = vki_model_load_file(c->model, &m);
+    if (s) { fail("load", s); goto done; }
+    if (vki_model_input_count(m) > MAX_FILES) { fprintf(stderr, "vkinfer: too many model inputs\n"); goto done; }
+    if (c->n_inputs && c->n_inputs != vki_model_input_count(m)) {
+        fprintf(stderr, "vkinfer: the model has %d inputs, %d --input given\n",
+                vki_model_input_count(m), c->n_inputs);
+        goto done;
+    }
+    if (!load_inputs(c, m, ins)) goto done;
+    s = vki_context_create(&c->ctx_opts, &ctx);
+    if (s) { fail("device", s); goto done; }
+    int n_ops = vki_model_op_count(m), kept = 0;
+    ops = malloc(sizeof(int) * (size_t)(n_ops ? n_ops : 1));
+    if (!ops) goto done;
+    vki_calibration_options o = {
+        .precision = c->precision == VKI_PRECISION_FP16_STORAGE ? VKI_PRECISION_FP16_STORAGE
+                                                                : VKI_PRECISION_FP16,
+        .tolerance = c->tolerance_given ? c->tolerance : 1e-2};
+    double t0 = now_ms();
+    s = vki_calibrate_fp32_ops(ctx, m, (const float *const *)ins, &o, ops, n_ops, &kept);
+    if (s) { fail("calibrate", s); goto done; }
+    printf("%s: %d of %d ops must stay fp32 for error <= %.3g against fp32 (%.1f s)\n",
+           c->model, kept, n_ops, o.tolerance, (now_ms() - t0) / 1e3);
+    if (kept) printf("--fp32-ops %d-%d\n", ops[0], ops[kept - 1]);
+    rc = 0;
+done:
+    for (int i = 0; i < MAX_FILES; i++) free(ins[i]);
+    free(ops);
+    vki_context_destroy(ctx);
+    vki_model_destroy(m);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     cli c = {0};
     if (argc < 2) return usage();
@@ -473,5 +573,6 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(c.command, "info")) return cmd_info(&c);
     if (!strcmp(c.command, "plan")) return cmd_plan(&c);
+    if (!strcmp(c.command, "calibrate")) return cmd_calibrate(&c);
     return usage();
 }

@@ -1,0 +1,116 @@
+/* calibrate.c: finds the ops an fp16 graph must keep fp32 for its outputs to stay within
+ * a tolerance of the fp32 graph's (vki_calibrate_fp32_ops). Written against the public
+ * graph API: every candidate is a real graph on the real device. */
+#include "model.h"
+#include "status.h"
+#include "vkinfer.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+typedef struct outputs {
+    int n;
+    float *data[64];
+    size_t count[64];
+} outputs;
+
+static void outputs_free(outputs *o) {
+    for (int i = 0; i < o->n; i++) free(o->data[i]);
+    o->n = 0;
+}
+
+/* Builds the model with `opts`, runs it on `inputs`, and keeps every output. */
+static vki_status run_graph(vki_context *ctx, const vki_model *m, const vki_graph_options *opts,
+                            const float *const *inputs, outputs *out) {
+    vki_graph *g = NULL;
+    vki_status s = vki_graph_create(ctx, m, opts, &g);
+    for (int i = 0; !s && i < m->n_inputs; i++)
+        s = vki_graph_set_input(g, i, inputs[i], vki_tensor_elements(&m->tensors[m->inputs[i]]) * sizeof(float));
+    if (!s) s = vki_graph_run(g);
+    out->n = 0;
+    for (int i = 0; !s && i < m->n_outputs; i++) {
+        out->count[i] = vki_tensor_elements(&m->tensors[m->outputs[i]]);
+        out->data[i] = malloc(out->count[i] * sizeof(float));
+        if (!out->data[i]) s = vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+        else {
+            out->n = i + 1;
+            s = vki_graph_get_output(g, i, out->data[i], out->count[i] * sizeof(float));
+        }
+    }
+    vki_graph_destroy(g);
+    if (s) outputs_free(out);
+    return s;
+}
+
+/* The conformance metric over all outputs: max|a-b| / max(max|b|, 1); NaN is infinite. */
+static double worst_error(const outputs *a, const outputs *b) {
+    double worst = 0;
+    for (int i = 0; i < b->n; i++) {
+        double max_b = 1, max_diff = 0;
+        for (size_t k = 0; k < b->count[i]; k++) {
+            if (fabs(b->data[i][k]) > max_b) max_b = fabs(b->data[i][k]);
+            double d = fabs((double)a->data[i][k] - (double)b->data[i][k]);
+            if (!(d <= max_diff)) max_diff = d != d ? INFINITY : d;
+        }
+        if (max_diff / max_b > worst) worst = max_diff / max_b;
+    }
+    return worst;
+}
+
+/* Error of the fp16 graph that keeps ops [0, prefix) fp32. */
+static vki_status error_with_prefix(vki_context *ctx, const vki_model *m, vki_precision precision,
+                                    const float *const *inputs, const outputs *exact, int *ops,
+                                    int prefix, double *err) {
+    for (int i = 0; i < prefix; i++) ops[i] = i;
+    vki_graph_options o = {.precision = precision, .fp32_ops = ops, .n_fp32_ops = prefix};
+    outputs got;
+    vki_status s = run_graph(ctx, m, &o, inputs, &got);
+    if (s) return s;
+    *err = worst_error(&got, exact);
+    outputs_free(&got);
+    return VKI_OK;
+}
+
+vki_status vki_calibrate_fp32_ops(vki_context *ctx, const vki_model *m, const float *const *inputs,
+                                  const vki_calibration_options *options, int *ops, int max,
+                                  int *n_ops) {
+    if (!ctx || !m || !inputs || !n_ops || (!ops && max > 0))
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_calibrate_fp32_ops: NULL argument");
+    *n_ops = 0;
+    if (m->n_outputs > 64)
+        return vki_fail(VKI_ERROR_UNSUPPORTED_MODEL, "%s: more than 64 outputs", m->name);
+    double tolerance = options && options->tolerance > 0 ? options->tolerance : 1e-2;
+    vki_precision precision = options && options->precision ? options->precision : VKI_PRECISION_FP16;
+    if (precision != VKI_PRECISION_FP16 && precision != VKI_PRECISION_FP16_STORAGE)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_calibrate_fp32_ops: precision %d is "
+                        "not an fp16 precision", (int)precision);
+    int *prefix_ops = malloc(sizeof(int) * (size_t)(m->n_ops ? m->n_ops : 1));
+    if (!prefix_ops) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    outputs exact;
+    vki_graph_options fp32 = {0};
+    vki_status s = run_graph(ctx, m, &fp32, inputs, &exact);
+    /* Bisection keeps err(lo) > tolerance >= err(hi); keeping every op fp32 is exact. The
+     * error need not fall monotonically with the prefix, but the prefix found always meets
+     * the tolerance, and one op fewer does not. */
+    int lo = -1, hi = m->n_ops;
+    double err = 0;
+    if (!s) s = error_with_prefix(ctx, m, precision, inputs, &exact, prefix_ops, 0, &err);
+    if (!s && err <= tolerance) hi = 0;
+    else lo = 0;
+    while (!s && hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        s = error_with_prefix(ctx, m, precision, inputs, &exact, prefix_ops, mid, &err);
+        if (!s && err <= tolerance) hi = mid;
+        else lo = mid;
+    }
+    if (!s && hi > max)
+        s = vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_calibrate_fp32_ops: %d ops must stay fp32, "
+                     "ops holds %d", hi, max);
+    if (!s) {
+        for (int i = 0; i < hi; i++) ops[i] = i;
+        *n_ops = hi;
+    }
+    if (exact.n) outputs_free(&exact);
+    free(prefix_ops);
+    return s;
+}

@@ -1,0 +1,49 @@
+/* precision.c: the per-op and per-tensor float16 decisions of a graph (mixed precision). */
+#include "precision.h"
+
+#include <string.h>
+
+vki_status vki_precision_ops(const vki_model *m, const vki_graph_options *o, int fp16,
+                             unsigned char *op_half) {
+    memset(op_half, fp16 ? 1 : 0, (size_t)m->n_ops);
+    if (!o || o->n_fp32_ops <= 0) return VKI_OK;
+    if (!o->fp32_ops)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: n_fp32_ops is %d but "
+                        "fp32_ops is NULL", o->n_fp32_ops);
+    for (int i = 0; i < o->n_fp32_ops; i++) {
+        int op = o->fp32_ops[i];
+        if (op < 0 || op >= m->n_ops)
+            return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: fp32_ops[%d] = %d, "
+                            "but %s has ops 0..%d", i, op, m->name, m->n_ops - 1);
+        op_half[op] = 0;
+    }
+    return VKI_OK;
+}
+
+void vki_precision_tensors(const vki_model *view, const unsigned char *skip,
+                           const unsigned char *op_half, const int *root_of,
+                           unsigned char *tensor_half) {
+    int any_half = 0;
+    for (int o = 0; o < view->n_ops; o++) any_half |= op_half[o];
+    memset(tensor_half, 0, (size_t)view->n_tensors);
+    if (!any_half) return;
+    for (int o = 0; o < view->n_ops; o++) {
+        if (skip[o]) continue;
+        const vki_op *op = &view->ops[o];
+        for (int i = 0; i < op->n_outputs; i++)
+            if (op->outputs[i] >= 0) tensor_half[op->outputs[i]] = op_half[o];
+    }
+    /* Rounding a graph input feeds every reader the rounding error; an fp32 reader is kept
+     * fp32 because its error matters, so it gets the exact input. */
+    for (int i = 0; i < view->n_inputs; i++) {
+        int t = view->inputs[i], half = 1;
+        for (int o = 0; o < view->n_ops; o++) {
+            if (skip[o]) continue;
+            for (int k = 0; k < view->ops[o].n_inputs; k++)
+                if (view->ops[o].inputs[k] == t && !op_half[o]) half = 0;
+        }
+        tensor_half[t] = (unsigned char)half;
+    }
+    /* Aliases (a RESHAPE that keeps C, a whole SLICE) are views of their root's storage. */
+    for (int t = 0; t < view->n_tensors; t++) tensor_half[t] = tensor_half[root_of[t]];
+}

@@ -1,0 +1,23 @@
+/* precision.h: which ops and tensors of a graph are float16 (internal).
+ *
+ * An fp16 graph stores an op's outputs and weights as float16 unless the op is one of
+ * the options' fp32_ops; a kept op also computes in fp32. A tensor takes the precision of
+ * the op that writes it, and a graph input is fp16 only if every op reading it is. */
+#ifndef VKI_PRECISION_H
+#define VKI_PRECISION_H
+
+#include "model.h"
+#include "status.h"
+#include "vkinfer.h"
+
+/* op_half[o] = 1 for ops stored fp16. Fails on an fp32_ops index outside the model. */
+vki_status vki_precision_ops(const vki_model *m, const vki_graph_options *o, int fp16,
+                             unsigned char *op_half);
+
+/* tensor_half[t] for every tensor of `view` (the model with the passes' op list; skipped
+ * ops write nothing); root_of[t] is the tensor whose storage t shares. */
+void vki_precision_tensors(const vki_model *view, const unsigned char *skip,
+                           const unsigned char *op_half, const int *root_of,
+                           unsigned char *tensor_half);
+
+#endif
