@@ -1,0 +1,197 @@
+/* test_precision.c: mixed precision. Any set of ops kept fp32 in an fp16 graph gives the
+ * C reference's outputs (each binding reads and writes its own storage type), the options
+ * are checked, and vki_calibrate_fp32_ops returns a set that meets its tolerance where one
+ * op fewer does not. */
+#include "harness.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_OPS 5
+#define IN_ELEMS (7 * 5 * 3)
+#define OUT_ELEMS (7 * 5 * 8)
+
+/* conv -> add constant -> depthwise -> concat with the graph input -> logistic: weights,
+ * a constant operand, and a graph input read by two ops. */
+static vki_model *chain_model(void) {
+    vki_model *m = vki_model_new("chain");
+    int in = harness_tensor(m, 7, 5, 3);
+    int fshape[4] = {5, 3, 3, 3}, dshape[4] = {1, 3, 3, 5}, five = 5;
+    int filter = harness_const(m, 4, fshape, 11u, -1.0f, 1.0f);
+    int bias = harness_const(m, 1, &five, 12u, -1.0f, 1.0f);
+    int offset = harness_const(m, 1, &five, 13u, -1.0f, 1.0f);
+    int dfilter = harness_const(m, 4, dshape, 14u, -1.0f, 1.0f);
+    int dbias = harness_const(m, 1, &five, 15u, -1.0f, 1.0f);
+    int t1 = harness_tensor(m, 7, 5, 5), t2 = harness_tensor(m, 7, 5, 5);
+    int t3 = harness_tensor(m, 7, 5, 5), t4 = harness_tensor(m, 7, 5, 8);
+    int out = harness_tensor(m, 7, 5, 8);
+    int conv_in[3] = {in, filter, bias}, add_in[2] = {t1, offset};
+    int dw_in[3] = {t2, dfilter, dbias}, cat_in[2] = {t3, in};
+    vki_op *op = vki_model_add_op(m, VKI_OP_CONV_2D, 3, conv_in, 1, &t1);
+    op->opt.conv = (vki_conv_options){.padding = VKI_PAD_SAME, .stride_w = 1, .stride_h = 1};
+    vki_model_add_op(m, VKI_OP_ADD, 2, add_in, 1, &t2);
+    op = vki_model_add_op(m, VKI_OP_DEPTHWISE_CONV_2D, 3, dw_in, 1, &t3);
+    op->opt.conv = (vki_conv_options){.padding = VKI_PAD_SAME, .stride_w = 1, .stride_h = 1};
+    op = vki_model_add_op(m, VKI_OP_CONCATENATION, 2, cat_in, 1, &t4);
+    op->opt.concat.axis = 3;
+    vki_model_add_op(m, VKI_OP_LOGISTIC, 1, &t4, 1, &out);
+    cr_assert(vki_model_set_io(m, 1, &in, 1, &out));
+    cr_assert_eq(vki_model_validate(m), VKI_OK, "%s", vki_last_error());
+    return m;
+}
+
+/* Runs m built with o on the seeded input; returns the relative error against ref. */
+static double run_error(vki_model *m, const vki_graph_options *o, const float *in,
+                        const float *ref, vki_precision_report *report) {
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(harness_context(), m, o, &g), VKI_OK, "%s", vki_last_error());
+    float out[OUT_ELEMS];
+    cr_assert_eq(vki_graph_set_input(g, 0, in, IN_ELEMS * sizeof(float)), VKI_OK);
+    cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_get_output(g, 0, out, sizeof out), VKI_OK);
+    if (report) cr_assert_eq(vki_graph_precision(g, report), VKI_OK);
+    vki_graph_destroy(g);
+    double max_ref = 1, max_diff = 0;
+    for (int i = 0; i < OUT_ELEMS; i++) {
+        if (fabs(ref[i]) > max_ref) max_ref = fabs(ref[i]);
+        double d = fabs((double)out[i] - (double)ref[i]);
+        if (!(d <= max_diff)) max_diff = d;
+    }
+    return max_diff / max_ref;
+}
+
+static int has_fp16(void) {
+    vki_device_info dev;
+    vki_context_device_info(harness_context(), &dev);
+    return dev.fp16_storage;
+}
+
+Test(mixed_precision, every_subset_of_fp32_ops) {
+    if (!has_fp16()) cr_skip_test("the device has no 16-bit storage");
+    vki_model *m = chain_model();
+    float in[IN_ELEMS], ref[OUT_ELEMS];
+    harness_fill(in, IN_ELEMS, 5u, -1.0f, 1.0f);
+    float *out = ref;
+    const float *ins = in;
+    cr_assert_eq(vki_model_reference_run(m, &ins, &out), VKI_OK);
+    vki_device_info dev;
+    vki_context_device_info(harness_context(), &dev);
+    for (vki_precision p = VKI_PRECISION_FP16; p <= VKI_PRECISION_FP16_STORAGE; p++)
+        for (unsigned mask = 0; mask < (1u << N_OPS); mask++) {
+            int ops[N_OPS], n = 0;
+            for (int i = 0; i < N_OPS; i++)
+                if (mask & (1u << i)) ops[n++] = i;
+            vki_graph_options o = {.precision = p, .fp32_ops = ops, .n_fp32_ops = n};
+            vki_precision_report r;
+            double err = run_error(m, &o, in, ref, &r);
+            cr_assert(err <= 1e-2, "precision %d, fp32 ops mask %#x: error %g", (int)p, mask, err);
+            cr_assert_eq(r.ops, N_OPS);
+            cr_assert_eq(r.fp16_ops, N_OPS - n, "mask %#x", mask);
+            cr_assert_eq(r.fp16_arithmetic, p == VKI_PRECISION_FP16 && dev.fp16_arithmetic);
+            /* Every op kept fp32 is the fp32 graph, to the bit. */
+            if (n == N_OPS) cr_assert(err <= 1e-5, "all fp32: error %g", err);
+        }
+    vki_model_destroy(m);
+}
+
+Test(mixed_precision, fp16_halves_weights) {
+    if (!has_fp16()) cr_skip_test("the device has no 16-bit storage");
+    vki_model *m = chain_model();
+    vki_memory_report full, half;
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(harness_context(), m, NULL, &g), VKI_OK);
+    vki_graph_memory(g, &full);
+    vki_graph_destroy(g);
+    vki_graph_options o = {.precision = VKI_PRECISION_FP16};
+    cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_OK);
+    vki_graph_memory(g, &half);
+    vki_graph_destroy(g);
+    cr_assert(half.weights_bytes < full.weights_bytes, "%llu vs %llu",
+              (unsigned long long)half.weights_bytes, (unsigned long long)full.weights_bytes);
+    cr_assert(half.intermediate_bytes < full.intermediate_bytes);
+    vki_model_destroy(m);
+}
+
+Test(mixed_precision, bad_fp32_ops) {
+    vki_model *m = chain_model();
+    vki_graph *g = NULL;
+    int ops[2] = {1, N_OPS};
+    vki_graph_options o = {.precision = VKI_PRECISION_FP16, .fp32_ops = ops, .n_fp32_ops = 2};
+    cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(vki_last_error(), "fp32_ops[1] = 5"), "%s", vki_last_error());
+    o.fp32_ops = NULL;
+    cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(vki_last_error(), "NULL"), "%s", vki_last_error());
+    cr_assert_null(g);
+    /* An fp32 graph has nothing to keep: the list is accepted and changes nothing. */
+    o = (vki_graph_options){.fp32_ops = ops, .n_fp32_ops = 1};
+    cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_OK, "%s", vki_last_error());
+    vki_precision_report r;
+    cr_assert_eq(vki_graph_precision(g, &r), VKI_OK);
+    cr_assert_eq(r.fp16_ops, 0);
+    cr_assert_eq(vki_graph_precision(g, NULL), VKI_ERROR_INVALID_ARGUMENT);
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
+}
+
+/* The bisection's promise: the prefix returned meets the tolerance against the fp32 graph
+ * and the prefix one op shorter does not (unless none is needed). */
+Test(calibration, prefix_meets_the_tolerance_and_is_minimal) {
+    if (!has_fp16()) cr_skip_test("the device has no 16-bit storage");
+    vki_model *m = chain_model();
+    float in[IN_ELEMS], exact[OUT_ELEMS];
+    harness_fill(in, IN_ELEMS, 6u, -1.0f, 1.0f);
+    vki_graph_options fp32 = {0};
+    const float *ins = in;
+    /* The fp32 graph's output is the calibration's reference. */
+    {
+        vki_graph *g = NULL;
+        cr_assert_eq(vki_graph_create(harness_context(), m, &fp32, &g), VKI_OK);
+        vki_graph_set_input(g, 0, in, sizeof in);
+        cr_assert_eq(vki_graph_run(g), VKI_OK);
+        vki_graph_get_output(g, 0, exact, sizeof exact);
+        vki_graph_destroy(g);
+    }
+    const double tolerances[] = {1e-1, 1e-3, 1e-4, 1e-6, 0x1p-30};
+    for (int t = 0; t < 5; t++) {
+        int ops[N_OPS], n = -1;
+        vki_calibration_options co = {.tolerance = tolerances[t]};
+        cr_assert_eq(vki_calibrate_fp32_ops(harness_context(), m, &ins, &co, ops, N_OPS, &n), VKI_OK,
+                     "%s", vki_last_error());
+        cr_assert(n >= 0 && n <= N_OPS);
+        for (int i = 0; i < n; i++) cr_assert_eq(ops[i], i);
+        vki_graph_options o = {.precision = VKI_PRECISION_FP16, .fp32_ops = ops, .n_fp32_ops = n};
+        double err = run_error(m, &o, in, exact, NULL);
+        cr_assert(err <= tolerances[t], "tolerance %g: %d ops kept, error %g", tolerances[t], n, err);
+        if (n > 0) {
+            o.n_fp32_ops = n - 1;
+            double shorter = run_error(m, &o, in, exact, NULL);
+            cr_assert(shorter > tolerances[t], "tolerance %g: %d ops would do (error %g)",
+                      tolerances[t], n - 1, shorter);
+        }
+    }
+    vki_model_destroy(m);
+}
+
+Test(calibration, bad_arguments) {
+    vki_model *m = chain_model();
+    float in[IN_ELEMS] = {0};
+    const float *ins = in;
+    int ops[N_OPS], n = 7;
+    cr_assert_eq(vki_calibrate_fp32_ops(harness_context(), m, NULL, NULL, ops, N_OPS, &n),
+                 VKI_ERROR_INVALID_ARGUMENT);
+    vki_calibration_options co = {.precision = (vki_precision)9};
+    cr_assert_eq(vki_calibrate_fp32_ops(harness_context(), m, &ins, &co, ops, N_OPS, &n),
+                 VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(vki_last_error(), "precision"), "%s", vki_last_error());
+    cr_assert_eq(n, 0);
+    if (has_fp16()) {
+        co = (vki_calibration_options){.tolerance = 0x1p-30};
+        cr_assert_eq(vki_calibrate_fp32_ops(harness_context(), m, &ins, &co, ops, 0, &n),
+                     VKI_ERROR_INVALID_ARGUMENT);
+        cr_assert(strstr(vki_last_error(), "ops holds 0"), "%s", vki_last_error());
+    }
+    vki_model_destroy(m);
+}
