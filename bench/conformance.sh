@@ -1,8 +1,10 @@
 #!/bin/sh
 # conformance.sh [VKINFER] [MODEL_DIR]: runs the five conformance models on the default
-# device in fp32 and fp16, checks every output against the TFLite interpreter's
-# (tests/data/ref) and reports latency as the median and spread of 100 runs after 10
-# warm-ups. Prints one line per model and precision; exits non-zero on any failure.
+# device in fp32, fp16 (fp16 arithmetic where the device has it) and fp16 storage, checks
+# every output against the TFLite interpreter's (tests/data/ref) and reports latency as
+# the median and spread of 100 runs after 10 warm-ups. The fp16 runs keep fp32 the ops
+# `vkinfer calibrate` names on the generated input (1e-2 against fp32), which is not the
+# reference input. Prints one line per model and precision; exits non-zero on any failure.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 vkinfer=${1:-$root/build/vkinfer}
@@ -16,17 +18,23 @@ for model in face_detection_short_range face_detection_full_range selfie_segment
   ref=$root/tests/data/ref/$model
   tol32=1e-4
   [ "$model" = pose_landmark_lite ] && tol32=5e-4
-  for precision in fp32 fp16; do
+  for precision in fp32 fp16 fp16-storage; do
     tol=$tol32
     flag=""
-    [ "$precision" = fp16 ] && { tol=3e-2; flag=--fp16; }
+    if [ "$precision" != fp32 ]; then
+      tol=3e-2
+      flag=--$precision
+      keep=$("$vkinfer" calibrate "$models/$model.tflite" $flag $extra 2>&1 | sed -n 's/^--fp32-ops //p')
+      [ -n "$keep" ] && flag="$flag --fp32-ops $keep"
+    fi
     out=$("$vkinfer" run "$models/$model.tflite" --input "$ref/input_0.f32" --check "$ref" \
           --tolerance "$tol" --runs "$runs" --warmup "$warmup" $flag $extra 2>&1)
     rc=$?
     latency=$(echo "$out" | sed -n 's/^latency: //p')
     errors=$(echo "$out" | sed -n "s/^check output \([0-9]*\) '\([^']*\)': error \([^ ]*\).*/\2=\3/p" | tr '\n' ' ')
     if [ $rc -eq 0 ]; then verdict=ok; else verdict=FAIL; status=1; fi
-    echo "$model $precision: $verdict; $latency; errors: $errors"
+    mixed=$(echo "$out" | sed -n 's/^precision: \([0-9]* of [0-9]* ops fp16\).*/; \1/p')
+    echo "$model $precision: $verdict; $latency; errors: $errors$mixed"
     [ $rc -eq 0 ] || echo "$out" | grep -E 'vkinfer:|FAIL' | head -5 | sed 's/^/    /'
   done
 done

@@ -67,21 +67,26 @@ static void device_run(vki_model *m, vki_precision precision, float **inputs, fl
     vki_graph_destroy(g);
 }
 
+double harness_relative_error(const float *a, const float *b, size_t n, size_t *at) {
+    double max_b = 1.0, max_diff = 0.0;
+    size_t worst = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (fabs(b[k]) > max_b) max_b = fabs(b[k]);
+        double d = fabs((double)a[k] - (double)b[k]);
+        if (!(d <= max_diff)) { max_diff = d != d ? INFINITY : d; worst = k; }
+    }
+    if (at) *at = worst;
+    return max_diff / max_b;
+}
+
 /* Asserts every output within tol * max(max|ref|, 1); returns the worst relative error. */
 static double compare(const vki_model *m, float **got, float **ref, double tol, const char *what) {
     double worst = 0.0;
     for (int i = 0; i < m->n_outputs; i++) {
-        size_t n = vki_tensor_elements(&m->tensors[m->outputs[i]]);
-        double max_ref = 1.0, max_diff = 0.0;
-        size_t at = 0;
-        for (size_t k = 0; k < n; k++) {
-            if (fabs(ref[i][k]) > max_ref) max_ref = fabs(ref[i][k]);
-            double d = fabs((double)got[i][k] - (double)ref[i][k]);
-            if (!(d <= max_diff)) { max_diff = d; at = k; }   /* NaN counts as worst */
-        }
-        double rel = max_diff / max_ref;
-        cr_assert(rel <= tol, "%s output %d: max|gpu-ref| = %g at element %zu (gpu %g, ref %g), "
-                  "relative %g > %g", what, i, max_diff, at, got[i][at], ref[i][at], rel, tol);
+        size_t n = vki_tensor_elements(&m->tensors[m->outputs[i]]), at;
+        double rel = harness_relative_error(got[i], ref[i], n, &at);
+        cr_assert(rel <= tol, "%s output %d: relative error %g > %g, worst at element %zu "
+                  "(gpu %g, ref %g)", what, i, rel, tol, at, got[i][at], ref[i][at]);
         if (rel > worst) worst = rel;
     }
     return worst;

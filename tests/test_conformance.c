@@ -4,7 +4,6 @@
 #include "harness.h"
 
 #include <criterion/criterion.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -23,16 +22,6 @@ static float *read_f32(const char *path, size_t count) {
 static const char *env_or(const char *name, const char *fallback) {
     const char *v = getenv(name);
     return v && *v ? v : fallback;
-}
-
-static double relative_error(const float *a, const float *b, size_t n) {
-    double max_b = 1.0, max_diff = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        if (fabs(b[i]) > max_b) max_b = fabs(b[i]);
-        double d = fabs((double)a[i] - (double)b[i]);
-        if (!(d <= max_diff)) max_diff = d;
-    }
-    return max_diff / max_b;
 }
 
 /* Runs `model` on the device (and, when check_reference, on the C references too) with
@@ -90,14 +79,14 @@ static void conform_bounds(const char *model, const vki_graph_options *options, 
         cr_assert_eq(vki_graph_get_output(g, i, got, t.element_count * sizeof(float)), VKI_OK);
         snprintf(path, sizeof path, "%s/ref/%s/output_%d.f32", data, model, i);
         float *want = read_f32(path, t.element_count);
-        double err = relative_error(got, want, t.element_count);
+        double err = harness_relative_error(got, want, t.element_count, NULL);
         double bound = bound_for(i, tol, special);
         cr_log_info("%s output %d '%s': device error %.3g", model, i, t.name, err);
         fprintf(stderr, "conformance: %s %s output %d '%s': device error %.3g", model,
                 precision_name(options), i, t.name, err);
         cr_expect(err <= bound, "%s output %d '%s': device error %g > %g", model, i, t.name, err, bound);
         if (check_reference) {
-            double ref_err = relative_error(ref_run[i], want, t.element_count);
+            double ref_err = harness_relative_error(ref_run[i], want, t.element_count, NULL);
             fprintf(stderr, ", C reference error %.3g", ref_err);
             cr_expect(ref_err <= tol, "%s output %d: C reference error %g > %g", model, i, ref_err, tol);
         }

@@ -1354,7 +1354,8 @@ Test(loader, real_models_options) {
         size_t size;
         uint8_t *b = read_model(e->file, &size);
         if (!b) {
-            cr_log_warn("%s not found in $VKI_MODEL_DIR; skipped", e->file);
+            /* A warning would make Criterion exit 1 on device runs that carry fewer models. */
+            cr_log_info("%s not found in $VKI_MODEL_DIR; skipped", e->file);
             continue;
         }
         found++;

@@ -5,7 +5,6 @@
 #include "harness.h"
 
 #include <criterion/criterion.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,13 +52,7 @@ static double run_error(vki_model *m, const vki_graph_options *o, const float *i
     cr_assert_eq(vki_graph_get_output(g, 0, out, sizeof out), VKI_OK);
     if (report) cr_assert_eq(vki_graph_precision(g, report), VKI_OK);
     vki_graph_destroy(g);
-    double max_ref = 1, max_diff = 0;
-    for (int i = 0; i < OUT_ELEMS; i++) {
-        if (fabs(ref[i]) > max_ref) max_ref = fabs(ref[i]);
-        double d = fabs((double)out[i] - (double)ref[i]);
-        if (!(d <= max_diff)) max_diff = d;
-    }
-    return max_diff / max_ref;
+    return harness_relative_error(out, ref, OUT_ELEMS, NULL);
 }
 
 static int has_fp16(void) {
