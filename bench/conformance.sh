@@ -21,6 +21,7 @@ for model in face_detection_short_range face_detection_full_range selfie_segment
   for precision in fp32 fp16 fp16-storage; do
     tol=$tol32
     flag=""
+    keep=""
     if [ "$precision" != fp32 ]; then
       tol=3e-2
       flag=--$precision
@@ -34,6 +35,7 @@ for model in face_detection_short_range face_detection_full_range selfie_segment
     errors=$(echo "$out" | sed -n "s/^check output \([0-9]*\) '\([^']*\)': error \([^ ]*\).*/\2=\3/p" | tr '\n' ' ')
     if [ $rc -eq 0 ]; then verdict=ok; else verdict=FAIL; status=1; fi
     mixed=$(echo "$out" | sed -n 's/^precision: \([0-9]* of [0-9]* ops fp16\).*/; \1/p')
+    [ "$precision" != fp32 ] && [ -n "$keep" ] && mixed="$mixed (fp32 ops $keep)"
     echo "$model $precision: $verdict; $latency; errors: $errors$mixed"
     [ $rc -eq 0 ] || echo "$out" | grep -E 'vkinfer:|FAIL' | head -5 | sed 's/^/    /'
   done

@@ -283,7 +283,7 @@ static vki_status choose_device(vki_context *ctx, const vki_context_options *o) 
     return VKI_OK;
 }
 
-static vki_status create_device(vki_context *ctx) {
+static vki_status create_device(vki_context *ctx, unsigned disable) {
     float priority = 1.0f;
     VkDeviceQueueCreateInfo q = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
@@ -294,6 +294,8 @@ static vki_status create_device(vki_context *ctx) {
     /* Enable exactly the fp16 features the device has; graphs that ask for fp16 check. */
     fp16_features f;
     query_fp16(ctx->physical, &f);
+    if (disable & VKI_FEATURE_FP16_STORAGE) f.storage.storageBuffer16BitAccess = VK_FALSE;
+    if (disable & VKI_FEATURE_FP16_ARITHMETIC) f.arith.shaderFloat16 = VK_FALSE;
     VkPhysicalDevice16BitStorageFeatures storage = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
         .storageBuffer16BitAccess = f.storage.storageBuffer16BitAccess,
@@ -334,7 +336,7 @@ vki_status vki_context_create(const vki_context_options *options, vki_context **
     if (!ctx) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
     vki_status s = create_instance(ctx, validation_wanted(options));
     if (!s) s = choose_device(ctx, options);
-    if (!s) s = create_device(ctx);
+    if (!s) s = create_device(ctx, options ? options->disable_features : 0);
     if (s) {
         vki_context_destroy(ctx);
         return s;
@@ -358,6 +360,9 @@ void vki_context_destroy(vki_context *ctx) {
 vki_status vki_context_device_info(const vki_context *ctx, vki_device_info *out) {
     if (!ctx || !out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_context_device_info: NULL argument");
     fill_info(ctx->physical, out);
+    /* What this context enabled, which disable_features may have narrowed. */
+    out->fp16_storage = ctx->fp16_storage;
+    out->fp16_arithmetic = ctx->fp16_arithmetic;
     return VKI_OK;
 }
 

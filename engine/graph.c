@@ -658,7 +658,8 @@ static vki_status apply_options(vki_graph *g, const vki_model *model, const vki_
     g->fp16_arith = g->fp16 && o->precision == VKI_PRECISION_FP16 && ctx->fp16_arithmetic;
     if (g->fp16 && !ctx->fp16_storage)
         return vki_fail(VKI_ERROR_DEVICE_FEATURE,
-                        "%s: fp16 precision needs storageBuffer16BitAccess, which %s lacks",
+                        "%s: fp16 precision needs storageBuffer16BitAccess, which %s lacks "
+                        "(or the context disabled)",
                         model->name, ctx->props.deviceName);
     /* On a CPU device the driver's threads need the cores a spinning caller would take. */
     vki_wait_mode wait = o ? o->wait : VKI_WAIT_AUTO;

@@ -69,7 +69,15 @@ typedef struct vki_context_options {
     /* Enable the Khronos validation layer and report its messages on stderr. Also set by
      * VKI_VALIDATION=1 in the environment. */
     int enable_validation;
+    /* VKI_FEATURE_* bits: treat the device as lacking them, to see what a model does on
+     * devices that do (fp16 graphs refused, or computing in fp32). */
+    unsigned disable_features;
 } vki_context_options;
+
+enum {
+    VKI_FEATURE_FP16_STORAGE = 1u << 0,      /* storageBuffer16BitAccess */
+    VKI_FEATURE_FP16_ARITHMETIC = 1u << 1,   /* shaderFloat16 */
+};
 
 typedef struct vki_device_info {
     char name[256];

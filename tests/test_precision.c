@@ -188,3 +188,59 @@ Test(calibration, bad_arguments) {
     }
     vki_model_destroy(m);
 }
+
+static vki_context *context_without(unsigned features) {
+    vki_context_options o = {.disable_features = features};
+    vki_context *ctx = NULL;
+    cr_assert_eq(vki_context_create(&o, &ctx), VKI_OK, "%s", vki_last_error());
+    return ctx;
+}
+
+Test(device_features, fp16_refused_without_16bit_storage) {
+    vki_context *ctx = context_without(VKI_FEATURE_FP16_STORAGE);
+    vki_device_info dev;
+    cr_assert_eq(vki_context_device_info(ctx, &dev), VKI_OK);
+    cr_assert_eq(dev.fp16_storage, 0);
+    vki_model *m = chain_model();
+    vki_graph *g = NULL;
+    for (vki_precision p = VKI_PRECISION_FP16; p <= VKI_PRECISION_FP16_STORAGE; p++) {
+        vki_graph_options o = {.precision = p};
+        cr_assert_eq(vki_graph_create(ctx, m, &o, &g), VKI_ERROR_DEVICE_FEATURE);
+        cr_assert(strstr(vki_last_error(), "storageBuffer16BitAccess"), "%s", vki_last_error());
+        cr_assert_null(g);
+    }
+    float in[IN_ELEMS] = {0};
+    const float *ins = in;
+    int ops[N_OPS], n = 0;
+    cr_assert_eq(vki_calibrate_fp32_ops(ctx, m, &ins, NULL, ops, N_OPS, &n), VKI_ERROR_DEVICE_FEATURE);
+    /* fp32 still works. */
+    cr_assert_eq(vki_graph_create(ctx, m, NULL, &g), VKI_OK, "%s", vki_last_error());
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
+    vki_context_destroy(ctx);
+}
+
+/* Without shaderFloat16, fp16 computes in fp32: the fp16-storage graph, to the bit. */
+Test(device_features, fp16_without_shader_float16_is_fp16_storage) {
+    if (!has_fp16()) cr_skip_test("the device has no 16-bit storage");
+    vki_context *ctx = context_without(VKI_FEATURE_FP16_ARITHMETIC);
+    vki_model *m = chain_model();
+    float in[IN_ELEMS], out[2][OUT_ELEMS];
+    harness_fill(in, IN_ELEMS, 8u, -1.0f, 1.0f);
+    for (int k = 0; k < 2; k++) {
+        vki_graph_options o = {.precision = k ? VKI_PRECISION_FP16_STORAGE : VKI_PRECISION_FP16};
+        vki_graph *g = NULL;
+        cr_assert_eq(vki_graph_create(ctx, m, &o, &g), VKI_OK, "%s", vki_last_error());
+        vki_precision_report r;
+        vki_graph_precision(g, &r);
+        cr_assert_eq(r.fp16_arithmetic, 0);
+        cr_assert_eq(r.fp16_ops, N_OPS);
+        vki_graph_set_input(g, 0, in, sizeof in);
+        cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+        vki_graph_get_output(g, 0, out[k], sizeof out[k]);
+        vki_graph_destroy(g);
+    }
+    cr_assert(!memcmp(out[0], out[1], sizeof out[0]));
+    vki_model_destroy(m);
+    vki_context_destroy(ctx);
+}
