@@ -14,28 +14,6 @@
 #include <stdlib.h>
 
 
-typedef struct conv_geometry {
-    vki_shape4 in, out;
-    int kh, kw, stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
-} conv_geometry;
-
-static conv_geometry geometry(const vki_model *m, const vki_op *op) {
-    const vki_conv_options *c = &op->opt.conv;
-    const vki_tensor *f = vki_op_in(m, op, 1);
-    conv_geometry g;
-    g.in = vki_tensor_shape4(vki_op_in(m, op, 0));
-    g.out = vki_tensor_shape4(vki_op_out(m, op, 0));
-    g.kh = f->shape[1];
-    g.kw = f->shape[2];
-    g.stride_h = c->stride_h;
-    g.stride_w = c->stride_w;
-    g.dil_h = vki_conv_dilation(c->dilation_h);
-    g.dil_w = vki_conv_dilation(c->dilation_w);
-    g.pad_h = vki_conv_pad_before(c->padding, g.in.h, g.kh, g.stride_h, g.dil_h);
-    g.pad_w = vki_conv_pad_before(c->padding, g.in.w, g.kw, g.stride_w, g.dil_w);
-    return g;
-}
-
 static vki_status validate(const vki_model *m, int o) {
     vki_status s = vki_conv_check_operands(m, o);
     if (s) return s;
@@ -59,7 +37,7 @@ static vki_status validate(const vki_model *m, int o) {
 }
 
 /* Threads a tiling leaves. */
-static long tile_threads(const conv_geometry *g, int tile_s, int tile_x) {
+static long tile_threads(const vki_conv_window *g, int tile_s, int tile_x) {
     const int out_s = (g->out.c + 3) / 4;
     return (long)((g->out.w + tile_x - 1) / tile_x) * g->out.h * ((out_s + tile_s - 1) / tile_s);
 }
@@ -71,7 +49,7 @@ static long tile_threads(const conv_geometry *g, int tile_s, int tile_x) {
  * are 2-3x faster at any size. So CPU devices get a 4x2 tile; GPUs widen only while at
  * least VKI_CONV_MIN_THREADS threads remain, columns first. */
 #define VKI_CONV_MIN_THREADS 65536L
-static void pick_tile(const vki_wg_device *dev, const conv_geometry *g, int *tile_s, int *tile_x) {
+static void pick_tile(const vki_wg_device *dev, const vki_conv_window *g, int *tile_s, int *tile_x) {
     const int out_s = (g->out.c + 3) / 4;
     *tile_s = 1;
     *tile_x = 1;
@@ -104,7 +82,7 @@ static void pick_tile(const vki_wg_device *dev, const conv_geometry *g, int *til
  * TILE_S*4 consecutive vec4: for output slice j of the group and input lane i, a vec4 of
  * the 4 output channels' weights for input channel is*4+i. Groups past the real output
  * slices, padded output channels and padded input lanes are zero. */
-static float *pack_weights(const float *f, const conv_geometry *g, int tile_s, size_t *count) {
+static float *pack_weights(const float *f, const vki_conv_window *g, int tile_s, size_t *count) {
     const int in_s = (g->in.c + 3) / 4, out_s = (g->out.c + 3) / 4;
     const int groups = (out_s + tile_s - 1) / tile_s;
     const int ic = g->in.c, oc = g->out.c;
@@ -128,7 +106,7 @@ static float *pack_weights(const float *f, const conv_geometry *g, int tile_s, s
 
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
-    conv_geometry g = geometry(m, op);
+    vki_conv_window g = vki_conv_window_of(m, op);
     int tile_s, tile_x;
     pick_tile(vki_build_device(b), &g, &tile_s, &tile_x);
     const int out_s = (g.out.c + 3) / 4;
@@ -145,24 +123,10 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     if (wblob < 0 || bblob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
 
     vki_dispatch d;
-    vki_dispatch_init(&d, "conv2d", VKI_WG_CONV);
-    vki_define_shape(&d, "IN", g.in);
-    vki_define_shape(&d, "OUT", g.out);
-    vki_define_int(&d, "KH", g.kh);
-    vki_define_int(&d, "KW", g.kw);
-    vki_define_int(&d, "STRIDE_H", g.stride_h);
-    vki_define_int(&d, "STRIDE_W", g.stride_w);
-    vki_define_int(&d, "DIL_H", g.dil_h);
-    vki_define_int(&d, "DIL_W", g.dil_w);
-    vki_define_int(&d, "PAD_H", g.pad_h);
-    vki_define_int(&d, "PAD_W", g.pad_w);
+    vki_conv_dispatch(&d, "conv2d", VKI_WG_CONV, &g, op->opt.conv.activation, op->inputs[0],
+                      wblob, bblob, op->outputs[0]);
     vki_define_int(&d, "TILE_S", tile_s);
     vki_define_int(&d, "TILE_X", tile_x);
-    vki_define_activation(&d, op->opt.conv.activation);
-    vki_dispatch_bind_tensor(&d, op->inputs[0]);
-    vki_dispatch_bind_weights(&d, wblob);
-    vki_dispatch_bind_weights(&d, bblob);
-    vki_dispatch_bind_tensor(&d, op->outputs[0]);
     d.grid[0] = (uint32_t)((g.out.w + tile_x - 1) / tile_x);
     d.grid[1] = (uint32_t)g.out.h;
     d.grid[2] = (uint32_t)groups;
@@ -175,13 +139,9 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
 static void reference(const vki_model *m, const vki_op *op, const float *const *in,
                       float *const *out) {
     const vki_conv_options *c = &op->opt.conv;
-    const vki_tensor *ft = vki_op_in(m, op, 1);
-    vki_shape4 is = vki_tensor_shape4(vki_op_in(m, op, 0));
-    vki_shape4 os = vki_tensor_shape4(vki_op_out(m, op, 0));
-    const int kh = ft->shape[1], kw = ft->shape[2];
-    const int dh = vki_conv_dilation(c->dilation_h), dw = vki_conv_dilation(c->dilation_w);
-    const int ph = vki_conv_pad_before(c->padding, is.h, kh, c->stride_h, dh);
-    const int pw = vki_conv_pad_before(c->padding, is.w, kw, c->stride_w, dw);
+    const vki_conv_window w = vki_conv_window_of(m, op);
+    const vki_shape4 is = w.in, os = w.out;
+    const int kh = w.kh, kw = w.kw, dh = w.dil_h, dw = w.dil_w, ph = w.pad_h, pw = w.pad_w;
     const float *src = in[0], *f = in[1], *bias = op->n_inputs > 2 ? in[2] : NULL;
     for (int y = 0; y < os.h; y++)
         for (int x = 0; x < os.w; x++)

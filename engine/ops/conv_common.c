@@ -12,6 +12,44 @@ static long long window_extent(int size, int dilation) {
 
 int vki_conv_dilation(int d) { return d == 0 ? 1 : d; }
 
+vki_conv_window vki_conv_window_of(const vki_model *m, const vki_op *op) {
+    const vki_conv_options *c = &op->opt.conv;
+    const vki_tensor *f = vki_op_in(m, op, 1);
+    vki_conv_window w;
+    w.in = vki_tensor_shape4(vki_op_in(m, op, 0));
+    w.out = vki_tensor_shape4(vki_op_out(m, op, 0));
+    w.kh = f->shape[1];
+    w.kw = f->shape[2];
+    w.stride_h = c->stride_h;
+    w.stride_w = c->stride_w;
+    w.dil_h = vki_conv_dilation(c->dilation_h);
+    w.dil_w = vki_conv_dilation(c->dilation_w);
+    w.pad_h = vki_conv_pad_before(c->padding, w.in.h, w.kh, w.stride_h, w.dil_h);
+    w.pad_w = vki_conv_pad_before(c->padding, w.in.w, w.kw, w.stride_w, w.dil_w);
+    return w;
+}
+
+void vki_conv_dispatch(vki_dispatch *d, const char *kernel, vki_wg_class wg_class,
+                       const vki_conv_window *w, vki_activation act, int src, int weights,
+                       int bias, int dst) {
+    vki_dispatch_init(d, kernel, wg_class);
+    vki_define_shape(d, "IN", w->in);
+    vki_define_shape(d, "OUT", w->out);
+    vki_define_int(d, "KH", w->kh);
+    vki_define_int(d, "KW", w->kw);
+    vki_define_int(d, "STRIDE_H", w->stride_h);
+    vki_define_int(d, "STRIDE_W", w->stride_w);
+    vki_define_int(d, "DIL_H", w->dil_h);
+    vki_define_int(d, "DIL_W", w->dil_w);
+    vki_define_int(d, "PAD_H", w->pad_h);
+    vki_define_int(d, "PAD_W", w->pad_w);
+    vki_define_activation(d, act);
+    vki_dispatch_bind_tensor(d, src);
+    vki_dispatch_bind_weights(d, weights);
+    vki_dispatch_bind_weights(d, bias);
+    vki_dispatch_bind_tensor(d, dst);
+}
+
 vki_status vki_conv_check_operands(const vki_model *m, int o) {
     vki_status s = vki_op_check_arity(m, o, 2, 3, 1);
     if (s) return s;

@@ -1,4 +1,5 @@
-/* conv_common.h: validation shared by CONV_2D and DEPTHWISE_CONV_2D. */
+/* conv_common.h: what CONV_2D, DEPTHWISE_CONV_2D and TRANSPOSE_CONV share: validation
+ * and the window every convolution kernel reads. */
 #ifndef VKI_CONV_COMMON_H
 #define VKI_CONV_COMMON_H
 
@@ -11,5 +12,22 @@ vki_status vki_conv_check_operands(const vki_model *m, int op_index);
 /* Given oc output channels: the optional bias, padding, strides, dilations, activation,
  * window and stride limits, and the output shape [1, oh, ow, oc]. */
 vki_status vki_conv_check_window(const vki_model *m, int op_index, int oc);
+
+/* The window a convolution kernel reads: shapes, kernel size, strides, dilations and the
+ * padding before the first row and column. */
+typedef struct vki_conv_window {
+    vki_shape4 in, out;
+    int kh, kw, stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
+} vki_conv_window;
+
+/* The window of a CONV_2D or DEPTHWISE_CONV_2D op (weights are input 1). */
+vki_conv_window vki_conv_window_of(const vki_model *m, const vki_op *op);
+
+/* Starts a convolution dispatch of `kernel`: the window's #defines (IN_*, OUT_*, KH, KW,
+ * STRIDE_*, DIL_*, PAD_*), the activation, and the bindings src, weights, bias, dst in
+ * that order. The caller adds its own defines and the grid. */
+void vki_conv_dispatch(vki_dispatch *d, const char *kernel, vki_wg_class wg_class,
+                       const vki_conv_window *w, vki_activation act, int src, int weights,
+                       int bias, int dst);
 
 #endif

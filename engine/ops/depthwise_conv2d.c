@@ -38,12 +38,10 @@ static vki_status validate(const vki_model *m, int o) {
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     const vki_conv_options *c = &op->opt.conv;
-    const vki_tensor *ft = vki_op_in(m, op, 1);
-    const float *f = ft->data;
-    vki_shape4 in = vki_tensor_shape4(vki_op_in(m, op, 0));
-    vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
-    const int kh = ft->shape[1], kw = ft->shape[2], oc = out.c, out_s = (oc + 3) / 4;
-    const int dh = vki_conv_dilation(c->dilation_h), dw = vki_conv_dilation(c->dilation_w);
+    const float *f = vki_op_in(m, op, 1)->data;
+    const vki_conv_window win = vki_conv_window_of(m, op);
+    const vki_shape4 in = win.in, out = win.out;
+    const int kh = win.kh, kw = win.kw, oc = out.c, out_s = (oc + 3) / 4;
 
     /* One vec4 per (output slice, ky, kx); padded lanes zero so padded outputs stay 0. */
     size_t count = (size_t)out_s * kh * kw * 4;
@@ -65,23 +63,9 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     if (wblob < 0 || bblob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
 
     vki_dispatch d;
-    vki_dispatch_init(&d, "depthwise_conv2d", VKI_WG_DEPTHWISE);
-    vki_define_shape(&d, "IN", in);
-    vki_define_shape(&d, "OUT", out);
-    vki_define_int(&d, "KH", kh);
-    vki_define_int(&d, "KW", kw);
-    vki_define_int(&d, "STRIDE_H", c->stride_h);
-    vki_define_int(&d, "STRIDE_W", c->stride_w);
-    vki_define_int(&d, "DIL_H", dh);
-    vki_define_int(&d, "DIL_W", dw);
-    vki_define_int(&d, "PAD_H", vki_conv_pad_before(c->padding, in.h, kh, c->stride_h, dh));
-    vki_define_int(&d, "PAD_W", vki_conv_pad_before(c->padding, in.w, kw, c->stride_w, dw));
+    vki_conv_dispatch(&d, "depthwise_conv2d", VKI_WG_DEPTHWISE, &win, c->activation,
+                      op->inputs[0], wblob, bblob, op->outputs[0]);
     vki_define_int(&d, "DEPTH_MULTIPLIER", oc / in.c);
-    vki_define_activation(&d, c->activation);
-    vki_dispatch_bind_tensor(&d, op->inputs[0]);
-    vki_dispatch_bind_weights(&d, wblob);
-    vki_dispatch_bind_weights(&d, bblob);
-    vki_dispatch_bind_tensor(&d, op->outputs[0]);
     vki_dispatch_grid_phwc4(&d, out);
     return vki_build_dispatch(b, &d);
 }
@@ -92,13 +76,10 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
 static void reference(const vki_model *m, const vki_op *op, const float *const *in,
                       float *const *out) {
     const vki_conv_options *c = &op->opt.conv;
-    const vki_tensor *ft = vki_op_in(m, op, 1);
-    vki_shape4 is = vki_tensor_shape4(vki_op_in(m, op, 0));
-    vki_shape4 os = vki_tensor_shape4(vki_op_out(m, op, 0));
-    const int kh = ft->shape[1], kw = ft->shape[2], dm = os.c / is.c;
-    const int dh = vki_conv_dilation(c->dilation_h), dw = vki_conv_dilation(c->dilation_w);
-    const int ph = vki_conv_pad_before(c->padding, is.h, kh, c->stride_h, dh);
-    const int pw = vki_conv_pad_before(c->padding, is.w, kw, c->stride_w, dw);
+    const vki_conv_window w = vki_conv_window_of(m, op);
+    const vki_shape4 is = w.in, os = w.out;
+    const int kh = w.kh, kw = w.kw, dh = w.dil_h, dw = w.dil_w, ph = w.pad_h, pw = w.pad_w;
+    const int dm = os.c / is.c;
     const float *src = in[0], *f = in[1], *bias = op->n_inputs > 2 ? in[2] : NULL;
     for (int y = 0; y < os.h; y++)
         for (int x = 0; x < os.w; x++)

@@ -13,6 +13,7 @@
  *     derives the output size from the input (transpose_conv_bias.cc), so the output
  *     tensor must have exactly that size, and the padding is that computation's.
  */
+#include "conv_common.h"
 #include "ops.h"
 
 #include <limits.h>
@@ -243,21 +244,11 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     int bblob = vki_build_bias(b, bt, g.out.c, (size_t)out_s * 4);
     if (wblob < 0 || bblob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
 
+    /* Dilation is 1: TFLite's transposed convolutions have none. */
+    vki_conv_window win = {g.in, g.out, g.kh, g.kw, g.stride_h, g.stride_w, 1, 1, g.pad_h, g.pad_w};
     vki_dispatch d;
-    vki_dispatch_init(&d, "transpose_conv", VKI_WG_CONV);
-    vki_define_shape(&d, "IN", g.in);
-    vki_define_shape(&d, "OUT", g.out);
-    vki_define_int(&d, "KH", g.kh);
-    vki_define_int(&d, "KW", g.kw);
-    vki_define_int(&d, "STRIDE_H", g.stride_h);
-    vki_define_int(&d, "STRIDE_W", g.stride_w);
-    vki_define_int(&d, "PAD_H", g.pad_h);
-    vki_define_int(&d, "PAD_W", g.pad_w);
-    vki_define_activation(&d, g.act);
-    vki_dispatch_bind_tensor(&d, op->inputs[g.input]);
-    vki_dispatch_bind_weights(&d, wblob);
-    vki_dispatch_bind_weights(&d, bblob);
-    vki_dispatch_bind_tensor(&d, op->outputs[0]);
+    vki_conv_dispatch(&d, "transpose_conv", VKI_WG_CONV, &win, g.act, op->inputs[g.input],
+                      wblob, bblob, op->outputs[0]);
     vki_dispatch_grid_phwc4(&d, g.out);
     return vki_build_dispatch(b, &d);
 }
