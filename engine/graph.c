@@ -688,6 +688,7 @@ static vki_status build_dispatches(vki_build *b, vki_graph *g, const vki_model *
     if (s) return s;
     memcpy(b->view.ops, model->ops, sizeof(vki_op) * (size_t)model->n_ops);
     vki_fuse_activations(&b->view, b->view.ops, b->skip);
+    vki_precision_fused(&b->view, b->skip, b->op_half);
     for (int t = 0; t < model->n_tensors; t++) b->storage_of[t] = t;
     s = emit_all(b);
     if (s) return s;

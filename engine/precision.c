@@ -20,6 +20,17 @@ vki_status vki_precision_ops(const vki_model *m, const vki_graph_options *o, int
     return VKI_OK;
 }
 
+void vki_precision_fused(const vki_model *view, const unsigned char *skip, unsigned char *op_half) {
+    for (int s = 0; s < view->n_ops; s++) {
+        if (!skip[s] || op_half[s] || view->ops[s].n_outputs < 1) continue;
+        int t = view->ops[s].outputs[0];
+        for (int p = 0; p < view->n_ops; p++)
+            if (!skip[p])
+                for (int i = 0; i < view->ops[p].n_outputs; i++)
+                    if (view->ops[p].outputs[i] == t) op_half[p] = 0;
+    }
+}
+
 void vki_precision_tensors(const vki_model *view, const unsigned char *skip,
                            const unsigned char *op_half, const int *root_of,
                            unsigned char *tensor_half) {

@@ -14,6 +14,10 @@
 vki_status vki_precision_ops(const vki_model *m, const vki_graph_options *o, int fp16,
                              unsigned char *op_half);
 
+/* After activation fusion: an op absorbed into its producer (skip[o]) that was kept fp32
+ * keeps the producer fp32 too, since the producer now writes its output. */
+void vki_precision_fused(const vki_model *view, const unsigned char *skip, unsigned char *op_half);
+
 /* tensor_half[t] for every tensor of `view` (the model with the passes' op list; skipped
  * ops write nothing); root_of[t] is the tensor whose storage t shares. */
 void vki_precision_tensors(const vki_model *view, const unsigned char *skip,

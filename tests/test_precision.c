@@ -244,3 +244,27 @@ Test(device_features, fp16_without_shader_float16_is_fp16_storage) {
     vki_model_destroy(m);
     vki_context_destroy(ctx);
 }
+
+/* A RELU fused into its ADD: keeping either op fp32 keeps the one dispatch fp32. */
+Test(mixed_precision, fused_activation_follows_either_op) {
+    if (!has_fp16()) cr_skip_test("the device has no 16-bit storage");
+    vki_model *m = vki_model_new("fused");
+    int a = harness_tensor(m, 3, 5, 3), b = harness_tensor(m, 3, 5, 3);
+    int sum = harness_tensor(m, 3, 5, 3), out = harness_tensor(m, 3, 5, 3);
+    int ins[2] = {a, b}, io[2] = {a, b};
+    vki_model_add_op(m, VKI_OP_ADD, 2, ins, 1, &sum);
+    vki_model_add_op(m, VKI_OP_RELU, 1, &sum, 1, &out);
+    cr_assert(vki_model_set_io(m, 2, io, 1, &out));
+    cr_assert_eq(vki_model_validate(m), VKI_OK);
+    for (int keep = 0; keep < 2; keep++) {
+        vki_graph_options o = {.precision = VKI_PRECISION_FP16, .fp32_ops = &keep, .n_fp32_ops = 1};
+        vki_graph *g = NULL;
+        cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_OK, "%s", vki_last_error());
+        vki_precision_report r;
+        vki_graph_precision(g, &r);
+        cr_assert_eq(r.ops, 1, "the RELU is fused");
+        cr_assert_eq(r.fp16_ops, 0, "op %d kept fp32", keep);
+        vki_graph_destroy(g);
+    }
+    vki_model_destroy(m);
+}
