@@ -16,6 +16,7 @@
 #include "precision.h"
 #include "shader.h"
 #include "status.h"
+#include "tune.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -480,7 +481,26 @@ static VkDescriptorBufferInfo binding_info(const vki_graph *g, const vki_build *
     }
 }
 
-static vki_status create_descriptors(vki_graph *g, vki_build *b) {
+/* The work group of a dispatch: the tuning file's if it has one that fits, else the table's. */
+static void pick_workgroup(vki_graph *g, const vki_dispatch *d, const char *precision,
+                           const vki_wg_store *store, vki_step *step) {
+    vki_wg_device dev = wg_device(g->ctx);
+    vki_wg_pick(&dev, d->wg_class, d->grid, step->wg);
+    /* A reduction's group size is its lane count, part of what it computes. */
+    step->tunable = d->wg_class != VKI_WG_REDUCE;
+    if (!step->tunable) return;
+    g->tuning.dispatches++;
+    step->tune_key = vki_tune_key(g->ctx, d->kernel, d->defines, d->defines_len, precision, d->grid);
+    const vki_wg_entry *e = store ? vki_wg_store_find(store, step->tune_key) : NULL;
+    uint32_t groups[3];
+    if (e && vki_tune_fits(g->ctx, d->grid, e->wg, groups)) {
+        memcpy(step->wg, e->wg, sizeof step->wg);
+        step->from_file = 1;
+        g->tuning.from_file++;
+    }
+}
+
+static vki_status create_descriptors(vki_graph *g, vki_build *b, const vki_wg_store *store) {
     vki_context *ctx = g->ctx;
     uint32_t total_bindings = 0;
     for (int k = 0; k < b->n_dispatches; k++) total_bindings += (uint32_t)b->dispatches[k].n_bindings;
@@ -493,15 +513,14 @@ static vki_status create_descriptors(vki_graph *g, vki_build *b) {
     if (r != VK_SUCCESS) return vki_vk_fail(r, "graph", "vkCreateDescriptorPool");
     g->steps = calloc((size_t)(b->n_dispatches ? b->n_dispatches : 1), sizeof *g->steps);
     if (!g->steps) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
-    vki_wg_device dev = wg_device(ctx);
     for (int k = 0; k < b->n_dispatches; k++) {
         const vki_dispatch *d = &b->dispatches[k];
         vki_step *step = &g->steps[k];
         vki_status s = layout_for(g, d->n_bindings);
         if (s) return s;
-        vki_wg_pick(&dev, d->wg_class, d->grid, step->wg);
         char precision[1024];
         precision_defines(g, b, d, precision, sizeof precision);
+        pick_workgroup(g, d, precision, store, step);
         s = pipeline_for(g, d, precision, step->wg, &step->pipeline);
         if (s) return s;
         step->layout = g->pipe_layouts[d->n_bindings];
@@ -545,6 +564,27 @@ static vki_status create_descriptors(vki_graph *g, vki_build *b) {
     }
     g->n_steps = b->n_dispatches;
     return VKI_OK;
+}
+
+/* The pipeline of dispatch k with another work group, for the tuner. */
+static vki_status tune_pipeline(void *user, int k, const uint32_t wg[3], VkPipeline *out) {
+    vki_build *b = user;
+    char precision[1024];
+    precision_defines(b->g, b, &b->dispatches[k], precision, sizeof precision);
+    return pipeline_for(b->g, &b->dispatches[k], precision, wg, out);
+}
+
+/* Takes sizes from the tuning file, searches the rest when asked, saves the file. */
+static vki_status tune_and_describe(vki_graph *g, vki_build *b, const vki_graph_options *o) {
+    vki_wg_store store = {0};
+    const char *file = o ? o->tuning_file : NULL;
+    if (file && vki_wg_store_load(&store, file) < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    vki_status s = create_descriptors(g, b, file ? &store : NULL);
+    if (!s && o && o->tune) s = vki_tune_search(g, &store, tune_pipeline, b);
+    if (!s && o && o->tune && file && !vki_wg_store_save(&store, file))
+        s = vki_fail(VKI_ERROR_IO, "%s: cannot write the tuning file", file);
+    vki_wg_store_free(&store);
+    return s;
 }
 
 /* ---- step 4: the command buffer --------------------------------------------------------- */
@@ -720,7 +760,7 @@ vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
     if (!s) s = plan_memory(g, &b, options ? options->memory : VKI_MEMORY_BEST);
     if (!s) s = upload_weights(g, &b);
     if (!s) s = create_staging(g);
-    if (!s) s = create_descriptors(g, &b);
+    if (!s) s = tune_and_describe(g, &b, options);
     if (!s) s = record(g, options && options->profile);
     build_free(&b);
     if (s) {
@@ -887,6 +927,12 @@ vki_status vki_graph_get_output(vki_graph *g, int index, float *data, size_t siz
 vki_status vki_graph_memory(const vki_graph *g, vki_memory_report *out) {
     if (!g || !out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_memory: NULL argument");
     *out = g->memory;
+    return VKI_OK;
+}
+
+vki_status vki_graph_tuning(const vki_graph *g, vki_tuning_report *out) {
+    if (!g || !out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_tuning: NULL argument");
+    *out = g->tuning;
     return VKI_OK;
 }
 

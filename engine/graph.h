@@ -15,6 +15,9 @@ typedef struct vki_step {
     uint32_t grid[3];
     const char *kernel;         /* static string from the op file */
     int op_index;
+    uint64_t tune_key;          /* the tuning file's key (tune.c) */
+    int tunable;                /* the work group is free to change (not a reduction's) */
+    int from_file;              /* the work group came from the tuning file */
 } vki_step;
 
 typedef struct vki_pipeline_entry {
@@ -34,6 +37,7 @@ struct vki_graph {
     int fp16_arith;                 /* fp16 ops compute in float16 (shaderFloat16) */
     unsigned char *tensor_half;     /* per tensor: stored as float16 */
     vki_precision_report precision;
+    vki_tuning_report tuning;
     uint64_t spin_ns;               /* poll the fence this long before sleeping on it */
     vki_graph_io *io;               /* inputs, then outputs */
     vki_buffer weights, arena;

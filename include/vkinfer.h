@@ -167,7 +167,23 @@ typedef struct vki_graph_options {
      * vki_calibrate_fp32_ops. */
     const int *fp32_ops;
     int n_fp32_ops;
+    /* Work-group tuning. Sizes found in tuning_file (written by an earlier tuned build on
+     * the same device and driver) replace the family table's. With tune nonzero, every
+     * dispatch the file lacks is tuned by local search on the device during
+     * vki_graph_create (neighbours by doubling or halving one axis, each timed with GPU
+     * timestamps, median of 5; a move must be 5% faster), and tuning_file, if given, is
+     * rewritten with the results. */
+    const char *tuning_file;
+    int tune;
 } vki_graph_options;
+
+typedef struct vki_tuning_report {
+    int dispatches;              /* dispatches whose work group may be tuned */
+    int from_file;               /* of those, sizes taken from the tuning file */
+    int searched;                /* tuned by local search in this build */
+    int moved;                   /* of those, where a size beat the table's */
+    double table_ms, tuned_ms;   /* summed GPU time of the searched ones, before and after */
+} vki_tuning_report;
 
 typedef struct vki_precision_report {
     int ops;                     /* ops that run (after fusion) */
@@ -218,6 +234,8 @@ VKI_API vki_status vki_graph_run(vki_graph *graph);
 /* Copies float32 NHWC data out; size is in bytes and must equal element_count * 4. */
 VKI_API vki_status vki_graph_get_output(vki_graph *graph, int index, float *data, size_t size);
 VKI_API vki_status vki_graph_memory(const vki_graph *graph, vki_memory_report *out);
+/* What work-group tuning did for this graph. */
+VKI_API vki_status vki_graph_tuning(const vki_graph *graph, vki_tuning_report *out);
 /* How many ops are float16 and whether they compute in float16. */
 VKI_API vki_status vki_graph_precision(const vki_graph *graph, vki_precision_report *out);
 /* Plans the model's intermediates with every strategy (as built for ctx with options,

@@ -34,6 +34,8 @@ typedef struct cli {
     int tolerance_given;
     int fp32_ops[MAX_FP32_OPS];
     int n_fp32_ops;
+    const char *tuning_file;
+    int tune;
     int runs, warmup;
     int profile;
     int json;
@@ -58,6 +60,8 @@ static int usage(void) {
             "         --fp16-storage        float16 storage, float32 arithmetic\n"
             "         --fp32-ops LIST       with --fp16: ops kept float32, e.g. 0-79,85\n"
             "                               (calibrate prints a list that meets a tolerance)\n"
+            "         --tune                tune work-group sizes on the device while building\n"
+            "         --tuning-file FILE    take sizes from FILE; with --tune, save them there\n"
             "         --memory STRATEGY     best (default), naive, greedy_by_size,\n"
             "                               greedy_by_breadth, min_cost_flow, arena, optimal\n"
             "         --spin | --block      poll for completion, or sleep; the default polls\n"
@@ -138,6 +142,7 @@ static int parse_args(int argc, char **argv, cli *c) {
         if (!strcmp(a, "--fp16")) { c->precision = VKI_PRECISION_FP16; continue; }
         if (!strcmp(a, "--fp16-storage")) { c->precision = VKI_PRECISION_FP16_STORAGE; continue; }
         if (!strcmp(a, "--spin")) { c->wait = VKI_WAIT_SPIN; continue; }
+        if (!strcmp(a, "--tune")) { c->tune = 1; continue; }
         if (!strcmp(a, "--block")) { c->wait = VKI_WAIT_BLOCK; continue; }
         if (!strcmp(a, "--json")) { c->json = 1; continue; }
         if (a[0] != '-' || a[1] != '-') {
@@ -167,6 +172,8 @@ static int parse_args(int argc, char **argv, cli *c) {
             if (c->runs < 1) c->runs = 1;
         } else if (!strcmp(a, "--warmup")) {
             if (!parse_int(next, a, &c->warmup)) return 0;
+        } else if (!strcmp(a, "--tuning-file")) {
+            c->tuning_file = next;
         } else if (!strcmp(a, "--fp32-ops")) {
             if (!parse_ops(next, c)) return 0;
         } else if (!strcmp(a, "--memory")) {
@@ -406,12 +413,19 @@ static int cmd_run(const cli *c) {
     double t0 = now_ms();
     vki_graph_options graph_opts = {.precision = c->precision, .memory = c->memory,
                                     .wait = c->wait, .profile = c->profile,
-                                    .fp32_ops = c->fp32_ops, .n_fp32_ops = c->n_fp32_ops};
+                                    .fp32_ops = c->fp32_ops, .n_fp32_ops = c->n_fp32_ops,
+                                    .tuning_file = c->tuning_file, .tune = c->tune};
     s = vki_graph_create(ctx, m, &graph_opts, &g);
     if (s) { fail("graph build", s); goto done; }
     double build_ms = now_ms() - t0;
     printf("model %s on %s: %d ops, %d dispatches, built in %.1f ms\n", c->model, dev.name,
            vki_model_op_count(m), vki_graph_dispatch_count(g), build_ms);
+    vki_tuning_report tuning;
+    vki_graph_tuning(g, &tuning);
+    if (c->tune || c->tuning_file)
+        printf("tuning: %d dispatches tunable, %d sizes from the file, %d searched, %d moved "
+               "(searched: %.3f ms with the table's sizes, %.3f ms tuned)\n", tuning.dispatches,
+               tuning.from_file, tuning.searched, tuning.moved, tuning.table_ms, tuning.tuned_ms);
     vki_precision_report prec;
     vki_graph_precision(g, &prec);
     if (c->precision != VKI_PRECISION_FP32)

@@ -1,0 +1,226 @@
+/* test_tuner.c: work-group tuning. The local search (pure C) on synthetic cost surfaces,
+ * the tuning file's round trip and its tolerance of damage, and on the device: a tuned
+ * graph computes what the untuned one does, and a second build takes every size from the
+ * file. */
+#include "../tuner/search.h"
+#include "../tuner/store.h"
+#include "harness.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const vki_wg_device device = {.max_invocations = 256, .max_size = {256, 64, 16}};
+static const uint32_t big_grid[3] = {1024, 1024, 64};
+
+Test(search, neighbours_respect_limits_and_grid) {
+    uint32_t out[6][3];
+    uint32_t wg[3] = {16, 16, 1};
+    int n = vki_wg_neighbours(&device, big_grid, wg, out);
+    /* 16*16 = 256 = max_invocations: no doubling; halving x or y; z is 1. */
+    cr_assert_eq(n, 2);
+    for (int i = 0; i < n; i++) cr_assert(out[i][0] * out[i][1] * out[i][2] <= 128);
+    uint32_t grid[3] = {8, 1, 1}, small[3] = {8, 1, 1};
+    n = vki_wg_neighbours(&device, grid, small, out);
+    cr_assert_eq(n, 1, "x already covers the grid; y and z are 1");
+    cr_assert_eq(out[0][0], 4);
+    uint32_t tall[3] = {1, 64, 1};
+    n = vki_wg_neighbours(&device, big_grid, tall, out);
+    for (int i = 0; i < n; i++) cr_assert(out[i][1] <= 64, "max_size[1] is 64");
+}
+
+typedef struct surface { int calls; double noise; uint32_t seed; } surface;
+
+/* A bowl with its minimum at (16, 4, 1), plus optional noise. */
+static double bowl(void *user, const uint32_t wg[3]) {
+    surface *s = user;
+    s->calls++;
+    double x = log2(wg[0]) - 4, y = log2(wg[1]) - 2, z = log2(wg[2]);
+    s->seed = s->seed * 1664525u + 1013904223u;
+    return 1.0 + x * x + y * y + z * z + s->noise * ((double)(s->seed >> 8) / 16777216.0);
+}
+
+Test(search, walks_down_a_bowl) {
+    surface s = {0};
+    uint32_t start[3] = {1, 1, 1};
+    vki_wg_search_result r;
+    vki_wg_search(&device, big_grid, start, NULL, bowl, &s, &r);
+    cr_assert(r.wg[0] == 16 && r.wg[1] == 4 && r.wg[2] == 1, "ended at %ux%ux%u", r.wg[0], r.wg[1], r.wg[2]);
+    cr_assert_eq(r.best_ms, 1.0);
+    cr_assert_eq(r.start_ms, 1.0 + 16 + 4);
+    cr_assert_eq(r.evaluations, s.calls);
+    cr_assert(r.moves >= 6);
+}
+
+static double flat(void *user, const uint32_t wg[3]) {
+    surface *s = user;
+    s->calls++;
+    s->seed = s->seed * 1664525u + 1013904223u;
+    (void)wg;
+    /* Within 2% of 10 ms: noise, not a better size. */
+    return 10.0 * (1.0 - 0.02 * (double)(s->seed >> 8) / 16777216.0);
+}
+
+Test(search, noise_is_not_a_move) {
+    surface s = {.seed = 7};
+    uint32_t start[3] = {8, 8, 1};
+    vki_wg_search_result r;
+    vki_wg_search(&device, big_grid, start, NULL, flat, &s, &r);
+    cr_assert_eq(r.moves, 0);
+    cr_assert(r.wg[0] == 8 && r.wg[1] == 8 && r.wg[2] == 1);
+}
+
+Test(search, budget_is_kept) {
+    surface s = {0};
+    uint32_t start[3] = {1, 1, 1};
+    vki_wg_search_options o = {.max_evaluations = 5};
+    vki_wg_search_result r;
+    vki_wg_search(&device, big_grid, start, &o, bowl, &s, &r);
+    cr_assert_eq(s.calls, 5);
+    cr_assert_eq(r.evaluations, 5);
+}
+
+static double cannot_run(void *user, const uint32_t wg[3]) {
+    (void)user;
+    (void)wg;
+    return -1;
+}
+
+Test(search, a_start_that_cannot_run_stays) {
+    uint32_t start[3] = {4, 4, 4};
+    vki_wg_search_result r;
+    vki_wg_search(&device, big_grid, start, NULL, cannot_run, NULL, &r);
+    cr_assert(r.best_ms < 0);
+    cr_assert(r.wg[0] == 4 && r.wg[1] == 4 && r.wg[2] == 4);
+    cr_assert_eq(r.evaluations, 1);
+}
+
+static char *temp_path(const char *name) {
+    static char path[256];
+    snprintf(path, sizeof path, "/tmp/vki_test_%d_%s", (int)getpid(), name);
+    return path;
+}
+
+Test(store, round_trip_and_later_lines_win) {
+    vki_wg_store s = {0};
+    uint32_t a[3] = {8, 4, 2}, b[3] = {32, 1, 1};
+    cr_assert(vki_wg_store_put(&s, 0x1234u, a, 1.5));
+    cr_assert(vki_wg_store_put(&s, 0xfedcba9876543210ull, b, 0.25));
+    cr_assert(vki_wg_store_put(&s, 0x1234u, b, 0.5));
+    cr_assert_eq(s.n, 2);
+    const char *path = temp_path("round_trip");
+    cr_assert(vki_wg_store_save(&s, path));
+    vki_wg_store_free(&s);
+    cr_assert_eq(vki_wg_store_load(&s, path), 2);
+    const vki_wg_entry *e = vki_wg_store_find(&s, 0x1234u);
+    cr_assert(e && e->wg[0] == 32 && e->wg[1] == 1 && e->wg[2] == 1 && e->ms == 0.5);
+    e = vki_wg_store_find(&s, 0xfedcba9876543210ull);
+    cr_assert(e && e->wg[0] == 32);
+    cr_assert_null(vki_wg_store_find(&s, 99));
+    vki_wg_store_free(&s);
+    remove(path);
+}
+
+Test(store, damage_costs_entries_not_answers) {
+    const char *path = temp_path("damaged");
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs("vkinfer-tuning 1\n"
+          "00000000000000aa 8 8 1 0.5\n"
+          "garbage line\n"
+          "00000000000000bb 0 8 1 0.5\n"           /* zero axis */
+          "00000000000000cc 8 8 99999999 0.5\n"    /* absurd axis */
+          "00000000000000dd 8 8 1 0.5 trailing\n"
+          "00000000000000ee 8 8\n"
+          "00000000000000aa 16 2 1 0.25\n",
+          f);
+    fclose(f);
+    vki_wg_store s = {0};
+    cr_assert_eq(vki_wg_store_load(&s, path), 2);
+    cr_assert_eq(s.n, 1);
+    cr_assert_eq(s.entries[0].wg[0], 16, "the later line wins");
+    vki_wg_store_free(&s);
+    f = fopen(path, "w");
+    fputs("not a tuning file\n00000000000000aa 8 8 1 0.5\n", f);
+    fclose(f);
+    cr_assert_eq(vki_wg_store_load(&s, path), 0);
+    cr_assert_eq(vki_wg_store_load(&s, temp_path("missing")), 0);
+    cr_assert_eq(s.n, 0);
+    uint32_t wg[3] = {1, 1, 1};
+    vki_wg_store_put(&s, 1, wg, 1);
+    cr_assert_eq(vki_wg_store_save(&s, "/nonexistent-dir/tuning"), 0);
+    vki_wg_store_free(&s);
+    remove(path);
+}
+
+/* conv (3x3, 5 -> 7 channels, stride 2 on odd input) then ADD: three kernels to tune. */
+static vki_model *small_model(void) {
+    vki_model *m = vki_model_new("tune");
+    int in = harness_tensor(m, 13, 11, 5);
+    int fshape[4] = {7, 3, 3, 5}, seven = 7;
+    int filter = harness_const(m, 4, fshape, 21u, -1.0f, 1.0f);
+    int bias = harness_const(m, 1, &seven, 22u, -1.0f, 1.0f);
+    int offset = harness_const(m, 1, &seven, 23u, -1.0f, 1.0f);
+    int t = harness_tensor(m, 7, 6, 7), out = harness_tensor(m, 7, 6, 7);
+    int conv_in[3] = {in, filter, bias}, add_in[2] = {t, offset};
+    vki_op *op = vki_model_add_op(m, VKI_OP_CONV_2D, 3, conv_in, 1, &t);
+    op->opt.conv = (vki_conv_options){.padding = VKI_PAD_SAME, .stride_w = 2, .stride_h = 2};
+    vki_model_add_op(m, VKI_OP_ADD, 2, add_in, 1, &out);
+    cr_assert(vki_model_set_io(m, 1, &in, 1, &out));
+    cr_assert_eq(vki_model_validate(m), VKI_OK, "%s", vki_last_error());
+    return m;
+}
+
+static void run(vki_model *m, const vki_graph_options *o, float *out, vki_tuning_report *r) {
+    float in[13 * 11 * 5];
+    harness_fill(in, sizeof in / sizeof in[0], 3u, -1.0f, 1.0f);
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(harness_context(), m, o, &g), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_set_input(g, 0, in, sizeof in), VKI_OK);
+    cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_get_output(g, 0, out, 7 * 6 * 7 * sizeof(float)), VKI_OK);
+    cr_assert_eq(vki_graph_tuning(g, r), VKI_OK);
+    vki_graph_destroy(g);
+}
+
+Test(tuning, tuned_graph_computes_the_same_and_the_file_is_reused, .timeout = 600) {
+    vki_model *m = small_model();
+    const char *path = temp_path("graph.tune");
+    remove(path);
+    float plain[7 * 6 * 7], tuned[7 * 6 * 7], reused[7 * 6 * 7];
+    vki_tuning_report r;
+    run(m, NULL, plain, &r);
+    cr_assert_eq(r.searched + r.from_file, 0);
+    cr_assert_eq(r.dispatches, 4, "to_phwc4, conv, add, from_phwc4");
+    vki_graph_options o = {.tune = 1, .tuning_file = path};
+    run(m, &o, tuned, &r);
+    cr_assert_eq(r.searched, 4);
+    cr_assert(r.moved <= r.searched);
+    cr_assert(r.tuned_ms <= r.table_ms, "%g > %g", r.tuned_ms, r.table_ms);
+    /* Work-group size changes which thread computes an element, never its value. */
+    cr_assert(!memcmp(plain, tuned, sizeof plain));
+    o.tune = 0;
+    run(m, &o, reused, &r);
+    cr_assert_eq(r.from_file, 4);
+    cr_assert_eq(r.searched, 0);
+    cr_assert(!memcmp(plain, reused, sizeof plain));
+    vki_model_destroy(m);
+    remove(path);
+}
+
+Test(tuning, a_tuning_file_that_cannot_be_written_is_an_error) {
+    vki_model *m = small_model();
+    vki_graph_options o = {.tuning_file = "/nonexistent-dir/graph.tune"};
+    float out[7 * 6 * 7];
+    vki_tuning_report r;
+    run(m, &o, out, &r);   /* reading a missing file is fine */
+    cr_assert_eq(r.from_file, 0);
+    o.tune = 1;
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_ERROR_IO);
+    cr_assert(strstr(vki_last_error(), "/nonexistent-dir/graph.tune"), "%s", vki_last_error());
+    cr_assert_null(g);
+    vki_model_destroy(m);
+}

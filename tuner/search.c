@@ -1,0 +1,69 @@
+/* search.c: local search over work-group sizes: neighbours by doubling or halving one
+ * axis, a move only when it is faster by more than the noise margin. */
+#include "search.h"
+
+#include <string.h>
+
+int vki_wg_neighbours(const vki_wg_device *dev, const uint32_t grid[3], const uint32_t wg[3],
+                      uint32_t out[6][3]) {
+    int n = 0;
+    uint32_t total = wg[0] * wg[1] * wg[2];
+    for (int a = 0; a < 3; a++) {
+        /* Doubling an axis the grid already fits in only adds idle threads. */
+        if (wg[a] < grid[a] && wg[a] * 2 <= dev->max_size[a] && total * 2 <= dev->max_invocations) {
+            memcpy(out[n], wg, 3 * sizeof wg[0]);
+            out[n++][a] = wg[a] * 2;
+        }
+        if (wg[a] > 1) {
+            memcpy(out[n], wg, 3 * sizeof wg[0]);
+            out[n++][a] = wg[a] / 2;
+        }
+    }
+    return n;
+}
+
+typedef struct visited {
+    uint32_t wg[64][3];
+    int n;
+} visited;
+
+static int seen(visited *v, const uint32_t wg[3]) {
+    for (int i = 0; i < v->n; i++)
+        if (!memcmp(v->wg[i], wg, 3 * sizeof wg[0])) return 1;
+    if (v->n < 64) memcpy(v->wg[v->n++], wg, 3 * sizeof wg[0]);
+    return 0;
+}
+
+void vki_wg_search(const vki_wg_device *dev, const uint32_t grid[3], const uint32_t start[3],
+                   const vki_wg_search_options *options, vki_wg_measure measure, void *user,
+                   vki_wg_search_result *out) {
+    double min_gain = options && options->min_gain > 0 ? options->min_gain : 0.05;
+    int budget = options && options->max_evaluations > 0 ? options->max_evaluations : 24;
+    memset(out, 0, sizeof *out);
+    memcpy(out->wg, start, 3 * sizeof start[0]);
+    visited v = {.n = 0};
+    seen(&v, start);
+    out->start_ms = out->best_ms = measure(user, start);
+    out->evaluations = 1;
+    if (out->best_ms < 0) return;
+    for (;;) {
+        uint32_t next[6][3], best_wg[3];
+        int n = vki_wg_neighbours(dev, grid, out->wg, next);
+        double best = -1;
+        for (int i = 0; i < n && out->evaluations < budget; i++) {
+            if (seen(&v, next[i])) continue;
+            double ms = measure(user, next[i]);
+            out->evaluations++;
+            if (ms >= 0 && (best < 0 || ms < best)) {
+                best = ms;
+                memcpy(best_wg, next[i], sizeof best_wg);
+            }
+        }
+        /* Within the margin is noise: staying put keeps the table's choice. */
+        if (best < 0 || best >= out->best_ms * (1.0 - min_gain)) return;
+        memcpy(out->wg, best_wg, sizeof best_wg);
+        out->best_ms = best;
+        out->moves++;
+        if (out->evaluations >= budget) return;
+    }
+}
