@@ -417,6 +417,38 @@ static void precision_defines(const vki_graph *g, const vki_build *b, const vki_
     }
 }
 
+/* Finds or compiles the shader module of a dispatch's kernel, defines and precision. */
+static vki_status module_for(vki_graph *g, const vki_dispatch *d, const char *precision,
+                             VkShaderModule *out) {
+    uint64_t key = fnv1a(1469598103934665603ull, d->kernel, strlen(d->kernel) + 1);
+    key = fnv1a(key, d->defines, d->defines_len);
+    key = fnv1a(key, precision, strlen(precision));
+    for (int i = 0; i < g->n_modules; i++)
+        if (g->modules[i].key == key) { *out = g->modules[i].module; return VKI_OK; }
+    if (!grow((void **)&g->modules, &g->cap_modules, g->n_modules + 1, sizeof *g->modules))
+        return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    vki_context *ctx = g->ctx;
+    uint32_t *words;
+    size_t n_bytes;
+    vki_status s = vki_shader_compile(ctx, d->kernel, precision, d->defines, &words, &n_bytes);
+    if (s) return s;
+    VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+                                   .codeSize = n_bytes, .pCode = words};
+    VkResult r = ctx->vk.vkCreateShaderModule(ctx->device, &mi, NULL, out);
+    free(words);
+    if (r != VK_SUCCESS) return vki_vk_fail(r, d->kernel, "vkCreateShaderModule");
+    g->modules[g->n_modules++] = (vki_module_entry){key, *out};
+    return VKI_OK;
+}
+
+static void release_modules(vki_graph *g) {
+    for (int i = 0; i < g->n_modules; i++)
+        g->ctx->vk.vkDestroyShaderModule(g->ctx->device, g->modules[i].module, NULL);
+    free(g->modules);
+    g->modules = NULL;
+    g->n_modules = g->cap_modules = 0;
+}
+
 /* Finds or creates the pipeline for a dispatch; identical kernels share one. */
 static vki_status pipeline_for(vki_graph *g, const vki_dispatch *d, const char *precision,
                                const uint32_t wg[3], VkPipeline *out) {
@@ -429,16 +461,9 @@ static vki_status pipeline_for(vki_graph *g, const vki_dispatch *d, const char *
     if (!grow((void **)&g->pipelines, &g->cap_pipelines, g->n_pipelines + 1, sizeof *g->pipelines))
         return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
     vki_context *ctx = g->ctx;
-    uint32_t *words;
-    size_t n_bytes;
-    vki_status s = vki_shader_compile(ctx, d->kernel, precision, d->defines, &words, &n_bytes);
-    if (s) return s;
-    VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                   .codeSize = n_bytes, .pCode = words};
     VkShaderModule module;
-    VkResult r = ctx->vk.vkCreateShaderModule(ctx->device, &mi, NULL, &module);
-    free(words);
-    if (r != VK_SUCCESS) return vki_vk_fail(r, d->kernel, "vkCreateShaderModule");
+    vki_status s = module_for(g, d, precision, &module);
+    if (s) return s;
     VkSpecializationMapEntry entries[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
     VkSpecializationInfo spec = {.mapEntryCount = 3, .pMapEntries = entries,
                                  .dataSize = 3 * sizeof(uint32_t), .pData = wg};
@@ -452,8 +477,7 @@ static vki_status pipeline_for(vki_graph *g, const vki_dispatch *d, const char *
         .layout = g->pipe_layouts[d->n_bindings],
     };
     VkPipeline pipeline;
-    r = ctx->vk.vkCreateComputePipelines(ctx->device, ctx->pipeline_cache, 1, &ci, NULL, &pipeline);
-    ctx->vk.vkDestroyShaderModule(ctx->device, module, NULL);
+    VkResult r = ctx->vk.vkCreateComputePipelines(ctx->device, ctx->pipeline_cache, 1, &ci, NULL, &pipeline);
     /* Some drivers report failure yet hand back a handle; never bind it. */
     if (r != VK_SUCCESS) return vki_vk_fail(r, d->kernel, "vkCreateComputePipelines");
     g->pipelines[g->n_pipelines++] = (vki_pipeline_entry){key, pipeline};
@@ -584,6 +608,7 @@ static vki_status tune_and_describe(vki_graph *g, vki_build *b, const vki_graph_
     if (!s && o && o->tune && file && !vki_wg_store_save(&store, file))
         s = vki_fail(VKI_ERROR_IO, "%s: cannot write the tuning file", file);
     vki_wg_store_free(&store);
+    release_modules(g);
     return s;
 }
 
@@ -816,6 +841,7 @@ void vki_graph_destroy(vki_graph *g) {
     if (g->command_pool) ctx->vk.vkDestroyCommandPool(dev, g->command_pool, NULL);
     if (g->descriptor_pool) ctx->vk.vkDestroyDescriptorPool(dev, g->descriptor_pool, NULL);
     for (int i = 0; i < g->n_pipelines; i++) ctx->vk.vkDestroyPipeline(dev, g->pipelines[i].pipeline, NULL);
+    release_modules(g);
     for (int n = 0; n <= VKI_MAX_BINDINGS; n++) {
         if (g->pipe_layouts[n]) ctx->vk.vkDestroyPipelineLayout(dev, g->pipe_layouts[n], NULL);
         if (g->set_layouts[n]) ctx->vk.vkDestroyDescriptorSetLayout(dev, g->set_layouts[n], NULL);

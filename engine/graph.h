@@ -25,6 +25,13 @@ typedef struct vki_pipeline_entry {
     VkPipeline pipeline;
 } vki_pipeline_entry;
 
+/* A compiled kernel; the work group is a specialization constant, so every size of one
+ * (kernel, defines, precision) shares it. Kept only while the graph is built. */
+typedef struct vki_module_entry {
+    uint64_t key;
+    VkShaderModule module;
+} vki_module_entry;
+
 typedef struct vki_graph_io {
     vki_buffer staging;
     size_t elements;
@@ -48,6 +55,8 @@ struct vki_graph {
     VkPipelineLayout pipe_layouts[VKI_MAX_BINDINGS + 1];
     vki_pipeline_entry *pipelines;
     int n_pipelines, cap_pipelines;
+    vki_module_entry *modules;
+    int n_modules, cap_modules;
     VkDescriptorPool descriptor_pool;
     vki_step *steps;
     int n_steps;
