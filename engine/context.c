@@ -1,12 +1,15 @@
 /* context.c: Vulkan loading (volk), instance and validation, device choice, the logical
  * device with one compute queue, and the public context calls. */
 #include "gpu.h"
+#include "kernel_cache.h"
 #include "status.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ctype.h>
+#include <errno.h>
+#include <sys/stat.h>
 
 const char *vki_vk_result_name(VkResult r) {
     switch (r) {
@@ -283,6 +286,41 @@ static vki_status choose_device(vki_context *ctx, const vki_context_options *o) 
     return VKI_OK;
 }
 
+/* The driver's pipeline cache is only handed back to the same device and driver build. */
+#define PIPELINE_CACHE_FILE "pipelines.bin"
+static uint64_t pipeline_cache_key(const vki_context *ctx) {
+    const VkPhysicalDeviceProperties *p = &ctx->props;
+    uint64_t h = vki_cache_hash(VKI_CACHE_HASH_SEED, &p->vendorID, sizeof p->vendorID);
+    h = vki_cache_hash(h, &p->deviceID, sizeof p->deviceID);
+    h = vki_cache_hash(h, &p->driverVersion, sizeof p->driverVersion);
+    return vki_cache_hash(h, p->pipelineCacheUUID, sizeof p->pipelineCacheUUID);
+}
+
+static void save_pipeline_cache(const vki_context *ctx) {
+    size_t n = 0;
+    if (ctx->vk.vkGetPipelineCacheData(ctx->device, ctx->pipeline_cache, &n, NULL) != VK_SUCCESS || !n) return;
+    void *data = malloc(n);
+    if (data && ctx->vk.vkGetPipelineCacheData(ctx->device, ctx->pipeline_cache, &n, data) == VK_SUCCESS)
+        vki_cache_store(ctx->cache_dir, PIPELINE_CACHE_FILE, pipeline_cache_key(ctx), data, n);
+    free(data);
+}
+
+/* The cache directory from the options or VKI_CACHE_DIR, created if missing. A directory
+ * that cannot be made is an error: the caller asked for it. */
+static vki_status open_cache_dir(vki_context *ctx, const vki_context_options *o) {
+    const char *dir = o && o->cache_dir ? o->cache_dir : getenv("VKI_CACHE_DIR");
+    if (!dir || !*dir) return VKI_OK;
+    struct stat st;
+    if (stat(dir, &st) != 0 && mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return vki_fail(VKI_ERROR_IO, "cache directory %s: %s", dir, strerror(errno));
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return vki_fail(VKI_ERROR_IO, "cache directory %s is not a directory", dir);
+    ctx->cache_dir = malloc(strlen(dir) + 1);
+    if (!ctx->cache_dir) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    strcpy(ctx->cache_dir, dir);
+    return VKI_OK;
+}
+
 static vki_status create_device(vki_context *ctx, unsigned disable) {
     float priority = 1.0f;
     VkDeviceQueueCreateInfo q = {
@@ -322,7 +360,15 @@ static vki_status create_device(vki_context *ctx, unsigned disable) {
     volkLoadDeviceTable(&ctx->vk, ctx->device);
     ctx->vk.vkGetDeviceQueue(ctx->device, ctx->queue_family, 0, &ctx->queue);
     VkPipelineCacheCreateInfo pc = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+    void *saved = NULL;
+    size_t saved_bytes = 0;
+    if (ctx->cache_dir && vki_cache_load(ctx->cache_dir, PIPELINE_CACHE_FILE, pipeline_cache_key(ctx),
+                                         &saved, &saved_bytes)) {
+        pc.initialDataSize = saved_bytes;
+        pc.pInitialData = saved;
+    }
     r = ctx->vk.vkCreatePipelineCache(ctx->device, &pc, NULL, &ctx->pipeline_cache);
+    free(saved);
     if (r != VK_SUCCESS) return vki_vk_fail(r, "context", "vkCreatePipelineCache");
     ctx->compiler = shaderc_compiler_initialize();
     if (!ctx->compiler) return vki_fail(VKI_ERROR_SHADER, "context: shaderc_compiler_initialize failed");
@@ -336,6 +382,7 @@ vki_status vki_context_create(const vki_context_options *options, vki_context **
     if (!ctx) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
     vki_status s = create_instance(ctx, validation_wanted(options));
     if (!s) s = choose_device(ctx, options);
+    if (!s) s = open_cache_dir(ctx, options);
     if (!s) s = create_device(ctx, options ? options->disable_features : 0);
     if (s) {
         vki_context_destroy(ctx);
@@ -349,12 +396,20 @@ void vki_context_destroy(vki_context *ctx) {
     if (!ctx) return;
     if (ctx->compiler) shaderc_compiler_release(ctx->compiler);
     if (ctx->device) {
+        if (ctx->pipeline_cache && ctx->cache_dir) save_pipeline_cache(ctx);
         if (ctx->pipeline_cache) ctx->vk.vkDestroyPipelineCache(ctx->device, ctx->pipeline_cache, NULL);
         ctx->vk.vkDestroyDevice(ctx->device, NULL);
     }
     if (ctx->messenger) vkDestroyDebugUtilsMessengerEXT(ctx->instance, ctx->messenger, NULL);
     if (ctx->instance) vkDestroyInstance(ctx->instance, NULL);
+    free(ctx->cache_dir);
     free(ctx);
+}
+
+vki_status vki_context_kernel_stats(const vki_context *ctx, vki_kernel_stats *out) {
+    if (!ctx || !out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_context_kernel_stats: NULL argument");
+    *out = ctx->kernels;
+    return VKI_OK;
 }
 
 vki_status vki_context_device_info(const vki_context *ctx, vki_device_info *out) {

@@ -22,6 +22,8 @@ struct vki_context {
     int fp16_storage, fp16_arithmetic;   /* enabled on the device */
     shaderc_compiler_t compiler;
     VkPipelineCache pipeline_cache;
+    char *cache_dir;                /* compiled kernels and the pipeline cache; NULL: none */
+    vki_kernel_stats kernels;
 };
 
 /* A buffer with its own memory; `mapped` is non-NULL for host-visible buffers. */

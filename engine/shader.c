@@ -1,5 +1,6 @@
 /* shader.c: assembles a kernel's full GLSL text and compiles it with shaderc. */
 #include "shader.h"
+#include "kernel_cache.h"
 #include "status.h"
 
 #include <stdio.h>
@@ -28,6 +29,22 @@ vki_status vki_shader_compile(vki_context *ctx, const char *kernel, const char *
         return vki_fail(VKI_ERROR_SHADER, "kernel '%s' is not embedded in the library", kernel);
     char *text = assemble(kernel_text, precision, defines, common);
     if (!text) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    uint64_t key = 0;
+    char name[32] = "";
+    if (ctx->cache_dir) {
+        key = vki_kernel_cache_key(text);
+        snprintf(name, sizeof name, "%016llx.spv", (unsigned long long)key);
+        void *cached;
+        if (vki_cache_load(ctx->cache_dir, name, key, &cached, n_bytes)) {
+            if (*n_bytes % 4 == 0) {
+                *words = cached;
+                ctx->kernels.from_disk++;
+                free(text);
+                return VKI_OK;
+            }
+            free(cached);
+        }
+    }
     shaderc_compile_options_t opts = shaderc_compile_options_initialize();
     if (!opts) {
         free(text);
@@ -49,6 +66,8 @@ vki_status vki_shader_compile(vki_context *ctx, const char *kernel, const char *
         else {
             memcpy(*words, shaderc_result_get_bytes(res), len);
             *n_bytes = len;
+            ctx->kernels.compiled++;
+            if (ctx->cache_dir) vki_cache_store(ctx->cache_dir, name, key, *words, len);
         }
     }
     if (res) shaderc_result_release(res);

@@ -72,7 +72,17 @@ typedef struct vki_context_options {
     /* VKI_FEATURE_* bits: treat the device as lacking them, to see what a model does on
      * devices that do (fp16 graphs refused, or computing in fp32). */
     unsigned disable_features;
+    /* A directory for compiled kernels (SPIR-V) and the driver's pipeline cache, so that
+     * later runs skip compiling. Created if missing; NULL means none, unless the
+     * environment variable VKI_CACHE_DIR names one. A damaged or foreign entry is
+     * ignored and rewritten. */
+    const char *cache_dir;
 } vki_context_options;
+
+typedef struct vki_kernel_stats {
+    int compiled;                /* kernels compiled by shaderc in this context */
+    int from_disk;               /* kernels loaded from cache_dir instead */
+} vki_kernel_stats;
 
 enum {
     VKI_FEATURE_FP16_STORAGE = 1u << 0,      /* storageBuffer16BitAccess */
@@ -98,6 +108,7 @@ typedef struct vki_device_info {
 VKI_API vki_status vki_context_create(const vki_context_options *options, vki_context **out);
 VKI_API void vki_context_destroy(vki_context *ctx);
 VKI_API vki_status vki_context_device_info(const vki_context *ctx, vki_device_info *out);
+VKI_API vki_status vki_context_kernel_stats(const vki_context *ctx, vki_kernel_stats *out);
 
 /* Lists the devices the loader sees without creating a context. Writes up to max entries
  * and the total count to *count. */

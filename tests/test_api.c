@@ -3,7 +3,10 @@
 #include "harness.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static vki_model *tiny_model(void) {
     vki_model *m = vki_model_new("tiny");
@@ -109,4 +112,84 @@ Test(api, profile_reports_every_dispatch) {
     cr_assert(p[1].ms >= 0.0);
     vki_graph_destroy(g);
     vki_model_destroy(m);
+}
+
+/* ---- the on-disk kernel cache ---------------------------------------------------------- */
+
+static void run_tiny(vki_context *ctx, float out[45], vki_kernel_stats *stats) {
+    vki_model *m = tiny_model();
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(ctx, m, NULL, &g), VKI_OK, "%s", vki_last_error());
+    float in[45];
+    harness_fill(in, 45, 9u, -1.0f, 1.0f);
+    vki_graph_set_input(g, 0, in, sizeof in);
+    cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+    vki_graph_get_output(g, 0, out, 45 * sizeof(float));
+    cr_assert_eq(vki_context_kernel_stats(ctx, stats), VKI_OK);
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
+}
+
+static vki_context *context_with_cache(const char *dir) {
+    vki_context_options o = {.cache_dir = dir};
+    vki_context *ctx = NULL;
+    cr_assert_eq(vki_context_create(&o, &ctx), VKI_OK, "%s", vki_last_error());
+    return ctx;
+}
+
+/* Flips a byte in the middle of every compiled kernel in dir; returns how many. */
+static int damage_kernels(const char *dir) {
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "ls %s/*.spv 2>/dev/null | wc -l", dir);
+    FILE *p = popen(cmd, "r");
+    int n = 0;
+    cr_assert(p && fscanf(p, "%d", &n) == 1);
+    pclose(p);
+    snprintf(cmd, sizeof cmd,
+             "for f in %s/*.spv; do printf '\\377' | dd of=$f bs=1 seek=100 conv=notrunc 2>/dev/null; done",
+             dir);
+    cr_assert_eq(system(cmd), 0);
+    return n;
+}
+
+Test(kernel_cache, second_context_loads_what_the_first_compiled) {
+    char dir[128];
+    snprintf(dir, sizeof dir, "/tmp/vki_test_kernels_%d", (int)getpid());
+    float first[45], second[45], third[45];
+    vki_kernel_stats a, b, c;
+    vki_context *ctx = context_with_cache(dir);   /* creates the directory */
+    run_tiny(ctx, first, &a);
+    vki_context_destroy(ctx);
+    cr_assert(a.compiled >= 3 && a.from_disk == 0, "compiled %d, from disk %d", a.compiled, a.from_disk);
+    ctx = context_with_cache(dir);
+    run_tiny(ctx, second, &b);
+    vki_context_destroy(ctx);
+    cr_assert_eq(b.compiled, 0);
+    cr_assert_eq(b.from_disk, a.compiled);
+    cr_assert(!memcmp(first, second, sizeof first));
+    /* A damaged entry is compiled again, never loaded. */
+    cr_assert_eq(damage_kernels(dir), a.compiled);
+    ctx = context_with_cache(dir);
+    run_tiny(ctx, third, &c);
+    vki_context_destroy(ctx);
+    cr_assert_eq(c.from_disk, 0);
+    cr_assert_eq(c.compiled, a.compiled);
+    cr_assert(!memcmp(first, third, sizeof first));
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(kernel_cache, a_file_is_not_a_cache_directory) {
+    char path[128];
+    snprintf(path, sizeof path, "/tmp/vki_test_notadir_%d", (int)getpid());
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fclose(f);
+    vki_context_options o = {.cache_dir = path};
+    vki_context *ctx = NULL;
+    cr_assert_eq(vki_context_create(&o, &ctx), VKI_ERROR_IO);
+    cr_assert(strstr(vki_last_error(), "not a directory"), "%s", vki_last_error());
+    cr_assert_null(ctx);
+    remove(path);
 }

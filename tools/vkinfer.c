@@ -60,6 +60,7 @@ static int usage(void) {
             "         --fp16-storage        float16 storage, float32 arithmetic\n"
             "         --fp32-ops LIST       with --fp16: ops kept float32, e.g. 0-79,85\n"
             "                               (calibrate prints a list that meets a tolerance)\n"
+            "         --cache-dir DIR       keep compiled kernels there (also VKI_CACHE_DIR)\n"
             "         --tune                tune work-group sizes on the device while building\n"
             "         --tuning-file FILE    take sizes from FILE; with --tune, save them there\n"
             "         --memory STRATEGY     best (default), naive, greedy_by_size,\n"
@@ -172,6 +173,8 @@ static int parse_args(int argc, char **argv, cli *c) {
             if (c->runs < 1) c->runs = 1;
         } else if (!strcmp(a, "--warmup")) {
             if (!parse_int(next, a, &c->warmup)) return 0;
+        } else if (!strcmp(a, "--cache-dir")) {
+            c->ctx_opts.cache_dir = next;
         } else if (!strcmp(a, "--tuning-file")) {
             c->tuning_file = next;
         } else if (!strcmp(a, "--fp32-ops")) {
