@@ -15,6 +15,7 @@
 #include "passes.h"
 #include "precision.h"
 #include "shader.h"
+#include "kernel_cache.h"
 #include "status.h"
 #include "tune.h"
 
@@ -369,12 +370,6 @@ static vki_status create_staging(vki_graph *g) {
 
 /* ---- step 3: pipelines and descriptors -------------------------------------------------- */
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
-
 static vki_status layout_for(vki_graph *g, int n_bindings) {
     if (g->set_layouts[n_bindings]) return VKI_OK;
     VkDescriptorSetLayoutBinding bindings[VKI_MAX_BINDINGS];
@@ -420,9 +415,9 @@ static void precision_defines(const vki_graph *g, const vki_build *b, const vki_
 /* Finds or compiles the shader module of a dispatch's kernel, defines and precision. */
 static vki_status module_for(vki_graph *g, const vki_dispatch *d, const char *precision,
                              VkShaderModule *out) {
-    uint64_t key = fnv1a(1469598103934665603ull, d->kernel, strlen(d->kernel) + 1);
-    key = fnv1a(key, d->defines, d->defines_len);
-    key = fnv1a(key, precision, strlen(precision));
+    uint64_t key = vki_cache_hash(VKI_CACHE_HASH_SEED, d->kernel, strlen(d->kernel) + 1);
+    key = vki_cache_hash(key, d->defines, d->defines_len);
+    key = vki_cache_hash(key, precision, strlen(precision));
     for (int i = 0; i < g->n_modules; i++)
         if (g->modules[i].key == key) { *out = g->modules[i].module; return VKI_OK; }
     if (!grow((void **)&g->modules, &g->cap_modules, g->n_modules + 1, sizeof *g->modules))
@@ -452,10 +447,10 @@ static void release_modules(vki_graph *g) {
 /* Finds or creates the pipeline for a dispatch; identical kernels share one. */
 static vki_status pipeline_for(vki_graph *g, const vki_dispatch *d, const char *precision,
                                const uint32_t wg[3], VkPipeline *out) {
-    uint64_t key = fnv1a(1469598103934665603ull, d->kernel, strlen(d->kernel) + 1);
-    key = fnv1a(key, d->defines, d->defines_len);
-    key = fnv1a(key, wg, 3 * sizeof wg[0]);
-    key = fnv1a(key, precision, strlen(precision));
+    uint64_t key = vki_cache_hash(VKI_CACHE_HASH_SEED, d->kernel, strlen(d->kernel) + 1);
+    key = vki_cache_hash(key, d->defines, d->defines_len);
+    key = vki_cache_hash(key, wg, 3 * sizeof wg[0]);
+    key = vki_cache_hash(key, precision, strlen(precision));
     for (int i = 0; i < g->n_pipelines; i++)
         if (g->pipelines[i].key == key) { *out = g->pipelines[i].pipeline; return VKI_OK; }
     if (!grow((void **)&g->pipelines, &g->cap_pipelines, g->n_pipelines + 1, sizeof *g->pipelines))

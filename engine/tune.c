@@ -4,6 +4,7 @@
 #include "tune.h"
 
 #include "../tuner/search.h"
+#include "kernel_cache.h"
 #include "status.h"
 
 #include <stdlib.h>
@@ -12,23 +13,17 @@
 #define REPEATS 3
 #define SAMPLES 5
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
-
 uint64_t vki_tune_key(const vki_context *ctx, const char *kernel, const char *defines,
                       size_t defines_len, const char *precision, const uint32_t grid[3]) {
     const VkPhysicalDeviceProperties *p = &ctx->props;
-    uint64_t h = 1469598103934665603ull;
-    h = fnv1a(h, &p->vendorID, sizeof p->vendorID);
-    h = fnv1a(h, &p->deviceID, sizeof p->deviceID);
-    h = fnv1a(h, &p->driverVersion, sizeof p->driverVersion);
-    h = fnv1a(h, kernel, strlen(kernel) + 1);
-    h = fnv1a(h, defines, defines_len);
-    h = fnv1a(h, precision, strlen(precision) + 1);
-    return fnv1a(h, grid, 3 * sizeof grid[0]);
+    uint64_t h = VKI_CACHE_HASH_SEED;
+    h = vki_cache_hash(h, &p->vendorID, sizeof p->vendorID);
+    h = vki_cache_hash(h, &p->deviceID, sizeof p->deviceID);
+    h = vki_cache_hash(h, &p->driverVersion, sizeof p->driverVersion);
+    h = vki_cache_hash(h, kernel, strlen(kernel) + 1);
+    h = vki_cache_hash(h, defines, defines_len);
+    h = vki_cache_hash(h, precision, strlen(precision) + 1);
+    return vki_cache_hash(h, grid, 3 * sizeof grid[0]);
 }
 
 int vki_tune_fits(const vki_context *ctx, const uint32_t grid[3], const uint32_t wg[3],
