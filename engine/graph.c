@@ -593,17 +593,24 @@ static vki_status tune_pipeline(void *user, int k, const uint32_t wg[3], VkPipel
     return pipeline_for(b->g, &b->dispatches[k], precision, wg, out);
 }
 
-/* Takes sizes from the tuning file, searches the rest when asked, saves the file. */
-static vki_status tune_and_describe(vki_graph *g, vki_build *b, const vki_graph_options *o) {
+static vki_status record(vki_graph *g, int profile);
+static vki_status record_commands(vki_graph *g);
+
+/* Takes sizes from the tuning file, searches the rest when asked, keeps the tuned sizes
+ * only if the whole graph runs faster with them, records, and saves the file. */
+static vki_status tune_describe_record(vki_graph *g, vki_build *b, const vki_graph_options *o) {
     vki_wg_store store = {0};
     const char *file = o ? o->tuning_file : NULL;
+    int tune = o && o->tune;
     if (file && vki_wg_store_load(&store, file) < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
     vki_status s = create_descriptors(g, b, file ? &store : NULL);
-    if (!s && o && o->tune) s = vki_tune_search(g, &store, tune_pipeline, b);
-    if (!s && o && o->tune && file && !vki_wg_store_save(&store, file))
+    if (!s && tune) s = vki_tune_search(g, &store, tune_pipeline, b);
+    release_modules(g);
+    if (!s) s = record(g, o && o->profile);
+    if (!s && tune && g->tuning.moved) s = vki_tune_check_graph(g, &store, record_commands);
+    if (!s && tune && file && !vki_wg_store_save(&store, file))
         s = vki_fail(VKI_ERROR_IO, "%s: cannot write the tuning file", file);
     vki_wg_store_free(&store);
-    release_modules(g);
     return s;
 }
 
@@ -638,6 +645,14 @@ static vki_status record(vki_graph *g, int profile) {
         g->step_ms = calloc((size_t)g->n_steps + 1, sizeof *g->step_ms);
         if (!g->step_ms) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
+    return record_commands(g);
+}
+
+/* (Re)records the command buffer from the steps. */
+static vki_status record_commands(vki_graph *g) {
+    vki_context *ctx = g->ctx;
+    VkResult r = ctx->vk.vkResetCommandPool(ctx->device, g->command_pool, 0);
+    if (r != VK_SUCCESS) return vki_vk_fail(r, "graph", "vkResetCommandPool");
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     r = ctx->vk.vkBeginCommandBuffer(g->cmd, &bi);
     if (r != VK_SUCCESS) return vki_vk_fail(r, "graph", "vkBeginCommandBuffer");
@@ -780,8 +795,7 @@ vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
     if (!s) s = plan_memory(g, &b, options ? options->memory : VKI_MEMORY_BEST);
     if (!s) s = upload_weights(g, &b);
     if (!s) s = create_staging(g);
-    if (!s) s = tune_and_describe(g, &b, options);
-    if (!s) s = record(g, options && options->profile);
+    if (!s) s = tune_describe_record(g, &b, options);
     build_free(&b);
     if (s) {
         vki_graph_destroy(g);

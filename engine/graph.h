@@ -18,6 +18,8 @@ typedef struct vki_step {
     uint64_t tune_key;          /* the tuning file's key (tune.c) */
     int tunable;                /* the work group is free to change (not a reduction's) */
     int from_file;              /* the work group came from the tuning file */
+    uint32_t table_wg[3], table_groups[3];   /* before tuning moved it */
+    VkPipeline table_pipeline;
 } vki_step;
 
 typedef struct vki_pipeline_entry {

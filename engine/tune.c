@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define REPEATS 3
 #define SAMPLES 5
@@ -105,6 +106,72 @@ static double measure(void *user, const uint32_t wg[3]) {
     return samples[SAMPLES / 2];
 }
 
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Median wall time of whole runs, as an application sees them. */
+static vki_status time_graph(vki_graph *g, double *median) {
+    double ms[15];
+    for (int r = 0; r < 3; r++) {
+        vki_status s = vki_graph_run(g);
+        if (s) return s;
+    }
+    for (int r = 0; r < 15; r++) {
+        double t0 = now_ms();
+        vki_status s = vki_graph_run(g);
+        if (s) return s;
+        ms[r] = now_ms() - t0;
+    }
+    qsort(ms, 15, sizeof ms[0], by_value);
+    *median = ms[7];
+    return VKI_OK;
+}
+
+/* Puts the table's sizes back into the steps tuning moved (tuned = 0) or the tuned ones. */
+static void swap_sizes(vki_graph *g) {
+    for (int k = 0; k < g->n_steps; k++) {
+        vki_step *s = &g->steps[k];
+        if (!s->table_pipeline) continue;
+        uint32_t wg[3], groups[3];
+        memcpy(wg, s->wg, sizeof wg);
+        memcpy(groups, s->groups, sizeof groups);
+        VkPipeline p = s->pipeline;
+        memcpy(s->wg, s->table_wg, sizeof wg);
+        memcpy(s->groups, s->table_groups, sizeof groups);
+        s->pipeline = s->table_pipeline;
+        memcpy(s->table_wg, wg, sizeof wg);
+        memcpy(s->table_groups, groups, sizeof groups);
+        s->table_pipeline = p;
+    }
+}
+
+vki_status vki_tune_check_graph(vki_graph *g, vki_wg_store *store, vki_status (*rerecord)(vki_graph *)) {
+    for (int i = 0; i < g->model_io->n_inputs; i++) {
+        vki_buffer *b = &g->io[i].staging;
+        memset(b->mapped, 0, (size_t)b->size);
+        vki_buffer_flush(g->ctx, b);
+    }
+    vki_status s = time_graph(g, &g->tuning.graph_tuned_ms);
+    swap_sizes(g);                       /* now the table's */
+    if (!s) s = rerecord(g);
+    if (!s) s = time_graph(g, &g->tuning.graph_table_ms);
+    if (s) return s;
+    g->tuning.kept = g->tuning.graph_tuned_ms < g->tuning.graph_table_ms;
+    if (g->tuning.kept) {
+        swap_sizes(g);                   /* back to the tuned ones */
+        return rerecord(g);
+    }
+    /* The table's sizes stay; the file remembers them, so no later build searches again. */
+    for (int k = 0; k < g->n_steps; k++)
+        if (g->steps[k].table_pipeline &&
+            !vki_wg_store_put(store, g->steps[k].tune_key, g->steps[k].wg, -1))
+            return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    return VKI_OK;
+}
+
 static vki_status timer_open(timer *t, vki_graph *g) {
     const vki_context *ctx = g->ctx;
     if (!ctx->props.limits.timestampComputeAndGraphics || ctx->props.limits.timestampPeriod <= 0)
@@ -153,6 +220,9 @@ vki_status vki_tune_search(vki_graph *g, vki_wg_store *store, vki_tune_pipeline 
         g->tuning.tuned_ms += res.best_ms;
         if (res.moves) {
             g->tuning.moved++;
+            memcpy(step->table_wg, step->wg, sizeof step->wg);
+            memcpy(step->table_groups, step->groups, sizeof step->groups);
+            step->table_pipeline = step->pipeline;
             memcpy(step->wg, res.wg, sizeof step->wg);
             vki_tune_fits(g->ctx, step->grid, step->wg, step->groups);
             s = make(user, k, step->wg, &step->pipeline);

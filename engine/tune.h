@@ -22,4 +22,9 @@ int vki_tune_fits(const vki_context *ctx, const uint32_t grid[3], const uint32_t
  * groups and pipeline, and puts the result in the store. */
 vki_status vki_tune_search(vki_graph *g, vki_wg_store *store, vki_tune_pipeline make, void *user);
 
+/* Times the whole graph (median of 15 runs after 3) with the tuned sizes and with the
+ * table's; keeps the tuned ones only if faster, else restores the table's, re-records
+ * and puts them in the store. Inputs are zeroed first. */
+vki_status vki_tune_check_graph(vki_graph *g, vki_wg_store *store, vki_status (*rerecord)(vki_graph *));
+
 #endif

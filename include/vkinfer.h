@@ -194,6 +194,11 @@ typedef struct vki_tuning_report {
     int searched;                /* tuned by local search in this build */
     int moved;                   /* of those, where a size beat the table's */
     double table_ms, tuned_ms;   /* summed GPU time of the searched ones, before and after */
+    /* When sizes moved, the whole graph is timed both ways (median wall time of 15 runs)
+     * and the tuned sizes are kept only if faster: a dispatch timed alone can mislead,
+     * as on CPU devices, where it runs with hot caches and every core to itself. */
+    double graph_table_ms, graph_tuned_ms;
+    int kept;
 } vki_tuning_report;
 
 typedef struct vki_precision_report {

@@ -429,6 +429,10 @@ static int cmd_run(const cli *c) {
         printf("tuning: %d dispatches tunable, %d sizes from the file, %d searched, %d moved "
                "(searched: %.3f ms with the table's sizes, %.3f ms tuned)\n", tuning.dispatches,
                tuning.from_file, tuning.searched, tuning.moved, tuning.table_ms, tuning.tuned_ms);
+    if (c->tune && tuning.moved)
+        printf("tuning: whole graph %.3f ms with the table's sizes, %.3f ms tuned: %s\n",
+               tuning.graph_table_ms, tuning.graph_tuned_ms,
+               tuning.kept ? "tuned sizes kept" : "table's sizes kept");
     vki_precision_report prec;
     vki_graph_precision(g, &prec);
     if (c->precision != VKI_PRECISION_FP32)
