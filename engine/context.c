@@ -286,9 +286,9 @@ static vki_status choose_device(vki_context *ctx, const vki_context_options *o) 
     return VKI_OK;
 }
 
-/* The driver's pipeline cache is only handed back to the same device and driver build. */
 #define PIPELINE_CACHE_FILE "pipelines.bin"
-static uint64_t pipeline_cache_key(const vki_context *ctx) {
+
+uint64_t vki_context_identity(const vki_context *ctx) {
     const VkPhysicalDeviceProperties *p = &ctx->props;
     uint64_t h = vki_cache_hash(VKI_CACHE_HASH_SEED, &p->vendorID, sizeof p->vendorID);
     h = vki_cache_hash(h, &p->deviceID, sizeof p->deviceID);
@@ -301,7 +301,7 @@ static void save_pipeline_cache(const vki_context *ctx) {
     if (ctx->vk.vkGetPipelineCacheData(ctx->device, ctx->pipeline_cache, &n, NULL) != VK_SUCCESS || !n) return;
     void *data = malloc(n);
     if (data && ctx->vk.vkGetPipelineCacheData(ctx->device, ctx->pipeline_cache, &n, data) == VK_SUCCESS)
-        vki_cache_store(ctx->cache_dir, PIPELINE_CACHE_FILE, pipeline_cache_key(ctx), data, n);
+        vki_cache_store(ctx->cache_dir, PIPELINE_CACHE_FILE, vki_context_identity(ctx), data, n);
     free(data);
 }
 
@@ -362,7 +362,7 @@ static vki_status create_device(vki_context *ctx, unsigned disable) {
     VkPipelineCacheCreateInfo pc = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
     void *saved = NULL;
     size_t saved_bytes = 0;
-    if (ctx->cache_dir && vki_cache_load(ctx->cache_dir, PIPELINE_CACHE_FILE, pipeline_cache_key(ctx),
+    if (ctx->cache_dir && vki_cache_load(ctx->cache_dir, PIPELINE_CACHE_FILE, vki_context_identity(ctx),
                                          &saved, &saved_bytes)) {
         pc.initialDataSize = saved_bytes;
         pc.pInitialData = saved;

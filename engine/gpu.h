@@ -26,6 +26,10 @@ struct vki_context {
     vki_kernel_stats kernels;
 };
 
+/* A hash of the device and driver build (vendor, device, driver version, pipeline cache
+ * UUID): what the disk caches and the tuning file are only valid for. */
+uint64_t vki_context_identity(const vki_context *ctx);
+
 /* A buffer with its own memory; `mapped` is non-NULL for host-visible buffers. */
 typedef struct vki_buffer {
     VkBuffer buffer;

@@ -501,14 +501,15 @@ static VkDescriptorBufferInfo binding_info(const vki_graph *g, const vki_build *
 }
 
 /* The work group of a dispatch: the tuning file's if it has one that fits, else the table's. */
-static void pick_workgroup(vki_graph *g, const vki_dispatch *d, const char *precision,
-                           const vki_wg_store *store, vki_step *step) {
-    vki_wg_device dev = wg_device(g->ctx);
-    vki_wg_pick(&dev, d->wg_class, d->grid, step->wg);
+static void pick_workgroup(vki_graph *g, const vki_wg_device *dev, const vki_dispatch *d,
+                           const char *precision, const vki_wg_store *store, int tune,
+                           vki_step *step) {
+    vki_wg_pick(dev, d->wg_class, d->grid, step->wg);
     /* A reduction's group size is its lane count, part of what it computes. */
     step->tunable = d->wg_class != VKI_WG_REDUCE;
     if (!step->tunable) return;
     g->tuning.dispatches++;
+    if (!store && !tune) return;   /* the key is only for the file and the search */
     step->tune_key = vki_tune_key(g->ctx, d->kernel, d->defines, d->defines_len, precision, d->grid);
     const vki_wg_entry *e = store ? vki_wg_store_find(store, step->tune_key) : NULL;
     uint32_t groups[3];
@@ -519,7 +520,8 @@ static void pick_workgroup(vki_graph *g, const vki_dispatch *d, const char *prec
     }
 }
 
-static vki_status create_descriptors(vki_graph *g, vki_build *b, const vki_wg_store *store) {
+static vki_status create_descriptors(vki_graph *g, vki_build *b, const vki_wg_store *store,
+                                     int tune) {
     vki_context *ctx = g->ctx;
     uint32_t total_bindings = 0;
     for (int k = 0; k < b->n_dispatches; k++) total_bindings += (uint32_t)b->dispatches[k].n_bindings;
@@ -532,6 +534,7 @@ static vki_status create_descriptors(vki_graph *g, vki_build *b, const vki_wg_st
     if (r != VK_SUCCESS) return vki_vk_fail(r, "graph", "vkCreateDescriptorPool");
     g->steps = calloc((size_t)(b->n_dispatches ? b->n_dispatches : 1), sizeof *g->steps);
     if (!g->steps) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    vki_wg_device dev = wg_device(ctx);
     for (int k = 0; k < b->n_dispatches; k++) {
         const vki_dispatch *d = &b->dispatches[k];
         vki_step *step = &g->steps[k];
@@ -539,7 +542,7 @@ static vki_status create_descriptors(vki_graph *g, vki_build *b, const vki_wg_st
         if (s) return s;
         char precision[1024];
         precision_defines(g, b, d, precision, sizeof precision);
-        pick_workgroup(g, d, precision, store, step);
+        pick_workgroup(g, &dev, d, precision, store, tune, step);
         s = pipeline_for(g, d, precision, step->wg, &step->pipeline);
         if (s) return s;
         step->layout = g->pipe_layouts[d->n_bindings];
@@ -603,7 +606,7 @@ static vki_status tune_describe_record(vki_graph *g, vki_build *b, const vki_gra
     const char *file = o ? o->tuning_file : NULL;
     int tune = o && o->tune;
     if (file && vki_wg_store_load(&store, file) < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
-    vki_status s = create_descriptors(g, b, file ? &store : NULL);
+    vki_status s = create_descriptors(g, b, file ? &store : NULL, tune);
     if (!s && tune) s = vki_tune_search(g, &store, tune_pipeline, b);
     release_modules(g);
     if (!s) s = record(g, o && o->profile);

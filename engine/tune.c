@@ -16,11 +16,7 @@
 
 uint64_t vki_tune_key(const vki_context *ctx, const char *kernel, const char *defines,
                       size_t defines_len, const char *precision, const uint32_t grid[3]) {
-    const VkPhysicalDeviceProperties *p = &ctx->props;
-    uint64_t h = VKI_CACHE_HASH_SEED;
-    h = vki_cache_hash(h, &p->vendorID, sizeof p->vendorID);
-    h = vki_cache_hash(h, &p->deviceID, sizeof p->deviceID);
-    h = vki_cache_hash(h, &p->driverVersion, sizeof p->driverVersion);
+    uint64_t h = vki_context_identity(ctx);
     h = vki_cache_hash(h, kernel, strlen(kernel) + 1);
     h = vki_cache_hash(h, defines, defines_len);
     h = vki_cache_hash(h, precision, strlen(precision) + 1);
