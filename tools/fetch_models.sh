@@ -19,7 +19,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for pkg in @mediapipe/face_detection@0.4.1657300184 @mediapipe/selfie_segmentation@0.1.1675465747 \
            @mediapipe/hands@0.4.1675469240 @mediapipe/pose@0.5.1675469404; do
-  (cd "$tmp" && npm pack --silent "$pkg" >/dev/null)
+  (cd "$tmp" && npm pack "$pkg" >/dev/null 2>"$tmp/npm.log") || {
+    echo "fetch_models: npm pack $pkg failed:" >&2
+    tail -5 "$tmp/npm.log" >&2
+    exit 1; }
 done
 (cd "$tmp" && grep '\.tgz$' "$manifest" | sha256sum -c --quiet -) || {
   echo "fetch_models: a package's sha256 does not match models/models.sha256" >&2; exit 1; }
