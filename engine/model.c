@@ -12,41 +12,13 @@ static char *dup_string(const char *s) {
 }
 
 const char *vki_op_name(int code) {
+#define NAME_(name, value, ...) \
+    case value: return #name;
     switch (code) {
-    case VKI_OP_ADD: return "ADD";
-    case VKI_OP_AVERAGE_POOL_2D: return "AVERAGE_POOL_2D";
-    case VKI_OP_CONCATENATION: return "CONCATENATION";
-    case VKI_OP_CONV_2D: return "CONV_2D";
-    case VKI_OP_DEPTHWISE_CONV_2D: return "DEPTHWISE_CONV_2D";
-    case VKI_OP_DEPTH_TO_SPACE: return "DEPTH_TO_SPACE";
-    case VKI_OP_DEQUANTIZE: return "DEQUANTIZE";
-    case VKI_OP_FULLY_CONNECTED: return "FULLY_CONNECTED";
-    case VKI_OP_LOGISTIC: return "LOGISTIC";
-    case VKI_OP_MAX_POOL_2D: return "MAX_POOL_2D";
-    case VKI_OP_MUL: return "MUL";
-    case VKI_OP_RELU: return "RELU";
-    case VKI_OP_RELU6: return "RELU6";
-    case VKI_OP_RESHAPE: return "RESHAPE";
-    case VKI_OP_RESIZE_BILINEAR: return "RESIZE_BILINEAR";
-    case VKI_OP_SOFTMAX: return "SOFTMAX";
-    case VKI_OP_SPACE_TO_DEPTH: return "SPACE_TO_DEPTH";
-    case VKI_OP_TANH: return "TANH";
-    case VKI_OP_PAD: return "PAD";
-    case VKI_OP_MEAN: return "MEAN";
-    case VKI_OP_SUB: return "SUB";
-    case VKI_OP_DIV: return "DIV";
-    case VKI_OP_STRIDED_SLICE: return "STRIDED_SLICE";
-    case VKI_OP_MAXIMUM: return "MAXIMUM";
-    case VKI_OP_MINIMUM: return "MINIMUM";
-    case VKI_OP_SLICE: return "SLICE";
-    case VKI_OP_TRANSPOSE_CONV: return "TRANSPOSE_CONV";
-    case VKI_OP_LEAKY_RELU: return "LEAKY_RELU";
-    case VKI_OP_RESIZE_NEAREST_NEIGHBOR: return "RESIZE_NEAREST_NEIGHBOR";
-    case VKI_OP_PRELU: return "PRELU";
-    case VKI_OP_HARD_SWISH: return "HARD_SWISH";
-    case VKI_OP_DENSIFY: return "DENSIFY";
-    case VKI_OP_CUSTOM: return "CUSTOM";
+        VKI_OP_LIST(NAME_)
+        VKI_FOLDED_OP_LIST(NAME_)
     }
+#undef NAME_
     return "UNKNOWN";
 }
 

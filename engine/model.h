@@ -8,6 +8,7 @@
 #ifndef VKI_MODEL_H
 #define VKI_MODEL_H
 
+#include "ops/op_list.h"
 #include "vkinfer.h"
 
 #include <stdbool.h>
@@ -18,43 +19,14 @@
 #define VKI_MAX_OP_INPUTS 16
 #define VKI_MAX_OP_OUTPUTS 4
 
-/* TFLite BuiltinOperator codes for the ops vkinfer knows (schema.fbs values). */
+/* TFLite BuiltinOperator codes (schema.fbs values) of the ops vkinfer knows, from the
+ * op list (ops/op_list.h). */
+#define VKI_OP_ENUM_(name, code, ...) VKI_OP_##name = code,
 typedef enum vki_op_code {
-    VKI_OP_ADD = 0,
-    VKI_OP_AVERAGE_POOL_2D = 1,
-    VKI_OP_CONCATENATION = 2,
-    VKI_OP_CONV_2D = 3,
-    VKI_OP_DEPTHWISE_CONV_2D = 4,
-    VKI_OP_DEPTH_TO_SPACE = 5,
-    VKI_OP_DEQUANTIZE = 6,
-    VKI_OP_FULLY_CONNECTED = 9,
-    VKI_OP_LOGISTIC = 14,
-    VKI_OP_MAX_POOL_2D = 17,
-    VKI_OP_MUL = 18,
-    VKI_OP_RELU = 19,
-    VKI_OP_RELU_N1_TO_1 = 20,
-    VKI_OP_RELU6 = 21,
-    VKI_OP_RESHAPE = 22,
-    VKI_OP_RESIZE_BILINEAR = 23,
-    VKI_OP_SOFTMAX = 25,
-    VKI_OP_SPACE_TO_DEPTH = 26,
-    VKI_OP_TANH = 28,
-    VKI_OP_PAD = 34,
-    VKI_OP_MEAN = 40,
-    VKI_OP_SUB = 41,
-    VKI_OP_DIV = 42,
-    VKI_OP_STRIDED_SLICE = 45,
-    VKI_OP_MAXIMUM = 55,
-    VKI_OP_MINIMUM = 57,
-    VKI_OP_SLICE = 65,
-    VKI_OP_TRANSPOSE_CONV = 67,
-    VKI_OP_LEAKY_RELU = 98,
-    VKI_OP_RESIZE_NEAREST_NEIGHBOR = 97,
-    VKI_OP_PRELU = 54,
-    VKI_OP_HARD_SWISH = 117,
-    VKI_OP_DENSIFY = 124,
-    VKI_OP_CUSTOM = 32,
+    VKI_OP_LIST(VKI_OP_ENUM_)
+    VKI_FOLDED_OP_LIST(VKI_OP_ENUM_)
 } vki_op_code;
+#undef VKI_OP_ENUM_
 
 typedef enum vki_activation {
     VKI_ACT_NONE = 0,

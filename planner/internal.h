@@ -45,7 +45,4 @@ VKI_PLAN_INTERNAL int vki_plan_optimal_search(const vki_plan_tensor *t, int n, u
                                               long long node_budget, double time_budget_ms,
                                               uint64_t *offsets, uint64_t *total, int *proven);
 
-/* Milliseconds on a monotonic clock where the platform has one. */
-VKI_PLAN_INTERNAL double vki_plan_now_ms(void);
-
 #endif

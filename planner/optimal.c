@@ -23,6 +23,8 @@
  * Exponential in the worst case, hence the budgets. */
 #include "internal.h"
 
+#include "../tuner/stats.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,7 +101,7 @@ static void descend(search *S, int depth, int last, uint64_t floor, size_t child
         return;
     }
     if (++S->nodes > S->node_budget ||
-        ((S->nodes & 255) == 0 && vki_plan_now_ms() > S->deadline_ms)) {
+        ((S->nodes & 255) == 0 && vki_now_ms() > S->deadline_ms)) {
         S->aborted = 1;
         return;
     }
@@ -157,7 +159,7 @@ static void descend(search *S, int depth, int last, uint64_t floor, size_t child
 
 int vki_plan_optimal_search(const vki_plan_tensor *t, int n, uint64_t align, long long node_budget,
                             double time_budget_ms, uint64_t *offsets, uint64_t *total, int *proven) {
-    double start = vki_plan_now_ms();
+    double start = vki_now_ms();
     *proven = 0;
     int overflow = 0;
     uint64_t floor_bytes = vki_plan_align_up(vki_plan_lower_bound(t, n), align, &overflow);

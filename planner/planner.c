@@ -1,26 +1,17 @@
-/* planner.c: the planner's public entry points: argument checks, the lower bound, NAIVE,
- * laying shared objects out back to back, BEST and OPTIMAL's incumbent, the plan checker, and
+/* planner.c: the planner's public entry points: argument checks, NAIVE, laying shared
+ * objects out back to back, BEST and OPTIMAL's incumbent, the plan checker, and
  * the old vki_plan_offsets wrapper. The strategies themselves live in their own modules. */
 #include "internal.h"
+
+#include "../tuner/stats.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define DEFAULT_OPTIMAL_NODES 2000000LL
 #define DEFAULT_OPTIMAL_MS 200.0
-
-double vki_plan_now_ms(void) {
-    struct timespec ts;
-#if defined(CLOCK_MONOTONIC)
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-#else
-    timespec_get(&ts, TIME_UTC);
-#endif
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
 const char *vki_plan_strategy_name(vki_plan_strategy s) {
     switch (s) {
@@ -38,62 +29,6 @@ const char *vki_plan_strategy_name(vki_plan_strategy s) {
 static int is_object_strategy(vki_plan_strategy s) {
     return s == VKI_PLAN_NAIVE || s == VKI_PLAN_GREEDY_BY_SIZE || s == VKI_PLAN_GREEDY_BY_BREADTH ||
            s == VKI_PLAN_MIN_COST_FLOW;
-}
-
-/* ---- lower bound ---------------------------------------------------------------------------- */
-
-typedef struct live_event {
-    long long at;       /* a step; last + 1 for a release, in 64 bits so INT_MAX cannot wrap */
-    int is_start;
-    uint64_t size;
-} live_event;
-
-static int by_step_releases_first(const void *pa, const void *pb) {
-    const live_event *a = pa, *b = pb;
-    if (a->at != b->at) return a->at < b->at ? -1 : 1;
-    return a->is_start - b->is_start;
-}
-
-/* A sweep over starts and releases; the running sum is kept in two words because live sizes
- * can add past 2^64 even when each fits, and a saturated sum could not be decremented. */
-uint64_t vki_plan_lower_bound(const vki_plan_tensor *t, int n) {
-    if (!t || n <= 0) return 0;
-    live_event *ev = malloc(sizeof *ev * 2 * (size_t)n);
-    uint64_t best_lo = 0, best_hi = 0;
-    if (!ev) {
-        /* No memory for the sweep: fall back to checking every tensor's first step. */
-        for (int i = 0; i < n; i++) {
-            if (t[i].first > t[i].last) continue;
-            uint64_t lo = 0, hi = 0;
-            for (int j = 0; j < n; j++)
-                if (t[j].first <= t[j].last && t[j].first <= t[i].first && t[i].first <= t[j].last) {
-                    lo += t[j].size;
-                    if (lo < t[j].size) hi++;
-                }
-            if (hi > best_hi || (hi == best_hi && lo > best_lo)) { best_hi = hi; best_lo = lo; }
-        }
-        return best_hi ? UINT64_MAX : best_lo;
-    }
-    int ne = 0;
-    for (int i = 0; i < n; i++) {
-        if (t[i].first > t[i].last) continue;
-        ev[ne++] = (live_event){t[i].first, 1, t[i].size};
-        ev[ne++] = (live_event){(long long)t[i].last + 1, 0, t[i].size};
-    }
-    qsort(ev, (size_t)ne, sizeof *ev, by_step_releases_first);
-    uint64_t lo = 0, hi = 0;
-    for (int e = 0; e < ne; e++) {
-        if (ev[e].is_start) {
-            lo += ev[e].size;
-            if (lo < ev[e].size) hi++;
-            if (hi > best_hi || (hi == best_hi && lo > best_lo)) { best_hi = hi; best_lo = lo; }
-        } else {
-            if (lo < ev[e].size) hi--;
-            lo -= ev[e].size;
-        }
-    }
-    free(ev);
-    return best_hi ? UINT64_MAX : best_lo;
 }
 
 /* ---- object layout -------------------------------------------------------------------------- */
@@ -220,7 +155,7 @@ static int make_strategy(const vki_plan_tensor *t, int n, vki_plan_strategy s,
 
 int vki_plan_make(const vki_plan_tensor *t, int n, vki_plan_strategy s, const vki_plan_options *o,
                   vki_plan *out) {
-    double start = vki_plan_now_ms();
+    double start = vki_now_ms();
     if (!out) return -1;
     memset(out, 0, sizeof *out);
     if (n < 0 || (n > 0 && !t) || (int)s < 0 || s >= VKI_PLAN_STRATEGY_COUNT) return -1;
@@ -239,7 +174,7 @@ int vki_plan_make(const vki_plan_tensor *t, int n, vki_plan_strategy s, const vk
         memset(out, 0, sizeof *out);
         return -1;
     }
-    out->plan_ms = vki_plan_now_ms() - start;
+    out->plan_ms = vki_now_ms() - start;
     return 0;
 }
 

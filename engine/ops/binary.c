@@ -135,10 +135,10 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
                     act, apply(op->code, in[0][at(sa, y, x, c)], in[1][at(sb, y, x, c)]));
 }
 
-const vki_op_def vki_op_add = {VKI_OP_ADD, validate, build, reference, NULL};
-const vki_op_def vki_op_sub = {VKI_OP_SUB, validate, build, reference, NULL};
-const vki_op_def vki_op_mul = {VKI_OP_MUL, validate, build, reference, NULL};
-const vki_op_def vki_op_div = {VKI_OP_DIV, validate, build, reference, NULL};
-const vki_op_def vki_op_maximum = {VKI_OP_MAXIMUM, validate, build, reference, NULL};
-const vki_op_def vki_op_minimum = {VKI_OP_MINIMUM, validate, build, reference, NULL};
-const vki_op_def vki_op_prelu = {VKI_OP_PRELU, validate, build, reference, NULL};
+const vki_op_def vki_op_add = {validate, build, reference};
+const vki_op_def vki_op_sub = {validate, build, reference};
+const vki_op_def vki_op_mul = {validate, build, reference};
+const vki_op_def vki_op_div = {validate, build, reference};
+const vki_op_def vki_op_maximum = {validate, build, reference};
+const vki_op_def vki_op_minimum = {validate, build, reference};
+const vki_op_def vki_op_prelu = {validate, build, reference};

@@ -120,4 +120,4 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
         }
 }
 
-const vki_op_def vki_op_concatenation = {VKI_OP_CONCATENATION, validate, build, reference, NULL};
+const vki_op_def vki_op_concatenation = {validate, build, reference};

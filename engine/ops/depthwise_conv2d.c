@@ -103,4 +103,4 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
 }
 
 const vki_op_def vki_op_depthwise_conv2d = {
-    .code = VKI_OP_DEPTHWISE_CONV_2D, .validate = validate, .build = build, .reference = reference};
+    .validate = validate, .build = build, .reference = reference};

@@ -187,5 +187,4 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
         }
 }
 
-const vki_op_def vki_op_fully_connected = {VKI_OP_FULLY_CONNECTED, validate, build, reference,
-                                           NULL};
+const vki_op_def vki_op_fully_connected = {validate, build, reference};

@@ -112,4 +112,4 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     }
 }
 
-const vki_op_def vki_op_mean = {VKI_OP_MEAN, validate, build, reference, NULL};
+const vki_op_def vki_op_mean = {validate, build, reference};

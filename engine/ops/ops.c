@@ -9,38 +9,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const vki_op_def vki_op_conv2d, vki_op_depthwise_conv2d, vki_op_max_pool2d,
-    vki_op_average_pool2d, vki_op_pad, vki_op_reshape, vki_op_concatenation;
-/* Elementwise (unary.c, binary.c). */
-extern const vki_op_def vki_op_relu, vki_op_relu6, vki_op_logistic, vki_op_tanh, vki_op_hard_swish,
-    vki_op_leaky_relu, vki_op_prelu, vki_op_add, vki_op_sub, vki_op_mul, vki_op_div,
-    vki_op_maximum, vki_op_minimum;
-/* Reductions, resampling and layout. */
-extern const vki_op_def vki_op_mean, vki_op_fully_connected, vki_op_softmax,
-    vki_op_resize_bilinear, vki_op_resize_nearest, vki_op_depth_to_space, vki_op_space_to_depth,
-    vki_op_strided_slice, vki_op_slice;
-/* Transposed convolution (transpose_conv.c). */
-extern const vki_op_def vki_op_transpose_conv, vki_op_conv2d_transpose_bias;
-
-static const vki_op_def *const op_table[] = {
-    &vki_op_conv2d, &vki_op_depthwise_conv2d, &vki_op_max_pool2d, &vki_op_average_pool2d,
-    &vki_op_pad, &vki_op_reshape, &vki_op_concatenation,
-    &vki_op_relu, &vki_op_relu6, &vki_op_logistic, &vki_op_tanh, &vki_op_hard_swish,
-    &vki_op_leaky_relu, &vki_op_prelu, &vki_op_add, &vki_op_sub, &vki_op_mul, &vki_op_div,
-    &vki_op_maximum, &vki_op_minimum,
-    &vki_op_mean, &vki_op_fully_connected, &vki_op_softmax, &vki_op_resize_bilinear,
-    &vki_op_resize_nearest, &vki_op_depth_to_space, &vki_op_space_to_depth,
-    &vki_op_strided_slice, &vki_op_slice,
-    &vki_op_transpose_conv, &vki_op_conv2d_transpose_bias,
-};
+#define EXTERN_(name, code, def, ...) extern const vki_op_def vki_op_##def;
+#define EXTERN_CUSTOM_(ident, custom, def) extern const vki_op_def vki_op_##def;
+VKI_OP_LIST(EXTERN_)
+VKI_CUSTOM_OP_LIST(EXTERN_CUSTOM_)
+#undef EXTERN_
+#undef EXTERN_CUSTOM_
 
 const vki_op_def *vki_op_find(const vki_op *op) {
-    for (size_t i = 0; i < sizeof op_table / sizeof op_table[0]; i++) {
-        const vki_op_def *def = op_table[i];
-        if (def->code != op->code) continue;
-        if (op->code != VKI_OP_CUSTOM || !strcmp(def->custom_name, op->custom_name)) return def;
+#define BUILTIN_(name, code, def, ...) \
+    case VKI_OP_##name: return &vki_op_##def;
+#define CUSTOM_(ident, custom, def) \
+    if (!strcmp(op->custom_name, custom)) return &vki_op_##def;
+    switch (op->code) {
+        VKI_OP_LIST(BUILTIN_)
+    case VKI_OP_CUSTOM:
+        VKI_CUSTOM_OP_LIST(CUSTOM_)
+        return NULL;
+    default: return NULL;
     }
-    return NULL;
+#undef BUILTIN_
+#undef CUSTOM_
 }
 
 /* ---- dispatch description helpers ----------------------------------------------------- */

@@ -4,7 +4,7 @@
  * nothing at run time (shapes are static in the model), emits the dispatches it needs
  * through the builder (kernel name, #defines, bound tensors/weights, grid), and carries
  * a plain C reference used by tests. Adding an op touches its file, one GLSL file and
- * the table in ops.c.
+ * one line of op_list.h.
  */
 #ifndef VKI_OPS_H
 #define VKI_OPS_H
@@ -94,7 +94,6 @@ vki_status vki_build_alias(vki_build *b, int alias, int of);
 
 /* What an op file provides. */
 typedef struct vki_op_def {
-    vki_op_code code;
     /* Checks inputs, outputs, options and shapes; on failure returns a status with a
      * message of the form "op 12 CONV_2D: ..." (use vki_op_fail). */
     vki_status (*validate)(const vki_model *m, int op_index);
@@ -104,10 +103,10 @@ typedef struct vki_op_def {
      * and outputs (constant inputs included, NULL for omitted ones). */
     void (*reference)(const vki_model *m, const vki_op *op, const float *const *inputs,
                       float *const *outputs);
-    const char *custom_name;    /* for VKI_OP_CUSTOM: the custom_code it implements */
 } vki_op_def;
 
-/* The def for a builtin code, or NULL if vkinfer does not implement it. */
+/* The def of an op's code (and custom_code), from the op list; NULL if vkinfer has no
+ * kernel for it. */
 const vki_op_def *vki_op_find(const vki_op *op);
 
 /* Validates every op of a model (called by the loaders after parsing). */

@@ -130,5 +130,5 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
             }
 }
 
-const vki_op_def vki_op_max_pool2d = {VKI_OP_MAX_POOL_2D, validate, build, reference, NULL};
-const vki_op_def vki_op_average_pool2d = {VKI_OP_AVERAGE_POOL_2D, validate, build, reference, NULL};
+const vki_op_def vki_op_max_pool2d = {validate, build, reference};
+const vki_op_def vki_op_average_pool2d = {validate, build, reference};

@@ -135,7 +135,7 @@ static void reference_nearest(const vki_model *m, const vki_op *op, const float 
     }
 }
 
-const vki_op_def vki_op_resize_bilinear = {VKI_OP_RESIZE_BILINEAR, validate, build,
-                                           reference_bilinear, NULL};
-const vki_op_def vki_op_resize_nearest = {VKI_OP_RESIZE_NEAREST_NEIGHBOR, validate, build,
-                                          reference_nearest, NULL};
+const vki_op_def vki_op_resize_bilinear = {validate, build,
+                                           reference_bilinear};
+const vki_op_def vki_op_resize_nearest = {validate, build,
+                                          reference_nearest};

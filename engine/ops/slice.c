@@ -272,5 +272,5 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
                 }
 }
 
-const vki_op_def vki_op_strided_slice = {VKI_OP_STRIDED_SLICE, validate, build, reference, NULL};
-const vki_op_def vki_op_slice = {VKI_OP_SLICE, validate, build, reference, NULL};
+const vki_op_def vki_op_strided_slice = {validate, build, reference};
+const vki_op_def vki_op_slice = {validate, build, reference};

@@ -67,4 +67,4 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     }
 }
 
-const vki_op_def vki_op_softmax = {VKI_OP_SOFTMAX, validate, build, reference, NULL};
+const vki_op_def vki_op_softmax = {validate, build, reference};

@@ -87,5 +87,5 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     }
 }
 
-const vki_op_def vki_op_depth_to_space = {VKI_OP_DEPTH_TO_SPACE, validate, build, reference, NULL};
-const vki_op_def vki_op_space_to_depth = {VKI_OP_SPACE_TO_DEPTH, validate, build, reference, NULL};
+const vki_op_def vki_op_depth_to_space = {validate, build, reference};
+const vki_op_def vki_op_space_to_depth = {validate, build, reference};

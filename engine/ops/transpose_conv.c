@@ -283,6 +283,5 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
             }
 }
 
-const vki_op_def vki_op_transpose_conv = {VKI_OP_TRANSPOSE_CONV, validate, build, reference, NULL};
-const vki_op_def vki_op_conv2d_transpose_bias = {VKI_OP_CUSTOM, validate, build, reference,
-                                                 "Convolution2DTransposeBias"};
+const vki_op_def vki_op_transpose_conv = {validate, build, reference};
+const vki_op_def vki_op_conv2d_transpose_bias = {validate, build, reference};

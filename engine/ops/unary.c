@@ -66,9 +66,9 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     for (size_t i = 0; i < n; i++) out[0][i] = apply(op, in[0][i]);
 }
 
-const vki_op_def vki_op_relu = {VKI_OP_RELU, validate, build, reference, NULL};
-const vki_op_def vki_op_relu6 = {VKI_OP_RELU6, validate, build, reference, NULL};
-const vki_op_def vki_op_logistic = {VKI_OP_LOGISTIC, validate, build, reference, NULL};
-const vki_op_def vki_op_tanh = {VKI_OP_TANH, validate, build, reference, NULL};
-const vki_op_def vki_op_hard_swish = {VKI_OP_HARD_SWISH, validate, build, reference, NULL};
-const vki_op_def vki_op_leaky_relu = {VKI_OP_LEAKY_RELU, validate, build, reference, NULL};
+const vki_op_def vki_op_relu = {validate, build, reference};
+const vki_op_def vki_op_relu6 = {validate, build, reference};
+const vki_op_def vki_op_logistic = {validate, build, reference};
+const vki_op_def vki_op_tanh = {validate, build, reference};
+const vki_op_def vki_op_hard_swish = {validate, build, reference};
+const vki_op_def vki_op_leaky_relu = {validate, build, reference};
