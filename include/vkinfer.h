@@ -186,6 +186,11 @@ typedef struct vki_graph_options {
      * rewritten with the results. */
     const char *tuning_file;
     int tune;
+    /* Debugging kernels: nonzero leaves guard bytes, filled with a pattern, after every
+     * tensor in device memory and checks them after every run; a kernel that wrote past
+     * its tensor makes vki_graph_run fail with VKI_ERROR_INTERNAL naming the tensor and
+     * the op that wrote it. Also set by VKI_DEBUG_GUARDS=1 in the environment. */
+    int debug_guards;
 } vki_graph_options;
 
 typedef struct vki_tuning_report {
