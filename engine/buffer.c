@@ -1,5 +1,6 @@
 /* buffer.c: buffers with dedicated memory, memory-type choice, and one-shot uploads. */
 #include "gpu.h"
+#include "recorder.h"
 #include "status.h"
 
 #include <string.h>
@@ -107,58 +108,30 @@ void vki_buffer_flush(vki_context *ctx, vki_buffer *b) {
     ctx->vk.vkFlushMappedMemoryRanges(ctx->device, 1, &range);
 }
 
-/* Records one copy into a throwaway command buffer and waits: uploads happen once, at
- * graph build, so simplicity wins over overlap here. */
+typedef struct copy { VkBuffer from, to; VkDeviceSize size; } copy;
+
+static void record_copy(void *user, const vki_context *ctx, VkCommandBuffer cmd) {
+    const copy *c = user;
+    VkBufferCopy region = {.size = c->size};
+    ctx->vk.vkCmdCopyBuffer(cmd, c->from, c->to, 1, &region);
+    VkMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                               .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                               .dstAccessMask = VK_ACCESS_SHADER_READ_BIT};
+    ctx->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0, NULL, 0,
+                                 NULL);
+}
+
+/* One copy through a staging buffer, waited for: uploads happen once, at graph build, so
+ * simplicity wins over overlap here. */
 vki_status vki_buffer_upload(vki_context *ctx, vki_buffer *dst, const void *data, size_t size) {
     vki_buffer staging;
     vki_status s = vki_buffer_create(ctx, size, VKI_MEMORY_UPLOAD, "upload staging", &staging);
     if (s) return s;
     memcpy(staging.mapped, data, size);
     vki_buffer_flush(ctx, &staging);
-    const VkDevice dev = ctx->device;
-    VkCommandPool pool = VK_NULL_HANDLE;
-    VkCommandBuffer cmd = VK_NULL_HANDLE;
-    VkFence fence = VK_NULL_HANDLE;
-    VkCommandPoolCreateInfo pool_info = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-                                         .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
-                                         .queueFamilyIndex = ctx->queue_family};
-    VkResult r = ctx->vk.vkCreateCommandPool(dev, &pool_info, NULL, &pool);
-    if (r == VK_SUCCESS) {
-        VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                          .commandPool = pool,
-                                          .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                          .commandBufferCount = 1};
-        r = ctx->vk.vkAllocateCommandBuffers(dev, &ai, &cmd);
-    }
-    if (r == VK_SUCCESS) {
-        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                       .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-        r = ctx->vk.vkBeginCommandBuffer(cmd, &bi);
-    }
-    if (r == VK_SUCCESS) {
-        VkBufferCopy region = {.size = size};
-        ctx->vk.vkCmdCopyBuffer(cmd, staging.buffer, dst->buffer, 1, &region);
-        VkMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                                   .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-                                   .dstAccessMask = VK_ACCESS_SHADER_READ_BIT};
-        ctx->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0,
-                                     NULL, 0, NULL);
-        r = ctx->vk.vkEndCommandBuffer(cmd);
-    }
-    if (r == VK_SUCCESS) {
-        VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-        r = ctx->vk.vkCreateFence(dev, &fi, NULL, &fence);
-    }
-    if (r == VK_SUCCESS) {
-        VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
-                           .pCommandBuffers = &cmd};
-        r = ctx->vk.vkQueueSubmit(ctx->queue, 1, &si, fence);
-    }
-    if (r == VK_SUCCESS) r = ctx->vk.vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX);
-    s = r == VK_SUCCESS ? VKI_OK : vki_vk_fail(r, "weights upload", "copy");
-    if (fence) ctx->vk.vkDestroyFence(dev, fence, NULL);
-    if (pool) ctx->vk.vkDestroyCommandPool(dev, pool, NULL);
+    copy c = {staging.buffer, dst->buffer, size};
+    s = vki_submit_once(ctx, record_copy, &c, "weights upload");
     vki_buffer_destroy(ctx, &staging);
     return s;
 }

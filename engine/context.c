@@ -2,6 +2,8 @@
  * device with one compute queue, and the public context calls. */
 #include "gpu.h"
 #include "kernel_cache.h"
+#include "kernels.h"
+#include "options.h"
 #include "status.h"
 
 #include <stdio.h>
@@ -63,12 +65,6 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
     if (mode && !strcmp(mode, "fatal") && (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT))
         abort();
     return VK_FALSE;
-}
-
-static int validation_wanted(const vki_context_options *o) {
-    const char *env = getenv("VKI_VALIDATION");
-    if (env && *env && strcmp(env, "0")) return 1;
-    return o && o->enable_validation;
 }
 
 static int has_layer(const char *name) {
@@ -226,28 +222,21 @@ static void fill_info(VkPhysicalDevice pd, vki_device_info *out) {
     out->fp16_arithmetic = f.has_arith_ext && f.arith.shaderFloat16 == VK_TRUE;
 }
 
-/* VKI_DEVICE (index from 0, or a case-insensitive part of the name) beats the options. */
-static vki_status choose_device(vki_context *ctx, const vki_context_options *o) {
+/* By index, by part of the name, or the best type (options.c resolved VKI_DEVICE). */
+static vki_status choose_device(vki_context *ctx, const vki_context_config *cfg) {
     uint32_t n = 0;
     VkResult r = vkEnumeratePhysicalDevices(ctx->instance, &n, NULL);
     if (r != VK_SUCCESS) return vki_vk_fail(r, "context", "vkEnumeratePhysicalDevices");
     if (n == 0) return vki_fail(VKI_ERROR_NO_DEVICE, "no Vulkan device found");
     VkPhysicalDevice *devs = calloc(n, sizeof *devs);
-    if (!devs) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    if (!devs) return vki_fail_oom("context");
     r = vkEnumeratePhysicalDevices(ctx->instance, &n, devs);
     if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
         free(devs);
         return vki_vk_fail(r, "context", "vkEnumeratePhysicalDevices");
     }
-    const char *env = getenv("VKI_DEVICE");
-    const char *want_name = o ? o->device_name : NULL;
-    int want_index = o && o->device_index > 0 ? o->device_index - 1 : -1;
-    if (env && *env) {
-        char *end;
-        long v = strtol(env, &end, 10);
-        if (*end == 0) { want_index = (int)v; want_name = NULL; }
-        else { want_name = env; want_index = -1; }
-    }
+    const char *want_name = cfg->device_name;
+    int want_index = cfg->device_index;
     int best = -1, best_rank = -1;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t family;
@@ -296,6 +285,19 @@ uint64_t vki_context_identity(const vki_context *ctx) {
     return vki_cache_hash(h, p->pipelineCacheUUID, sizeof p->pipelineCacheUUID);
 }
 
+vki_wg_device vki_context_wg_device(const vki_context *ctx) {
+    const VkPhysicalDeviceLimits *l = &ctx->props.limits;
+    return (vki_wg_device){
+        .vendor_id = ctx->props.vendorID,
+        .device_id = ctx->props.deviceID,
+        .is_cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU,
+        .subgroup_size = ctx->subgroup_size,
+        .max_invocations = l->maxComputeWorkGroupInvocations,
+        .max_size = {l->maxComputeWorkGroupSize[0], l->maxComputeWorkGroupSize[1],
+                     l->maxComputeWorkGroupSize[2]},
+    };
+}
+
 static void save_pipeline_cache(const vki_context *ctx) {
     size_t n = 0;
     if (ctx->vk.vkGetPipelineCacheData(ctx->device, ctx->pipeline_cache, &n, NULL) != VK_SUCCESS || !n) return;
@@ -305,18 +307,17 @@ static void save_pipeline_cache(const vki_context *ctx) {
     free(data);
 }
 
-/* The cache directory from the options or VKI_CACHE_DIR, created if missing. A directory
- * that cannot be made is an error: the caller asked for it. */
-static vki_status open_cache_dir(vki_context *ctx, const vki_context_options *o) {
-    const char *dir = o && o->cache_dir ? o->cache_dir : getenv("VKI_CACHE_DIR");
-    if (!dir || !*dir) return VKI_OK;
+/* The cache directory, created if missing. A directory that cannot be made is an error:
+ * the caller asked for it. */
+static vki_status open_cache_dir(vki_context *ctx, const char *dir) {
+    if (!dir) return VKI_OK;
     struct stat st;
     if (stat(dir, &st) != 0 && mkdir(dir, 0777) != 0 && errno != EEXIST)
         return vki_fail(VKI_ERROR_IO, "cache directory %s: %s", dir, strerror(errno));
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return vki_fail(VKI_ERROR_IO, "cache directory %s is not a directory", dir);
     ctx->cache_dir = malloc(strlen(dir) + 1);
-    if (!ctx->cache_dir) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    if (!ctx->cache_dir) return vki_fail_oom("context");
     strcpy(ctx->cache_dir, dir);
     return VKI_OK;
 }
@@ -378,12 +379,15 @@ static vki_status create_device(vki_context *ctx, unsigned disable) {
 vki_status vki_context_create(const vki_context_options *options, vki_context **out) {
     if (!out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_context_create: out is NULL");
     *out = NULL;
+    vki_context_config cfg;
+    vki_status s = vki_context_config_resolve(options, &cfg);
+    if (s) return s;
     vki_context *ctx = calloc(1, sizeof *ctx);
-    if (!ctx) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
-    vki_status s = create_instance(ctx, validation_wanted(options));
-    if (!s) s = choose_device(ctx, options);
-    if (!s) s = open_cache_dir(ctx, options);
-    if (!s) s = create_device(ctx, options ? options->disable_features : 0);
+    if (!ctx) return vki_fail_oom("vki_context_create");
+    s = create_instance(ctx, cfg.validation);
+    if (!s) s = choose_device(ctx, &cfg);
+    if (!s) s = open_cache_dir(ctx, cfg.cache_dir);
+    if (!s) s = create_device(ctx, cfg.disable_features);
     if (s) {
         vki_context_destroy(ctx);
         return s;
@@ -396,6 +400,7 @@ void vki_context_destroy(vki_context *ctx) {
     if (!ctx) return;
     if (ctx->compiler) shaderc_compiler_release(ctx->compiler);
     if (ctx->device) {
+        vki_kernels_release(ctx);
         if (ctx->pipeline_cache && ctx->cache_dir) save_pipeline_cache(ctx);
         if (ctx->pipeline_cache) ctx->vk.vkDestroyPipelineCache(ctx->device, ctx->pipeline_cache, NULL);
         ctx->vk.vkDestroyDevice(ctx->device, NULL);

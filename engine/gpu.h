@@ -3,6 +3,7 @@
 #ifndef VKI_GPU_H
 #define VKI_GPU_H
 
+#include "../tuner/workgroup.h"
 #include "vkinfer.h"
 
 #include <volk.h>
@@ -24,11 +25,14 @@ struct vki_context {
     VkPipelineCache pipeline_cache;
     char *cache_dir;                /* compiled kernels and the pipeline cache; NULL: none */
     vki_kernel_stats kernels;
+    struct vki_kernel_cache *kernel_cache;   /* modules and pipelines (kernels.c) */
 };
 
 /* A hash of the device and driver build (vendor, device, driver version, pipeline cache
  * UUID): what the disk caches and the tuning file are only valid for. */
 uint64_t vki_context_identity(const vki_context *ctx);
+/* The device as the work-group table and the op files see it. */
+vki_wg_device vki_context_wg_device(const vki_context *ctx);
 
 /* A buffer with its own memory; `mapped` is non-NULL for host-visible buffers. */
 typedef struct vki_buffer {

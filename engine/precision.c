@@ -3,21 +3,9 @@
 
 #include <string.h>
 
-vki_status vki_precision_ops(const vki_model *m, const vki_graph_options *o, int fp16,
-                             unsigned char *op_half) {
-    memset(op_half, fp16 ? 1 : 0, (size_t)m->n_ops);
-    if (!o || o->n_fp32_ops <= 0) return VKI_OK;
-    if (!o->fp32_ops)
-        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: n_fp32_ops is %d but "
-                        "fp32_ops is NULL", o->n_fp32_ops);
-    for (int i = 0; i < o->n_fp32_ops; i++) {
-        int op = o->fp32_ops[i];
-        if (op < 0 || op >= m->n_ops)
-            return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: fp32_ops[%d] = %d, "
-                            "but %s has ops 0..%d", i, op, m->name, m->n_ops - 1);
-        op_half[op] = 0;
-    }
-    return VKI_OK;
+void vki_precision_ops(const vki_model *m, const vki_graph_config *c, unsigned char *op_half) {
+    memset(op_half, c->fp16 ? 1 : 0, (size_t)m->n_ops);
+    for (int i = 0; i < c->n_fp32_ops; i++) op_half[c->fp32_ops[i]] = 0;
 }
 
 void vki_precision_fused(const vki_model *view, const unsigned char *skip, unsigned char *op_half) {

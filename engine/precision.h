@@ -7,12 +7,12 @@
 #define VKI_PRECISION_H
 
 #include "model.h"
+#include "options.h"
 #include "status.h"
 #include "vkinfer.h"
 
-/* op_half[o] = 1 for ops stored fp16. Fails on an fp32_ops index outside the model. */
-vki_status vki_precision_ops(const vki_model *m, const vki_graph_options *o, int fp16,
-                             unsigned char *op_half);
+/* op_half[o] = 1 for ops stored fp16 (the config's fp32_ops are checked already). */
+void vki_precision_ops(const vki_model *m, const vki_graph_config *c, unsigned char *op_half);
 
 /* After activation fusion: an op absorbed into its producer (skip[o]) that was kept fp32
  * keeps the producer fp32 too, since the producer now writes its output. */

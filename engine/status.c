@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #if defined(_MSC_VER)
 #define VKI_THREAD_LOCAL __declspec(thread)
@@ -13,20 +14,10 @@
 static VKI_THREAD_LOCAL char last_error[1024];
 
 const char *vki_status_name(vki_status status) {
-    switch (status) {
-    case VKI_OK: return "VKI_OK";
-    case VKI_ERROR_INVALID_ARGUMENT: return "VKI_ERROR_INVALID_ARGUMENT";
-    case VKI_ERROR_IO: return "VKI_ERROR_IO";
-    case VKI_ERROR_MODEL_FORMAT: return "VKI_ERROR_MODEL_FORMAT";
-    case VKI_ERROR_UNSUPPORTED_OP: return "VKI_ERROR_UNSUPPORTED_OP";
-    case VKI_ERROR_UNSUPPORTED_MODEL: return "VKI_ERROR_UNSUPPORTED_MODEL";
-    case VKI_ERROR_NO_DEVICE: return "VKI_ERROR_NO_DEVICE";
-    case VKI_ERROR_DEVICE_FEATURE: return "VKI_ERROR_DEVICE_FEATURE";
-    case VKI_ERROR_OUT_OF_MEMORY: return "VKI_ERROR_OUT_OF_MEMORY";
-    case VKI_ERROR_SHADER: return "VKI_ERROR_SHADER";
-    case VKI_ERROR_DEVICE_LOST: return "VKI_ERROR_DEVICE_LOST";
-    case VKI_ERROR_TIMEOUT: return "VKI_ERROR_TIMEOUT";
-    }
+#define NAME_(name, value, what) \
+    case VKI_##name: return "VKI_" #name;
+    switch (status) { VKI_STATUS_LIST(NAME_) }
+#undef NAME_
     return "VKI_ERROR_UNKNOWN";
 }
 
@@ -38,4 +29,19 @@ vki_status vki_fail(vki_status status, const char *fmt, ...) {
     vsnprintf(last_error, sizeof last_error, fmt, ap);
     va_end(ap);
     return status;
+}
+
+vki_status vki_fail_oom(const char *where) {
+    return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "%s: out of host memory", where);
+}
+
+int vki_grow(void **p, int *cap, int need, size_t elem) {
+    if (need <= *cap) return 1;
+    int n = *cap ? *cap * 2 : 16;
+    while (n < need) n *= 2;
+    void *q = realloc(*p, (size_t)n * elem);
+    if (!q) return 0;
+    *p = q;
+    *cap = n;
+    return 1;
 }

@@ -1,30 +1,42 @@
-/* tune.h: work-group sizes from the tuning file and from local search on the device
- * (internal). tuner/ holds the pure parts (the search, the file); this is the Vulkan side:
- * keys, timing one dispatch with timestamps, and applying the result to the steps. */
+/* tune.h: the tuning stage's engine side (internal). Every dispatch's work group starts
+ * from the family table (tuner/workgroup.c); the tuning file (tuner/store.c) replaces it
+ * where it has a size that fits; local search (tuner/search.c) refines the rest on the
+ * device when asked. It works on the recording alone: it times one step and the whole
+ * command buffer through the recorder, and never sees the graph. */
 #ifndef VKI_TUNE_H
 #define VKI_TUNE_H
 
 #include "../tuner/store.h"
-#include "graph.h"
+#include "../tuner/workgroup.h"
+#include "kernels.h"
+#include "options.h"
+#include "recorder.h"
 
-/* Makes (or finds) the pipeline of step k with work group wg. */
-typedef vki_status (*vki_tune_pipeline)(void *user, int step, const uint32_t wg[3], VkPipeline *out);
+/* Makes (or finds) step k's pipeline with work group wg. */
+typedef vki_status (*vki_make_pipeline)(void *user, int step, const uint32_t wg[3], VkPipeline *out);
+
+typedef struct vki_tuning {
+    vki_context *ctx;
+    const vki_graph_config *cfg;
+    vki_wg_device device;
+    vki_wg_store store;
+    struct vki_tune_step *steps;
+    int n_steps;
+    vki_tuning_report report;
+} vki_tuning;
+
+/* Loads the configured tuning file, if any. */
+vki_status vki_tuning_open(vki_tuning *t, vki_context *ctx, const vki_graph_config *cfg, int n_steps);
+/* Step k's starting work group: the table's for its class and grid, or the file's. */
+void vki_tuning_pick(vki_tuning *t, int k, const vki_kernel_variant *v, vki_wg_class cls,
+                     const uint32_t grid[3], uint32_t wg[3]);
+/* With cfg->tune, searches every tunable step the file lacked; records the recording;
+ * keeps the searched sizes only if the whole recording then runs faster; saves the file.
+ * The recording's inputs should hold defined data (they are read by the timed runs). */
+vki_status vki_tuning_finish(vki_tuning *t, vki_recording *rec, vki_make_pipeline make, void *user);
+void vki_tuning_close(vki_tuning *t);
 
 /* The tuning file's key of a dispatch: device, driver, kernel, #defines, precision, grid. */
-uint64_t vki_tune_key(const vki_context *ctx, const char *kernel, const char *defines,
-                      size_t defines_len, const char *precision, const uint32_t grid[3]);
-
-/* Groups per axis for wg over grid; 0 when wg or the group count exceeds a device limit. */
-int vki_tune_fits(const vki_context *ctx, const uint32_t grid[3], const uint32_t wg[3],
-                  uint32_t groups[3]);
-
-/* Runs the local search on every tunable step not taken from the file, sets its size,
- * groups and pipeline, and puts the result in the store. */
-vki_status vki_tune_search(vki_graph *g, vki_wg_store *store, vki_tune_pipeline make, void *user);
-
-/* Times the whole graph (median of 15 runs after 3) with the tuned sizes and with the
- * table's; keeps the tuned ones only if faster, else restores the table's, re-records
- * and puts them in the store. Inputs are zeroed first. */
-vki_status vki_tune_check_graph(vki_graph *g, vki_wg_store *store, vki_status (*rerecord)(vki_graph *));
+uint64_t vki_tune_key(const vki_context *ctx, const vki_kernel_variant *v, const uint32_t grid[3]);
 
 #endif

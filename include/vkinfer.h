@@ -33,26 +33,34 @@ extern "C" {
 #define VKI_VERSION_MINOR 1
 #define VKI_VERSION_PATCH 0
 
-typedef enum vki_status {
-    VKI_OK = 0,
-    VKI_ERROR_INVALID_ARGUMENT,   /* a NULL handle, an index out of range, a wrong size */
-    VKI_ERROR_IO,                 /* a file could not be read or written */
-    VKI_ERROR_MODEL_FORMAT,       /* the bytes are not a well-formed .tflite model */
-    VKI_ERROR_UNSUPPORTED_OP,     /* the model uses an op or an option vkinfer lacks */
-    VKI_ERROR_UNSUPPORTED_MODEL,  /* well-formed, but e.g. batch > 1 or a dynamic shape */
-    VKI_ERROR_NO_DEVICE,          /* no Vulkan loader, or no device with compute */
-    VKI_ERROR_DEVICE_FEATURE,     /* the device lacks a feature the options ask for */
-    VKI_ERROR_OUT_OF_MEMORY,      /* host or device memory ran out */
-    VKI_ERROR_SHADER,             /* a kernel failed to compile or a pipeline to build */
-    VKI_ERROR_DEVICE_LOST,        /* the device was lost or a submit/wait failed */
-    VKI_ERROR_TIMEOUT             /* a run did not finish within the wait limit */
-} vki_status;
+/* Every status, its value and what it means: the enum and vki_status_name come from this
+ * one list. */
+#define VKI_STATUS_LIST(X)                                                                 \
+    X(OK, 0, "success")                                                                  \
+    X(ERROR_INVALID_ARGUMENT, 1, "a NULL handle, an index out of range, a wrong size")   \
+    X(ERROR_IO, 2, "a file could not be read or written")                                \
+    X(ERROR_MODEL_FORMAT, 3, "the bytes are not a well-formed .tflite model")            \
+    X(ERROR_UNSUPPORTED_OP, 4, "the model uses an op or an option vkinfer lacks")        \
+    X(ERROR_UNSUPPORTED_MODEL, 5, "well-formed, but e.g. batch > 1 or a dynamic shape")  \
+    X(ERROR_NO_DEVICE, 6, "no Vulkan loader, or no device with compute")                 \
+    X(ERROR_DEVICE_FEATURE, 7, "the device lacks a feature the options ask for")         \
+    X(ERROR_OUT_OF_MEMORY, 8, "host or device memory ran out")                           \
+    X(ERROR_SHADER, 9, "a kernel failed to compile or a pipeline to build")              \
+    X(ERROR_DEVICE_LOST, 10, "the device was lost or a submit/wait failed")              \
+    X(ERROR_TIMEOUT, 11, "a run did not finish within the wait limit")                   \
+    X(ERROR_INTERNAL, 12, "vkinfer broke its own rules (a bug): an invalid plan, a "     \
+                          "kernel that wrote outside its tensor")
+
+#define VKI_STATUS_ENUM_(name, value, what) VKI_##name = value,
+typedef enum vki_status { VKI_STATUS_LIST(VKI_STATUS_ENUM_) } vki_status;
+#undef VKI_STATUS_ENUM_
 
 typedef struct vki_context vki_context;
 typedef struct vki_model vki_model;
 typedef struct vki_graph vki_graph;
 
-/* A short fixed name for a status code ("VKI_ERROR_MODEL_FORMAT"). */
+/* A short fixed name for a status code ("VKI_ERROR_MODEL_FORMAT"); "VKI_ERROR_UNKNOWN"
+ * for a value outside the list. */
 VKI_API const char *vki_status_name(vki_status status);
 
 /* The message of the last failure on this thread (creation calls report here too). */
@@ -61,11 +69,11 @@ VKI_API const char *vki_last_error(void);
 /* ---- context ------------------------------------------------------------------------ */
 
 typedef struct vki_context_options {
-    /* Device choice: -1 or 0 with device_name NULL picks the best (discrete > integrated >
-     * virtual > CPU). device_index is 1-based so that zero means "default". The environment
-     * variable VKI_DEVICE (an index from 0, or part of a device name) overrides both. */
-    int device_index;
-    const char *device_name;
+    /* Device choice: an index counted from 0, as vki_enumerate_devices lists them ("1"), or
+     * a case-insensitive part of a device name ("llvmpipe"). NULL picks the best: discrete
+     * > integrated > virtual > CPU. The environment variable VKI_DEVICE, in the same
+     * syntax, overrides it. */
+    const char *device;
     /* Enable the Khronos validation layer and report its messages on stderr. Also set by
      * VKI_VALIDATION=1 in the environment. */
     int enable_validation;

@@ -67,10 +67,14 @@ Test(api, unknown_options) {
 
 Test(api, bad_device_choice) {
     vki_context *ctx = NULL;
-    vki_context_options o = {.device_index = 99};
+    /* The option counts from 0, as VKI_DEVICE and vki_enumerate_devices do. */
+    vki_context_options o = {.device = "98"};
     cr_assert_eq(vki_context_create(&o, &ctx), VKI_ERROR_NO_DEVICE);
-    cr_assert(strstr(vki_last_error(), "98"), "%s", vki_last_error());
-    o = (vki_context_options){.device_name = "no such device"};
+    cr_assert(strstr(vki_last_error(), "device 98 not found"), "%s", vki_last_error());
+    o = (vki_context_options){.device = "-1"};
+    cr_assert_eq(vki_context_create(&o, &ctx), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(vki_last_error(), "-1 out of range"), "%s", vki_last_error());
+    o = (vki_context_options){.device = "no such device"};
     cr_assert_eq(vki_context_create(&o, &ctx), VKI_ERROR_NO_DEVICE);
     cr_assert(strstr(vki_last_error(), "no such device"), "%s", vki_last_error());
     cr_assert_null(ctx);

@@ -8,9 +8,13 @@
  *
  * Common options: --device INDEX|NAME, --validation. Inputs without --input are filled
  * from the reference runner's generator (xorshift32, seed 0x12345678, values in [-1, 1))
- * so that outputs are comparable with the TFLite interpreter's.
+ * so that outputs are comparable with the TFLite interpreter's. Written against the public
+ * API, plus tuner/stats.h (pure C: the clock, timing summaries, that generator and the
+ * conformance metric) which the library and the tests share.
  */
 #include "vkinfer.h"
+
+#include "../tuner/stats.h"
 
 #include <errno.h>
 #include <math.h>
@@ -182,10 +186,7 @@ static int parse_args(int argc, char **argv, cli *c) {
         } else if (!strcmp(a, "--memory")) {
             if (!parse_strategy(next, &c->memory)) return 0;
         } else if (!strcmp(a, "--device")) {
-            char *end;
-            long v = strtol(next, &end, 10);
-            if (*end == 0) c->ctx_opts.device_index = (int)v + 1;
-            else c->ctx_opts.device_name = next;
+            c->ctx_opts.device = next;
         } else {
             fprintf(stderr, "vkinfer: unknown option '%s'\n", a);
             return 0;
@@ -246,18 +247,6 @@ static int cmd_info(const cli *c) {
     return 0;
 }
 
-/* The reference runner's generator, so default inputs match shared reference outputs. */
-static void fill_xorshift(float *v, size_t n, uint32_t *state) {
-    uint32_t s = *state;
-    for (size_t i = 0; i < n; i++) {
-        s ^= s << 13;
-        s ^= s >> 17;
-        s ^= s << 5;
-        v[i] = (float)(s >> 8) / 16777216.0f * 2.0f - 1.0f;
-    }
-    *state = s;
-}
-
 static int read_input(const char *path, float *dst, size_t count) {
     FILE *f = fopen(path, "rb");
     if (!f) { fprintf(stderr, "vkinfer: %s: %s\n", path, strerror(errno)); return 0; }
@@ -274,14 +263,14 @@ static int read_input(const char *path, float *dst, size_t count) {
 
 /* Every model input from its --input file, or from the reference generator. */
 static int load_inputs(const cli *c, const vki_model *m, float **ins) {
-    uint32_t state = 0x12345678u;
+    uint32_t state = 0x12345678u;   /* the reference runner's seed: tests/data/ref */
     for (int i = 0; i < vki_model_input_count(m); i++) {
         vki_tensor_info t;
         vki_model_input_info(m, i, &t);
         ins[i] = malloc(t.element_count * sizeof(float));
         if (!ins[i]) { fprintf(stderr, "vkinfer: out of memory\n"); return 0; }
         if (c->n_inputs) { if (!read_input(c->inputs[i], ins[i], t.element_count)) return 0; }
-        else fill_xorshift(ins[i], t.element_count, &state);
+        else vki_fill_uniform(ins[i], t.element_count, &state, -1.0f, 1.0f);
     }
     return 1;
 }
@@ -297,17 +286,6 @@ static int write_output(const char *dir, int index, const float *data, size_t co
     return ok;
 }
 
-/* The conformance metric: max|a - b| / max(max|b|, 1); NaN anywhere counts as infinite. */
-static double relative_error(const float *a, const float *b, size_t n) {
-    double max_b = 1.0, max_diff = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        if (fabs(b[i]) > max_b) max_b = fabs(b[i]);
-        double d = fabs((double)a[i] - (double)b[i]);
-        if (!(d <= max_diff)) max_diff = d != d ? INFINITY : d;
-    }
-    return max_diff / max_b;
-}
-
 static int check_outputs(const cli *c, const vki_model *m, float **outs) {
     int ok = 1;
     for (int i = 0; i < vki_model_output_count(m); i++) {
@@ -317,7 +295,7 @@ static int check_outputs(const cli *c, const vki_model *m, float **outs) {
         snprintf(path, sizeof path, "%s/output_%d.f32", c->check_dir, i);
         float *want = malloc(t.element_count * sizeof(float));
         if (!want || !read_input(path, want, t.element_count)) { free(want); return 0; }
-        double err = relative_error(outs[i], want, t.element_count);
+        double err = vki_relative_error(outs[i], want, t.element_count, NULL);
         int pass = err <= c->tolerance;
         printf("check output %d '%s': error %.3g %s %.3g: %s\n", i, t.name, err,
                pass ? "<=" : ">", c->tolerance, pass ? "ok" : "FAIL");
@@ -325,17 +303,6 @@ static int check_outputs(const cli *c, const vki_model *m, float **outs) {
         free(want);
     }
     return ok;
-}
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int by_value(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static void print_outputs(vki_graph *g, const vki_model *m, float **outs) {
@@ -352,10 +319,9 @@ static void print_outputs(vki_graph *g, const vki_model *m, float **outs) {
 }
 
 static void print_latency(double *ms, int runs, int warmup) {
-    qsort(ms, (size_t)runs, sizeof *ms, by_value);
-    double median = runs % 2 ? ms[runs / 2] : (ms[runs / 2 - 1] + ms[runs / 2]) / 2;
+    vki_sample_stats st = vki_sample_stats_of(ms, runs);
     printf("latency: median %.3f ms, min %.3f, p10 %.3f, p90 %.3f, max %.3f (%d runs after %d warm-up)\n",
-           median, ms[0], ms[runs / 10], ms[runs - 1 - runs / 10], ms[runs - 1], runs, warmup);
+           st.median, st.min, st.p10, st.p90, st.max, runs, warmup);
 }
 
 /* GPU time of the last run: every dispatch, then the total per kernel. */
@@ -413,14 +379,14 @@ static int cmd_run(const cli *c) {
     if (s) { fail("device", s); goto done; }
     vki_device_info dev;
     vki_context_device_info(ctx, &dev);
-    double t0 = now_ms();
+    double t0 = vki_now_ms();
     vki_graph_options graph_opts = {.precision = c->precision, .memory = c->memory,
                                     .wait = c->wait, .profile = c->profile,
                                     .fp32_ops = c->fp32_ops, .n_fp32_ops = c->n_fp32_ops,
                                     .tuning_file = c->tuning_file, .tune = c->tune};
     s = vki_graph_create(ctx, m, &graph_opts, &g);
     if (s) { fail("graph build", s); goto done; }
-    double build_ms = now_ms() - t0;
+    double build_ms = vki_now_ms() - t0;
     printf("model %s on %s: %d ops, %d dispatches, built in %.1f ms\n", c->model, dev.name,
            vki_model_op_count(m), vki_graph_dispatch_count(g), build_ms);
     vki_tuning_report tuning;
@@ -450,7 +416,7 @@ static int cmd_run(const cli *c) {
     for (int r = 0; r < c->warmup; r++)
         if ((s = vki_graph_run(g))) { fail("run", s); goto done; }
     for (int r = 0; r < c->runs; r++) {
-        double start = now_ms();
+        double start = vki_now_ms();
         /* Each timed run includes the input copy, as an application's would. */
         for (int i = 0; i < n_in; i++) {
             vki_tensor_info t;
@@ -458,7 +424,7 @@ static int cmd_run(const cli *c) {
             vki_graph_set_input(g, i, ins[i], t.element_count * sizeof(float));
         }
         if ((s = vki_graph_run(g))) { fail("run", s); goto done; }
-        ms[r] = now_ms() - start;
+        ms[r] = vki_now_ms() - start;
     }
     for (int i = 0; i < n_out; i++) {
         vki_tensor_info t;
@@ -562,11 +528,11 @@ static int cmd_calibrate(const cli *c) {
         .precision = c->precision == VKI_PRECISION_FP16_STORAGE ? VKI_PRECISION_FP16_STORAGE
                                                                 : VKI_PRECISION_FP16,
         .tolerance = c->tolerance_given ? c->tolerance : 1e-2};
-    double t0 = now_ms();
+    double t0 = vki_now_ms();
     s = vki_calibrate_fp32_ops(ctx, m, (const float *const *)ins, &o, ops, n_ops, &kept);
     if (s) { fail("calibrate", s); goto done; }
     printf("%s: %d of %d ops must stay fp32 for error <= %.3g against fp32 (%.1f s)\n",
-           c->model, kept, n_ops, o.tolerance, (now_ms() - t0) / 1e3);
+           c->model, kept, n_ops, o.tolerance, (vki_now_ms() - t0) / 1e3);
     if (kept) printf("--fp32-ops %d-%d\n", ops[0], ops[kept - 1]);
     rc = 0;
 done:

@@ -12,27 +12,27 @@ enum { VENDOR_AMD = 0x1002, VENDOR_NVIDIA = 0x10DE, VENDOR_INTEL = 0x8086,
 
 typedef struct { uint32_t x, y, z; } shape3;
 
-/* Classes: elementwise, conv, depthwise, pool, reduce. */
-static const shape3 desktop_table[] = {{16, 4, 1}, {8, 4, 2}, {8, 8, 1}, {8, 8, 1}, {64, 1, 1}};
+/* Per family, one shape per vki_wg_class. */
+static const shape3 desktop_table[VKI_WG_CLASS_COUNT] = {{16, 4, 1}, {8, 4, 2}, {8, 8, 1}, {8, 8, 1}, {64, 1, 1}};
 /* Adreno: TFLite GPU's study favours deep z for conv (4x8x4 on 630). */
-static const shape3 adreno_table[] = {{16, 4, 1}, {4, 8, 4}, {8, 4, 4}, {8, 8, 1}, {64, 1, 1}};
+static const shape3 adreno_table[VKI_WG_CLASS_COUNT] = {{16, 4, 1}, {4, 8, 4}, {8, 4, 4}, {8, 8, 1}, {64, 1, 1}};
 /* Mali: small groups, z-heavy for conv (TFLite GL's Mali table). */
-static const shape3 mali_table[] = {{8, 4, 1}, {4, 4, 4}, {4, 4, 4}, {8, 4, 1}, {32, 1, 1}};
+static const shape3 mali_table[VKI_WG_CLASS_COUNT] = {{8, 4, 1}, {4, 4, 4}, {4, 4, 4}, {8, 4, 1}, {32, 1, 1}};
 /* CPU implementations (lavapipe): a group is one SIMD loop; wide in x vectorises. */
-static const shape3 cpu_table[] = {{32, 2, 1}, {16, 2, 1}, {16, 2, 1}, {16, 2, 1}, {64, 1, 1}};
+static const shape3 cpu_table[VKI_WG_CLASS_COUNT] = {{32, 2, 1}, {16, 2, 1}, {16, 2, 1}, {16, 2, 1}, {64, 1, 1}};
 
 static uint32_t shrink_to(uint32_t want, uint32_t extent) {
     while (want > 1 && want / 2 >= extent) want /= 2;
     return want;
 }
 
-void vki_wg_pick(const vki_wg_device *dev, int op_class, const uint32_t grid[3],
+void vki_wg_pick(const vki_wg_device *dev, vki_wg_class op_class, const uint32_t grid[3],
                  uint32_t out[3]) {
     const shape3 *table = desktop_table;
     if (dev->is_cpu) table = cpu_table;
     else if (dev->vendor_id == VENDOR_QUALCOMM) table = adreno_table;
     else if (dev->vendor_id == VENDOR_ARM) table = mali_table;
-    if (op_class < 0 || op_class > 4) op_class = 0;
+    if ((unsigned)op_class >= VKI_WG_CLASS_COUNT) op_class = VKI_WG_ELEMENTWISE;
     shape3 s = table[op_class];
     /* Move threads the grid cannot use from small axes to x, then fit each axis. */
     uint32_t total = s.x * s.y * s.z;

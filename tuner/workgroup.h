@@ -14,8 +14,23 @@ typedef struct vki_wg_device {
     uint32_t max_size[3];            /* maxComputeWorkGroupSize */
 } vki_wg_device;
 
-/* op_class is a vki_wg_class value; grid is the thread count per axis. */
-void vki_wg_pick(const vki_wg_device *dev, int op_class, const uint32_t grid[3],
+/* The classes of dispatch the table keys on. A kernel's class says what shape of work
+ * group suits it; REDUCE is the one whose size is part of what it computes (its lane
+ * count), so it is never tuned. */
+typedef enum vki_wg_class {
+    VKI_WG_ELEMENTWISE = 0,
+    VKI_WG_CONV,
+    VKI_WG_DEPTHWISE,
+    VKI_WG_POOL,
+    VKI_WG_REDUCE,
+    VKI_WG_CLASS_COUNT
+} vki_wg_class;
+
+/* Whether local search may change a class's work group. */
+static inline int vki_wg_tunable(vki_wg_class c) { return c != VKI_WG_REDUCE; }
+
+/* The table's work group for a dispatch of class c over grid (threads per axis). */
+void vki_wg_pick(const vki_wg_device *dev, vki_wg_class c, const uint32_t grid[3],
                  uint32_t out[3]);
 
 #endif

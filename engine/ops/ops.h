@@ -17,16 +17,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Work-group classes the tuner keys its tables on. */
-typedef enum vki_wg_class {
-    VKI_WG_ELEMENTWISE = 0,
-    VKI_WG_CONV,
-    VKI_WG_DEPTHWISE,
-    VKI_WG_POOL,
-    VKI_WG_REDUCE,
-    VKI_WG_COUNT
-} vki_wg_class;
-
 #define VKI_MAX_BINDINGS 16
 #define VKI_DEFINES_MAX 4096
 

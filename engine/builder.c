@@ -1,0 +1,197 @@
+/* builder.c: the emit stage: the passes, the builder API that op files call, the I/O
+ * conversions, and the precision of every op, tensor and blob. No Vulkan calls. */
+#include "builder.h"
+
+#include "passes.h"
+#include "precision.h"
+#include "status.h"
+
+#include <stdio.h>
+
+/* Until the build generates the kernel names. */
+#ifndef VKI_KERNEL_to_phwc4
+#define VKI_KERNEL_to_phwc4 "to_phwc4"
+#define VKI_KERNEL_from_phwc4 "from_phwc4"
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+const vki_wg_device *vki_build_device(const vki_build *b) { return &b->device; }
+
+/* ---- the API op files call ---------------------------------------------------------- */
+
+int vki_build_weights(vki_build *b, const float *data, size_t count) {
+    size_t start = (b->weights_count + 3) / 4 * 4;
+    size_t need = start + (count ? count : 4);
+    if (need > b->weights_cap) {
+        size_t cap = b->weights_cap ? b->weights_cap : 1024;
+        while (cap < need) cap *= 2;
+        float *w = realloc(b->weights, cap * sizeof(float));
+        if (!w) return -1;
+        b->weights = w;
+        b->weights_cap = cap;
+    }
+    if (!vki_grow((void **)&b->blobs, &b->cap_blobs, b->n_blobs + 1, sizeof *b->blobs)) return -1;
+    memset(b->weights + b->weights_count, 0, (need - b->weights_count) * sizeof(float));
+    if (count) memcpy(b->weights + start, data, count * sizeof(float));
+    b->weights_count = need;
+    int half = b->current_op >= 0 && b->op_half[b->current_op];
+    b->blobs[b->n_blobs] = (vki_blob){start, count ? count : 4, half};
+    return b->n_blobs++;
+}
+
+int vki_build_weights_phwc4(vki_build *b, const float *nhwc, vki_shape4 s) {
+    size_t count = (size_t)((s.c + 3) / 4) * (size_t)s.h * (size_t)s.w * 4;
+    float *packed = malloc(count * sizeof(float));
+    if (!packed) return -1;
+    vki_pack_phwc4(nhwc, s, packed);
+    int blob = vki_build_weights(b, packed, count);
+    free(packed);
+    return blob;
+}
+
+int vki_build_bias(vki_build *b, const vki_tensor *bias, int channels, size_t count) {
+    float *padded = calloc(count ? count : 1, sizeof(float));
+    if (!padded) return -1;
+    if (bias) memcpy(padded, bias->data, (size_t)channels * sizeof(float));
+    int blob = vki_build_weights(b, padded, count);
+    free(padded);
+    return blob;
+}
+
+vki_status vki_build_bind_operand(vki_build *b, vki_dispatch *d, int t, vki_shape4 s) {
+    const vki_tensor *tensor = &b->m->tensors[t];
+    if (!tensor->data) {
+        vki_dispatch_bind_tensor(d, t);
+        return VKI_OK;
+    }
+    int blob = vki_build_weights_phwc4(b, tensor->data, s);
+    if (blob < 0) return vki_fail_oom("graph build: weights");
+    vki_dispatch_bind_weights(d, blob);
+    return VKI_OK;
+}
+
+vki_status vki_build_dispatch(vki_build *b, const vki_dispatch *d) {
+    if (!vki_grow((void **)&b->dispatches, &b->cap_dispatches, b->n_dispatches + 1, sizeof *d))
+        return vki_fail_oom("graph build: dispatches");
+    b->dispatches[b->n_dispatches] = *d;
+    b->dispatches[b->n_dispatches++].op_index = b->current_op;
+    return VKI_OK;
+}
+
+static int storage_root(const vki_build *b, int t) {
+    while (b->storage_of[t] != t) t = b->storage_of[t];
+    return t;
+}
+
+vki_status vki_build_alias(vki_build *b, int alias, int of) {
+    b->storage_of[alias] = storage_root(b, of);
+    return VKI_OK;
+}
+
+/* ---- emitting ------------------------------------------------------------------------ */
+
+static vki_status emit_io_conversion(vki_build *b, int io, int is_input) {
+    const vki_model *m = b->m;
+    int t = is_input ? m->inputs[io] : m->outputs[io];
+    vki_dispatch d;
+    vki_dispatch_init(&d, is_input ? VKI_KERNEL_to_phwc4 : VKI_KERNEL_from_phwc4, VKI_WG_ELEMENTWISE);
+    vki_shape4 s = vki_tensor_shape4(&m->tensors[t]);
+    vki_define_shape(&d, is_input ? "OUT" : "IN", s);
+    if (is_input) {
+        d.bindings[d.n_bindings++] = (vki_binding){VKI_BIND_INPUT_STAGING, io};
+        vki_dispatch_bind_tensor(&d, t);
+    } else {
+        vki_dispatch_bind_tensor(&d, t);
+        d.bindings[d.n_bindings++] = (vki_binding){VKI_BIND_OUTPUT_STAGING, io};
+    }
+    vki_dispatch_grid_phwc4(&d, s);
+    return vki_build_dispatch(b, &d);
+}
+
+static vki_status emit_all(vki_build *b) {
+    const vki_model *m = b->m;
+    vki_status s = VKI_OK;
+    b->current_op = -1;
+    for (int i = 0; i < m->n_inputs && !s; i++) s = emit_io_conversion(b, i, 1);
+    for (int o = 0; o < m->n_ops && !s; o++) {
+        if (b->skip[o]) continue;
+        const vki_op_def *def = vki_op_find(&m->ops[o]);
+        if (!def) return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "op is not supported");
+        b->current_op = o;
+        s = def->build(b, m, o);
+    }
+    b->current_op = -1;
+    for (int i = 0; i < m->n_outputs && !s; i++) s = emit_io_conversion(b, i, 0);
+    return s;
+}
+
+vki_status vki_build_open(vki_build *b, const vki_context *ctx, const vki_model *model,
+                          const vki_graph_config *cfg) {
+    memset(b, 0, sizeof *b);
+    b->view = *model;
+    b->m = &b->view;
+    b->cfg = cfg;
+    b->device = vki_context_wg_device(ctx);
+    const size_t nt = (size_t)(model->n_tensors ? model->n_tensors : 1);
+    const size_t no = (size_t)(model->n_ops ? model->n_ops : 1);
+    b->storage_of = malloc(sizeof(int) * nt);
+    b->view.ops = malloc(sizeof(vki_op) * no);
+    b->skip = calloc(no, 1);
+    b->op_half = calloc(no, 1);
+    b->tensor_half = calloc(nt, 1);
+    if (!b->storage_of || !b->view.ops || !b->skip || !b->op_half || !b->tensor_half)
+        return vki_fail_oom("graph build");
+    vki_precision_ops(model, cfg, b->op_half);
+    memcpy(b->view.ops, model->ops, sizeof(vki_op) * (size_t)model->n_ops);
+    vki_fuse_activations(&b->view, b->view.ops, b->skip);
+    vki_precision_fused(&b->view, b->skip, b->op_half);
+    for (int t = 0; t < model->n_tensors; t++) b->storage_of[t] = t;
+    vki_status s = emit_all(b);
+    if (s) return s;
+    for (int t = 0; t < model->n_tensors; t++) b->storage_of[t] = storage_root(b, t);
+    vki_precision_tensors(&b->view, b->skip, b->op_half, b->storage_of, b->tensor_half);
+    for (int o = 0; o < model->n_ops; o++)
+        if (!b->skip[o]) b->precision.fp16_ops += b->op_half[o], b->precision.ops++;
+    b->precision.fp16_arithmetic = cfg->fp16_arith;
+    return VKI_OK;
+}
+
+void vki_build_close(vki_build *b) {
+    free(b->dispatches);
+    free(b->weights);
+    free(b->blobs);
+    free(b->storage_of);
+    free(b->view.ops);
+    free(b->skip);
+    free(b->op_half);
+    free(b->tensor_half);
+    memset(b, 0, sizeof *b);
+}
+
+uint64_t vki_build_tensor_bytes(const vki_build *b, int t) {
+    vki_shape4 s = vki_tensor_shape4(&b->m->tensors[t]);
+    uint64_t elem = b->tensor_half[t] ? 2 : 4;
+    return (uint64_t)s.h * (uint64_t)s.w * (uint64_t)((s.c + 3) / 4) * 4u * elem;
+}
+
+uint64_t vki_build_blob_bytes(const vki_build *b, int i) {
+    return b->blobs[i].count * (b->blobs[i].half ? 2u : 4u);
+}
+
+void vki_build_variant(const vki_build *b, int k, char *out, size_t cap, vki_kernel_variant *v) {
+    const vki_dispatch *d = &b->dispatches[k];
+    int n = 0;
+    out[0] = 0;
+    if (b->cfg->fp16) n += snprintf(out + n, cap - (size_t)n, "#define VKI_FP16_STORAGE 1\n");
+    if (b->cfg->fp16_arith && d->op_index >= 0 && b->op_half[d->op_index])
+        n += snprintf(out + n, cap - (size_t)n, "#define VKI_FP16_ARITH 1\n");
+    for (int i = 0; i < d->n_bindings && n < (int)cap; i++) {
+        const vki_binding *bd = &d->bindings[i];
+        int half = bd->kind == VKI_BIND_TENSOR    ? b->tensor_half[bd->index]
+                   : bd->kind == VKI_BIND_WEIGHTS ? b->blobs[bd->index].half
+                                                  : 0;
+        n += snprintf(out + n, cap - (size_t)n, "#define STORE4_%d %s\n", i, half ? "f16vec4" : "vec4");
+    }
+    *v = (vki_kernel_variant){d->kernel, d->defines, d->defines_len, out, d->n_bindings};
+}

@@ -1,0 +1,56 @@
+/* builder.h: the emit stage (internal). The passes rewrite a private copy of the op list,
+ * every op emits its dispatches and weights through the builder API of ops/ops.h, and the
+ * precision of every op, tensor and weights blob is settled. What comes out is device-free:
+ * the memory stage lays it out, the kernels stage compiles it. */
+#ifndef VKI_BUILDER_H
+#define VKI_BUILDER_H
+
+#include "gpu.h"
+#include "kernels.h"
+#include "model.h"
+#include "ops/ops.h"
+#include "options.h"
+
+/* A weights blob: `count` floats at `offset` in the host array, stored on the device as
+ * float16 when `half`, the precision of the op that made it. */
+typedef struct vki_blob {
+    size_t offset, count;
+    int half;
+} vki_blob;
+
+struct vki_build {
+    const vki_model *m;         /* &view */
+    vki_model view;             /* the model with the passes' private op list */
+    const vki_graph_config *cfg;
+    vki_wg_device device;
+    vki_dispatch *dispatches;
+    int n_dispatches, cap_dispatches;
+    float *weights;             /* all blobs, each starting at a multiple of 4 floats */
+    size_t weights_count, weights_cap;
+    vki_blob *blobs;
+    int n_blobs, cap_blobs;
+    int *storage_of;            /* tensor -> tensor whose storage it uses (a root after emit) */
+    int current_op;             /* op being built, -1 for I/O conversions */
+    unsigned char *skip;        /* ops the passes made redundant */
+    unsigned char *op_half;     /* per op: outputs and weights stored fp16 */
+    unsigned char *tensor_half; /* per tensor: stored fp16 */
+    vki_precision_report precision;
+};
+
+/* Runs the passes and lets every op emit; on failure the build is left safe to close. */
+vki_status vki_build_open(vki_build *b, const vki_context *ctx, const vki_model *model,
+                          const vki_graph_config *cfg);
+void vki_build_close(vki_build *b);
+
+/* Bytes of tensor t in PHWC4, in its storage precision. */
+uint64_t vki_build_tensor_bytes(const vki_build *b, int t);
+/* Bytes of weights blob i on the device. */
+uint64_t vki_build_blob_bytes(const vki_build *b, int i);
+
+/* What the kernels stage compiles for dispatch k; precision (cap bytes) receives the
+ * precision #defines: each binding's storage type (common.glsl's STORE4_<binding>) and
+ * whether the op computes in fp16. */
+void vki_build_variant(const vki_build *b, int k, char *precision, size_t cap,
+                       vki_kernel_variant *out);
+
+#endif

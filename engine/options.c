@@ -1,0 +1,89 @@
+/* options.c: the one place public options are read: defaults filled in, values checked,
+ * the environment applied. */
+#include "options.h"
+
+#include "gpu.h"
+#include "model.h"
+#include "status.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* VKI_DEVICE and vki_context_options.device share one syntax: an index counted from 0,
+ * as vki_enumerate_devices and `vkinfer info` list them, or a part of a device name. */
+static vki_status parse_device(const char *text, const char *source, vki_context_config *c) {
+    c->device_index = -1;
+    c->device_name = NULL;
+    if (!text || !*text) return VKI_OK;
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (*end != 0) {
+        c->device_name = text;
+        return VKI_OK;
+    }
+    if (v < 0 || v > 1000)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: device index %ld out of range", source, v);
+    c->device_index = (int)v;
+    return VKI_OK;
+}
+
+vki_status vki_context_config_resolve(const vki_context_options *o, vki_context_config *out) {
+    static const vki_context_options none = {0};
+    if (!o) o = &none;
+    *out = (vki_context_config){.disable_features = o->disable_features};
+    const char *env = getenv("VKI_DEVICE");
+    vki_status s = env && *env ? parse_device(env, "VKI_DEVICE", out)
+                               : parse_device(o->device, "vki_context_create", out);
+    if (s) return s;
+    const char *validation = getenv("VKI_VALIDATION");
+    out->validation = (validation && *validation && strcmp(validation, "0")) || o->enable_validation;
+    const char *dir = o->cache_dir ? o->cache_dir : getenv("VKI_CACHE_DIR");
+    out->cache_dir = dir && *dir ? dir : NULL;
+    return VKI_OK;
+}
+
+vki_status vki_graph_config_resolve(const vki_context *ctx, const vki_model *m,
+                                    const vki_graph_options *o, vki_graph_config *out) {
+    static const vki_graph_options none = {0};
+    if (!o) o = &none;
+    if ((unsigned)o->precision > VKI_PRECISION_FP16_STORAGE)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: unknown precision %d",
+                        (int)o->precision);
+    if ((unsigned)o->memory >= VKI_MEMORY_STRATEGY_COUNT)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: unknown memory strategy %d",
+                        (int)o->memory);
+    if ((unsigned)o->wait > VKI_WAIT_SPIN)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: unknown wait mode %d",
+                        (int)o->wait);
+    if (o->n_fp32_ops > 0 && !o->fp32_ops)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: n_fp32_ops is %d but "
+                        "fp32_ops is NULL", o->n_fp32_ops);
+    for (int i = 0; i < o->n_fp32_ops; i++)
+        if (o->fp32_ops[i] < 0 || o->fp32_ops[i] >= m->n_ops)
+            return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: fp32_ops[%d] = %d, "
+                            "but %s has ops 0..%d", i, o->fp32_ops[i], m->name, m->n_ops - 1);
+    int fp16 = o->precision != VKI_PRECISION_FP32;
+    if (fp16 && !ctx->fp16_storage)
+        return vki_fail(VKI_ERROR_DEVICE_FEATURE,
+                        "%s: fp16 precision needs storageBuffer16BitAccess, which %s lacks "
+                        "(or the context disabled)",
+                        m->name, ctx->props.deviceName);
+    int cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    const char *guards = getenv("VKI_DEBUG_GUARDS");
+    *out = (vki_graph_config){
+        .precision = o->precision,
+        .fp16 = fp16,
+        .fp16_arith = o->precision == VKI_PRECISION_FP16 && ctx->fp16_arithmetic,
+        .memory = o->memory,
+        .spin_ns = o->wait == VKI_WAIT_SPIN ? UINT64_MAX
+                   : o->wait == VKI_WAIT_AUTO && !cpu ? VKI_DEFAULT_SPIN_NS : 0,
+        .fence_timeout_ns = VKI_FENCE_TIMEOUT_NS,
+        .profile = o->profile != 0,
+        .fp32_ops = o->n_fp32_ops > 0 ? o->fp32_ops : NULL,
+        .n_fp32_ops = o->n_fp32_ops > 0 ? o->n_fp32_ops : 0,
+        .tuning_file = o->tuning_file && *o->tuning_file ? o->tuning_file : NULL,
+        .tune = o->tune != 0,
+        .debug_guards = o->debug_guards || (guards && *guards && strcmp(guards, "0")),
+    };
+    return VKI_OK;
+}

@@ -1,0 +1,61 @@
+/* options.h: the public options, resolved once at the entry point into private configs with
+ * every default filled in, the way sokol_gfx resolves its descriptors (_sg_desc_defaults).
+ * Code past vki_context_create / vki_graph_create reads these and never tests an options
+ * pointer or a zero field. Internal. */
+#ifndef VKI_OPTIONS_H
+#define VKI_OPTIONS_H
+
+#include "vkinfer.h"
+
+#include <stdint.h>
+
+/* How long a run may poll its fence on a GPU before sleeping on it. Sleeping alone costs a
+ * scheduler wake-up that can exceed the work: on the H100 a 0.8 ms graph took 2.5 ms at the
+ * median when only sleeping. CPU devices never poll: their driver threads need the cores. */
+#define VKI_DEFAULT_SPIN_NS 2000000ull
+/* Every fence wait gives up after this and reports VKI_ERROR_TIMEOUT: a hung device must
+ * not hang the caller. */
+#define VKI_FENCE_TIMEOUT_NS 60000000000ull
+/* Tuning: a candidate work group is timed SAMPLES times (median kept), each sample the
+ * dispatch REPEATS times between two timestamps. */
+#define VKI_TUNE_SAMPLES 5
+#define VKI_TUNE_REPEATS 3
+/* Tuning: the whole graph is timed with the tuned and with the table's sizes, median of
+ * RUNS wall-clock runs after WARMUP; on lavapipe a tuned graph ran 78-87 ms against the
+ * table's 47-50 although every dispatch timed alone was faster. */
+#define VKI_TUNE_GRAPH_RUNS 15
+#define VKI_TUNE_GRAPH_WARMUP 3
+/* Calibration: an output may move this far from the fp32 graph's. */
+#define VKI_DEFAULT_CALIBRATION_TOLERANCE 1e-2
+
+typedef struct vki_context_config {
+    int device_index;            /* counted from 0; -1: by name, or the best */
+    const char *device_name;     /* a part of the name; NULL: by index, or the best */
+    int validation;
+    unsigned disable_features;
+    const char *cache_dir;       /* NULL: no disk cache */
+} vki_context_config;
+
+/* Options or the environment (VKI_DEVICE, VKI_VALIDATION, VKI_CACHE_DIR) into a config. */
+vki_status vki_context_config_resolve(const vki_context_options *o, vki_context_config *out);
+
+typedef struct vki_graph_config {
+    vki_precision precision;
+    int fp16;                    /* an fp16 precision: fp16 storage for the ops not kept fp32 */
+    int fp16_arith;              /* and fp16 arithmetic (the device has shaderFloat16) */
+    vki_memory_strategy memory;
+    uint64_t spin_ns;            /* poll the fence this long before sleeping; UINT64_MAX: spin */
+    uint64_t fence_timeout_ns;
+    int profile;
+    const int *fp32_ops;         /* checked against the model's op count */
+    int n_fp32_ops;
+    const char *tuning_file;     /* NULL: none */
+    int tune;
+    int debug_guards;
+} vki_graph_config;
+
+/* Checks the options against the context's device and the model, and fills the config. */
+vki_status vki_graph_config_resolve(const vki_context *ctx, const vki_model *m,
+                                    const vki_graph_options *o, vki_graph_config *out);
+
+#endif
