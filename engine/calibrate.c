@@ -1,11 +1,12 @@
 /* calibrate.c: finds the ops an fp16 graph must keep fp32 for its outputs to stay within
  * a tolerance of the fp32 graph's (vki_calibrate_fp32_ops). Written against the public
  * graph API: every candidate is a real graph on the real device. */
+#include "../tuner/stats.h"
 #include "model.h"
+#include "options.h"
 #include "status.h"
 #include "vkinfer.h"
 
-#include <math.h>
 #include <stdlib.h>
 
 typedef struct outputs {
@@ -31,7 +32,7 @@ static vki_status run_graph(vki_context *ctx, const vki_model *m, const vki_grap
     for (int i = 0; !s && i < m->n_outputs; i++) {
         out->count[i] = vki_tensor_elements(&m->tensors[m->outputs[i]]);
         out->data[i] = malloc(out->count[i] * sizeof(float));
-        if (!out->data[i]) s = vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+        if (!out->data[i]) s = vki_fail_oom("calibrate");
         else {
             out->n = i + 1;
             s = vki_graph_get_output(g, i, out->data[i], out->count[i] * sizeof(float));
@@ -42,17 +43,12 @@ static vki_status run_graph(vki_context *ctx, const vki_model *m, const vki_grap
     return s;
 }
 
-/* The conformance metric over all outputs: max|a-b| / max(max|b|, 1); NaN is infinite. */
+/* The conformance metric (tuner/stats.h) over all outputs: the worst of them. */
 static double worst_error(const outputs *a, const outputs *b) {
     double worst = 0;
     for (int i = 0; i < b->n; i++) {
-        double max_b = 1, max_diff = 0;
-        for (size_t k = 0; k < b->count[i]; k++) {
-            if (fabs(b->data[i][k]) > max_b) max_b = fabs(b->data[i][k]);
-            double d = fabs((double)a->data[i][k] - (double)b->data[i][k]);
-            if (!(d <= max_diff)) max_diff = d != d ? INFINITY : d;
-        }
-        if (max_diff / max_b > worst) worst = max_diff / max_b;
+        double e = vki_relative_error(a->data[i], b->data[i], b->count[i], NULL);
+        if (!(e <= worst)) worst = e;
     }
     return worst;
 }
@@ -79,13 +75,14 @@ vki_status vki_calibrate_fp32_ops(vki_context *ctx, const vki_model *m, const fl
     *n_ops = 0;
     if (m->n_outputs > 64)
         return vki_fail(VKI_ERROR_UNSUPPORTED_MODEL, "%s: more than 64 outputs", m->name);
-    double tolerance = options && options->tolerance > 0 ? options->tolerance : 1e-2;
+    double tolerance = options && options->tolerance > 0 ? options->tolerance
+                                                        : VKI_DEFAULT_CALIBRATION_TOLERANCE;
     vki_precision precision = options && options->precision ? options->precision : VKI_PRECISION_FP16;
     if (precision != VKI_PRECISION_FP16 && precision != VKI_PRECISION_FP16_STORAGE)
         return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_calibrate_fp32_ops: precision %d is "
                         "not an fp16 precision", (int)precision);
     int *prefix_ops = malloc(sizeof(int) * (size_t)(m->n_ops ? m->n_ops : 1));
-    if (!prefix_ops) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    if (!prefix_ops) return vki_fail_oom("calibrate");
     outputs exact;
     vki_graph_options fp32 = {0};
     vki_status s = run_graph(ctx, m, &fp32, inputs, &exact);

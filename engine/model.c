@@ -1,5 +1,6 @@
 /* model.c: the graph IR's containers, builders, and the public model accessors. */
 #include "model.h"
+#include "status.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -136,12 +137,20 @@ static vki_status tensor_info(const vki_model *m, int tensor, vki_tensor_info *o
     return VKI_OK;
 }
 
+static vki_status io_info(const vki_model *m, int index, int is_input, vki_tensor_info *out) {
+    const char *call = is_input ? "vki_model_input_info" : "vki_model_output_info";
+    if (!m || !out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: NULL argument", call);
+    int n = is_input ? m->n_inputs : m->n_outputs;
+    if (index < 0 || index >= n)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: %s: index %d out of range (%d %s)", call,
+                        m->name, index, n, is_input ? "inputs" : "outputs");
+    return tensor_info(m, is_input ? m->inputs[index] : m->outputs[index], out);
+}
+
 vki_status vki_model_input_info(const vki_model *m, int index, vki_tensor_info *out) {
-    if (!m || !out || index < 0 || index >= m->n_inputs) return VKI_ERROR_INVALID_ARGUMENT;
-    return tensor_info(m, m->inputs[index], out);
+    return io_info(m, index, 1, out);
 }
 
 vki_status vki_model_output_info(const vki_model *m, int index, vki_tensor_info *out) {
-    if (!m || !out || index < 0 || index >= m->n_outputs) return VKI_ERROR_INVALID_ARGUMENT;
-    return tensor_info(m, m->outputs[index], out);
+    return io_info(m, index, 0, out);
 }

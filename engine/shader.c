@@ -28,7 +28,7 @@ vki_status vki_shader_compile(vki_context *ctx, const char *kernel, const char *
     if (!kernel_text || !common)
         return vki_fail(VKI_ERROR_SHADER, "kernel '%s' is not embedded in the library", kernel);
     char *text = assemble(kernel_text, precision, defines, common);
-    if (!text) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    if (!text) return vki_fail_oom("shader");
     uint64_t key = 0;
     char name[32] = "";
     if (ctx->cache_dir) {
@@ -62,7 +62,7 @@ vki_status vki_shader_compile(vki_context *ctx, const char *kernel, const char *
     } else {
         size_t len = shaderc_result_get_length(res);
         *words = malloc(len);
-        if (!*words) s = vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+        if (!*words) s = vki_fail_oom("shader");
         else {
             memcpy(*words, shaderc_result_get_bytes(res), len);
             *n_bytes = len;

@@ -1,5 +1,6 @@
 /* test_api.c: the public API refuses misuse with a status and a message, and a graph can
  * be run many times with fresh inputs. */
+#include "graph.h"
 #include "harness.h"
 
 #include <criterion/criterion.h>
@@ -7,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+static void run_tiny(vki_context *ctx, float out[45], vki_kernel_stats *stats);
 
 static vki_model *tiny_model(void) {
     vki_model *m = vki_model_new("tiny");
@@ -45,7 +48,13 @@ Test(api, wrong_sizes_and_indices) {
     cr_assert_eq(vki_graph_get_output(g, -1, buf, sizeof buf), VKI_ERROR_INVALID_ARGUMENT);
     cr_assert_eq(vki_graph_get_output(g, 0, NULL, sizeof buf), VKI_ERROR_INVALID_ARGUMENT);
     vki_tensor_info info;
+    /* A failure sets its own message, never leaves the previous one. */
+    cr_assert_eq(vki_graph_run(NULL), VKI_ERROR_INVALID_ARGUMENT);
     cr_assert_eq(vki_model_input_info(m, 3, &info), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(vki_last_error(), "vki_model_input_info: tiny: index 3 out of range"), "%s",
+              vki_last_error());
+    cr_assert_eq(vki_model_output_info(NULL, 0, &info), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(vki_last_error(), "vki_model_output_info: NULL argument"), "%s", vki_last_error());
     vki_graph_destroy(g);
     vki_model_destroy(m);
 }
@@ -116,6 +125,53 @@ Test(api, profile_reports_every_dispatch) {
     cr_assert(p[1].ms >= 0.0);
     vki_graph_destroy(g);
     vki_model_destroy(m);
+}
+
+Test(api, status_names_come_from_the_list) {
+#define CHECK_(name, value, what)                                                  \
+    cr_assert_str_eq(vki_status_name(VKI_##name), "VKI_" #name);                   \
+    cr_assert_eq((int)VKI_##name, value);                                          \
+    cr_assert_neq(strlen(what), 0);
+    VKI_STATUS_LIST(CHECK_)
+#undef CHECK_
+    cr_assert_str_eq(vki_status_name((vki_status)99), "VKI_ERROR_UNKNOWN");
+}
+
+/* Guard bytes after every tensor: a write past a tensor fails the next run with
+ * VKI_ERROR_INTERNAL naming the tensor and the op that writes it. The write is made from
+ * outside (as a kernel writing out of bounds would), since no kernel here does. */
+Test(api, guard_bytes_catch_a_write_past_a_tensor) {
+    vki_model *m = tiny_model();
+    vki_graph *g = NULL;
+    vki_graph_options o = {.debug_guards = 1};
+    cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(g->mem.n_guards, 2, "one guard per storage: the input and the output");
+    float in[45], out[45];
+    harness_fill(in, 45, 5u, -1.0f, 1.0f);
+    cr_assert_eq(vki_graph_set_input(g, 0, in, sizeof in), VKI_OK);
+    cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_get_output(g, 0, out, sizeof out), VKI_OK);
+    for (int i = 0; i < 45; i++) cr_assert_eq(out[i], in[i] > 0 ? in[i] : 0.0f);
+    cr_assert_eq(vki_memory_spoil_guard(harness_context(), &g->mem, 1), VKI_OK);
+    cr_assert_eq(vki_graph_run(g), VKI_ERROR_INTERNAL);
+    cr_assert(strstr(vki_last_error(), "tiny: a kernel wrote past tensor 1 't' (written by op 0 RELU)"),
+              "%s", vki_last_error());
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
+}
+
+/* Kernels live in the context: a second graph of the same model compiles nothing. */
+Test(api, graphs_of_a_context_share_kernels) {
+    vki_context *ctx = NULL;
+    cr_assert_eq(vki_context_create(NULL, &ctx), VKI_OK, "%s", vki_last_error());
+    float a[45], b[45];
+    vki_kernel_stats first, second;
+    run_tiny(ctx, a, &first);
+    run_tiny(ctx, b, &second);
+    cr_assert(first.compiled >= 3, "compiled %d", first.compiled);
+    cr_assert_eq(second.compiled, first.compiled);
+    cr_assert_eq(memcmp(a, b, sizeof a), 0);
+    vki_context_destroy(ctx);
 }
 
 /* ---- the on-disk kernel cache ---------------------------------------------------------- */
