@@ -2,6 +2,7 @@
  * (tests/data/ref, written by LiteRT's CPU path), on the default device.
  * Error of an output = max|a - b| / max(max|b|, 1). */
 #include "harness.h"
+#include "../tuner/stats.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -79,14 +80,14 @@ static void conform_bounds(const char *model, const vki_graph_options *options, 
         cr_assert_eq(vki_graph_get_output(g, i, got, t.element_count * sizeof(float)), VKI_OK);
         snprintf(path, sizeof path, "%s/ref/%s/output_%d.f32", data, model, i);
         float *want = read_f32(path, t.element_count);
-        double err = harness_relative_error(got, want, t.element_count, NULL);
+        double err = vki_relative_error(got, want, t.element_count, NULL);
         double bound = bound_for(i, tol, special);
         cr_log_info("%s output %d '%s': device error %.3g", model, i, t.name, err);
         fprintf(stderr, "conformance: %s %s output %d '%s': device error %.3g", model,
                 precision_name(options), i, t.name, err);
         cr_expect(err <= bound, "%s output %d '%s': device error %g > %g", model, i, t.name, err, bound);
         if (check_reference) {
-            double ref_err = harness_relative_error(ref_run[i], want, t.element_count, NULL);
+            double ref_err = vki_relative_error(ref_run[i], want, t.element_count, NULL);
             fprintf(stderr, ", C reference error %.3g", ref_err);
             cr_expect(ref_err <= tol, "%s output %d: C reference error %g > %g", model, i, ref_err, tol);
         }

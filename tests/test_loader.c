@@ -8,6 +8,7 @@
 #include "loader.h"
 #include "half.h"
 #include "status.h"
+#include "../tuner/stats.h"
 
 #include <criterion/criterion.h>
 
@@ -524,15 +525,11 @@ Test(loader, truncated_prefixes_fail_cleanly) {
     free(b);
 }
 
-static uint64_t xorshift(uint64_t *s) {
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
+/* The one generator (tuner/stats.h). */
+static uint32_t xorshift(uint32_t *s) { return vki_xorshift32(s); }
 
 /* Mostly near the ends of the file, where TFLite's converter puts the tables. */
-static size_t pick_offset(uint64_t *rng, size_t size) {
+static size_t pick_offset(uint32_t *rng, size_t size) {
     size_t window = size < 8192 ? size : 8192;
     switch (xorshift(rng) % 4) {
     case 0: return (size_t)(xorshift(rng) % window);
@@ -541,7 +538,7 @@ static size_t pick_offset(uint64_t *rng, size_t size) {
     }
 }
 
-static void mutate(uint8_t *p, size_t size, uint64_t *rng) {
+static void mutate(uint8_t *p, size_t size, uint32_t *rng) {
     static const uint32_t words[] = {0, 1, 0x7fffffff, 0x80000000, 0xffffffff, 0xfffffffc, 8, 99};
     int n = 1 + (int)(xorshift(rng) % 4);
     for (int k = 0; k < n; k++) {
@@ -561,7 +558,7 @@ Test(loader, random_mutations_never_crash, .timeout = 600) {
     size_t size;
     uint8_t *b = need_model(FACE_SHORT, &size);
     uint8_t *p = malloc(size);
-    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    uint32_t rng = 0x9e3779b9u;
     int ok = 0, failed = 0;
     for (int iter = 0; iter < 2000; iter++) {
         memcpy(p, b, size);

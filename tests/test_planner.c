@@ -2,6 +2,7 @@
  * every strategy on randomised lifetimes through the checker, OPTIMAL against a test-only brute
  * force, the checker's own rejections, edge cases, and a timing print. */
 #include "../planner/planner.h"
+#include "../tuner/stats.h"
 
 #include <criterion/criterion.h>
 #include <pthread.h>
@@ -18,15 +19,13 @@ static const vki_plan_strategy all_strategies[] = {
 static const vki_plan_strategy fast_strategies[] = {
     VKI_PLAN_GREEDY_BY_SIZE, VKI_PLAN_GREEDY_BY_BREADTH, VKI_PLAN_MIN_COST_FLOW, VKI_PLAN_ARENA};
 
-static uint64_t xorshift(uint64_t *state) {
-    uint64_t x = *state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *state = x;
+/* 64 random bits from the one generator (tuner/stats.h). */
+static uint64_t next64(uint32_t *rng) {
+    uint64_t hi = vki_xorshift32(rng);
+    return hi << 32 | vki_xorshift32(rng);
 }
 
-static uint64_t below(uint64_t *rng, uint64_t n) { return xorshift(rng) % n; }
+static uint64_t below(uint32_t *rng, uint64_t n) { return next64(rng) % n; }
 
 static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
@@ -84,8 +83,8 @@ Test(planner, figure5_every_strategy) {
  * skip connections, some sets are random intervals; a quarter of the sizes come from a small
  * pool so that ties are common. */
 static int random_set(uint64_t seed, vki_plan_tensor *t, int max_n, uint64_t *alignment) {
-    uint64_t rng = seed * 0x9E3779B97F4A7C15ULL + 0x1234567ULL;
-    for (int warm = 0; warm < 4; warm++) xorshift(&rng);
+    uint32_t rng = (uint32_t)(seed * 0x9E3779B9u + 0x1234567u) | 1u;
+    for (int warm = 0; warm < 4; warm++) next64(&rng);
     static const uint64_t alignments[] = {1, 16, 256};
     *alignment = alignments[below(&rng, 3)];
     int n = 1 + (int)below(&rng, (uint64_t)max_n);
@@ -173,8 +172,8 @@ Test(planner, optimal_matches_brute_force_on_tiny_sets) {
     enum { SETS = 400 };
     static const uint64_t alignments[] = {1, 16, 256};
     for (int set = 0; set < SETS; set++) {
-        uint64_t rng = 0xC0FFEEULL + (uint64_t)set * 7919;
-        xorshift(&rng);
+        uint32_t rng = 0xC0FFEEu + (uint32_t)set * 7919u;
+        next64(&rng);
         uint64_t align = alignments[set % 3];
         vki_plan_tensor t[6];
         brute b = {0};
@@ -399,7 +398,7 @@ Test(planner, concurrent_plans_match_sequential) {
 Test(planner, timing_300_tensor_chain) {
     enum { N = 300 };
     vki_plan_tensor chain[N], branchy[N];
-    uint64_t rng = 42;
+    uint32_t rng = 42;
     for (int i = 0; i < N; i++) {
         chain[i] = (vki_plan_tensor){1 + below(&rng, 1000000), i, i + 1};
         /* A residual network: every fourth tensor is also read three steps later. */

@@ -3,6 +3,12 @@
  * are checked, and vki_calibrate_fp32_ops returns a set that meets its tolerance where one
  * op fewer does not. */
 #include "harness.h"
+#include "../tuner/stats.h"
+
+/* Seeded values in [lo, hi) from the one generator. */
+static void fill_seeded(float *v, size_t n, uint32_t seed, float lo, float hi) {
+    vki_fill_uniform(v, n, &seed, lo, hi);
+}
 
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -52,7 +58,7 @@ static double run_error(vki_model *m, const vki_graph_options *o, const float *i
     cr_assert_eq(vki_graph_get_output(g, 0, out, sizeof out), VKI_OK);
     if (report) cr_assert_eq(vki_graph_precision(g, report), VKI_OK);
     vki_graph_destroy(g);
-    return harness_relative_error(out, ref, OUT_ELEMS, NULL);
+    return vki_relative_error(out, ref, OUT_ELEMS, NULL);
 }
 
 static int has_fp16(void) {
@@ -65,7 +71,7 @@ Test(mixed_precision, every_subset_of_fp32_ops) {
     if (!has_fp16()) cr_skip_test("the device has no 16-bit storage");
     vki_model *m = chain_model();
     float in[IN_ELEMS], ref[OUT_ELEMS];
-    harness_fill(in, IN_ELEMS, 5u, -1.0f, 1.0f);
+    fill_seeded(in, IN_ELEMS, 5u, -1.0f, 1.0f);
     float *out = ref;
     const float *ins = in;
     cr_assert_eq(vki_model_reference_run(m, &ins, &out), VKI_OK);
@@ -135,7 +141,7 @@ Test(calibration, prefix_meets_the_tolerance_and_is_minimal) {
     if (!has_fp16()) cr_skip_test("the device has no 16-bit storage");
     vki_model *m = chain_model();
     float in[IN_ELEMS], exact[OUT_ELEMS];
-    harness_fill(in, IN_ELEMS, 6u, -1.0f, 1.0f);
+    fill_seeded(in, IN_ELEMS, 6u, -1.0f, 1.0f);
     vki_graph_options fp32 = {0};
     const float *ins = in;
     /* The fp32 graph's output is the calibration's reference. */
@@ -226,7 +232,7 @@ Test(device_features, fp16_without_shader_float16_is_fp16_storage) {
     vki_context *ctx = context_without(VKI_FEATURE_FP16_ARITHMETIC);
     vki_model *m = chain_model();
     float in[IN_ELEMS], out[2][OUT_ELEMS];
-    harness_fill(in, IN_ELEMS, 8u, -1.0f, 1.0f);
+    fill_seeded(in, IN_ELEMS, 8u, -1.0f, 1.0f);
     for (int k = 0; k < 2; k++) {
         vki_graph_options o = {.precision = k ? VKI_PRECISION_FP16_STORAGE : VKI_PRECISION_FP16};
         vki_graph *g = NULL;
