@@ -75,9 +75,9 @@ vki_status vki_calibrate_fp32_ops(vki_context *ctx, const vki_model *m, const fl
     *n_ops = 0;
     if (m->n_outputs > 64)
         return vki_fail(VKI_ERROR_UNSUPPORTED_MODEL, "%s: more than 64 outputs", m->name);
-    double tolerance = options && options->tolerance > 0 ? options->tolerance
-                                                        : VKI_DEFAULT_CALIBRATION_TOLERANCE;
-    vki_precision precision = options && options->precision ? options->precision : VKI_PRECISION_FP16;
+    const vki_calibration_options none = {0}, *o = options ? options : &none;
+    double tolerance = o->tolerance > 0 ? o->tolerance : VKI_DEFAULT_CALIBRATION_TOLERANCE;
+    vki_precision precision = o->precision ? o->precision : VKI_PRECISION_FP16;
     if (precision != VKI_PRECISION_FP16 && precision != VKI_PRECISION_FP16_STORAGE)
         return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_calibrate_fp32_ops: precision %d is "
                         "not an fp16 precision", (int)precision);
