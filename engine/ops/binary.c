@@ -86,7 +86,7 @@ static const char *op_define(vki_op_code code) {
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     vki_dispatch d;
-    vki_dispatch_init(&d, "binary", VKI_WG_ELEMENTWISE);
+    vki_dispatch_init(&d, VKI_KERNEL_binary, VKI_WG_ELEMENTWISE);
     vki_define_int(&d, op_define(op->code), 1);
     vki_define_activation(&d, activation_of(op));
     static const char *const prefix[2] = {"A", "B"};

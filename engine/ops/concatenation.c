@@ -78,7 +78,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_shape4 so = vki_tensor_shape4(vki_op_out(m, op, 0));
     int along = nhwc_axis(vki_op_out(m, op, 0)->rank, op->opt.concat.axis);
     vki_dispatch d;
-    vki_dispatch_init(&d, "concat", VKI_WG_ELEMENTWISE);
+    vki_dispatch_init(&d, VKI_KERNEL_concat, VKI_WG_ELEMENTWISE);
     vki_define_int(&d, along == AXIS_H ? "AXIS_H" : along == AXIS_W ? "AXIS_W" : "AXIS_C", 1);
     vki_define_int(&d, "N_INPUTS", op->n_inputs);
     vki_define_activation(&d, op->opt.concat.activation);

@@ -150,7 +150,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     if (w_blob < 0 || b_blob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
 
     vki_dispatch d;
-    vki_dispatch_init(&d, "fully_connected", pixels ? VKI_WG_CONV : VKI_WG_REDUCE);
+    vki_dispatch_init(&d, VKI_KERNEL_fully_connected, pixels ? VKI_WG_CONV : VKI_WG_REDUCE);
     vki_define_shape(&d, "IN", in);
     vki_define_shape(&d, "OUT", out);
     vki_define_int(&d, "K_VEC4", (long long)k_vec4);

@@ -12,6 +12,7 @@
 #include "../../tuner/workgroup.h"
 #include "../model.h"
 #include "../status.h"
+#include "glsl_kernels.h"   /* generated: VKI_KERNEL_<name> for each glsl/<name>.comp */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -45,7 +46,7 @@ typedef struct vki_binding {
 /* One compute dispatch. Bindings are set 0, binding 0..n_bindings-1 in order; the
  * kernel declares them with the TENSOR_*()/WEIGHTS() macros of glsl/common.glsl. */
 typedef struct vki_dispatch {
-    const char *kernel;         /* glsl/<kernel>.comp */
+    const char *kernel;         /* glsl/<kernel>.comp, named by VKI_KERNEL_<kernel> */
     char defines[VKI_DEFINES_MAX];
     size_t defines_len;
     int n_bindings;
@@ -65,6 +66,8 @@ void vki_define_shape(vki_dispatch *d, const char *prefix, vki_shape4 s);
 /* Defines ACT_RELU / ACT_RELU6 / ACT_RELU_N1_TO_1 / ACT_TANH for a fused activation. */
 void vki_define_activation(vki_dispatch *d, vki_activation act);
 
+/* kernel: VKI_KERNEL_<name> (glsl_kernels.h), never a string literal, so that a kernel
+ * that does not exist fails the build. */
 void vki_dispatch_init(vki_dispatch *d, const char *kernel, vki_wg_class wg_class);
 void vki_dispatch_bind_tensor(vki_dispatch *d, int tensor);
 void vki_dispatch_bind_weights(vki_dispatch *d, int blob);

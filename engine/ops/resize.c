@@ -52,7 +52,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
     bool align = op->opt.resize.align_corners;
     vki_dispatch d;
-    vki_dispatch_init(&d, "resize", VKI_WG_ELEMENTWISE);
+    vki_dispatch_init(&d, VKI_KERNEL_resize, VKI_WG_ELEMENTWISE);
     vki_define_int(&d, is_bilinear(op) ? "RESIZE_BILINEAR" : "RESIZE_NEAREST", 1);
     if (align) vki_define_int(&d, "ALIGN_CORNERS", 1);
     if (op->opt.resize.half_pixel_centers) vki_define_int(&d, "HALF_PIXEL_CENTERS", 1);

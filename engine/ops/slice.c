@@ -223,7 +223,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
         step[role_of(out->rank, d++)][in_role] = a->step;
     }
     vki_dispatch dd;
-    vki_dispatch_init(&dd, "slice", VKI_WG_ELEMENTWISE);
+    vki_dispatch_init(&dd, VKI_KERNEL_slice, VKI_WG_ELEMENTWISE);
     vki_define_shape(&dd, "IN", vki_tensor_shape4(in));
     vki_define_shape(&dd, "OUT", vki_tensor_shape4(out));
     vki_define_int(&dd, "START_X", start[ROLE_W]);

@@ -35,7 +35,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     vki_shape4 s = vki_tensor_shape4(vki_op_in(m, op, 0));
     vki_dispatch d;
-    vki_dispatch_init(&d, "softmax", VKI_WG_ELEMENTWISE);
+    vki_dispatch_init(&d, VKI_KERNEL_softmax, VKI_WG_ELEMENTWISE);
     vki_define_shape(&d, "IN", s);
     vki_define_shape(&d, "OUT", s);
     vki_define_float(&d, "BETA", op->opt.softmax.beta);

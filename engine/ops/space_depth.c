@@ -48,7 +48,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_shape4 in = vki_tensor_shape4(vki_op_in(m, op, 0));
     vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
     vki_dispatch d;
-    vki_dispatch_init(&d, "space_depth", VKI_WG_ELEMENTWISE);
+    vki_dispatch_init(&d, VKI_KERNEL_space_depth, VKI_WG_ELEMENTWISE);
     vki_define_int(&d, is_d2s(op) ? "DEPTH_TO_SPACE" : "SPACE_TO_DEPTH", 1);
     vki_define_int(&d, "BLOCK", op->opt.space_depth.block_size);
     vki_define_shape(&d, "IN", in);

@@ -247,7 +247,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     /* Dilation is 1: TFLite's transposed convolutions have none. */
     vki_conv_window win = {g.in, g.out, g.kh, g.kw, g.stride_h, g.stride_w, 1, 1, g.pad_h, g.pad_w};
     vki_dispatch d;
-    vki_conv_dispatch(&d, "transpose_conv", VKI_WG_CONV, &win, g.act, op->inputs[g.input],
+    vki_conv_dispatch(&d, VKI_KERNEL_transpose_conv, VKI_WG_CONV, &win, g.act, op->inputs[g.input],
                       wblob, bblob, op->outputs[0]);
     vki_dispatch_grid_phwc4(&d, g.out);
     return vki_build_dispatch(b, &d);

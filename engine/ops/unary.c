@@ -34,7 +34,7 @@ static const char *op_define(vki_op_code code) {
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     vki_dispatch d;
-    vki_dispatch_init(&d, "unary", VKI_WG_ELEMENTWISE);
+    vki_dispatch_init(&d, VKI_KERNEL_unary, VKI_WG_ELEMENTWISE);
     vki_define_int(&d, op_define(op->code), 1);
     if (op->code == VKI_OP_LEAKY_RELU) vki_define_float(&d, "ALPHA", op->opt.leaky_relu.alpha);
     vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
