@@ -120,4 +120,21 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
         }
 }
 
-const vki_op_def vki_op_concatenation = {validate, build, reference};
+/* ConcatenationOptions: the axis (negative counts from the end, normalized here against
+ * the output's rank) and the fused activation. */
+static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op *op) {
+    int32_t axis;
+    int8_t act;
+    if (!vki_opt_i32(r, 0, 0, &axis) || !vki_opt_i8(r, 1, 0, &act)) return vki_opt_malformed(r);
+    if (op->n_outputs < 1) return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "has no output");
+    int rank = m->tensors[op->outputs[0]].rank;
+    int64_t a = axis < 0 ? (int64_t)axis + rank : axis;
+    if (a < 0 || a >= rank)
+        return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "axis %d out of range for rank %d", axis,
+                            rank);
+    op->opt.concat.axis = (int)a;
+    return vki_opt_activation(r, act, &op->opt.concat.activation);
+}
+
+const vki_op_def vki_op_concatenation = {
+    .validate = validate, .build = build, .reference = reference, .options = read_options};

@@ -164,4 +164,5 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
 }
 
 const vki_op_def vki_op_conv2d = {
-    .validate = validate, .build = build, .reference = reference};
+    .validate = validate, .build = build, .reference = reference,
+    .options = vki_conv_read_options};

@@ -13,6 +13,9 @@ vki_status vki_conv_check_operands(const vki_model *m, int op_index);
  * window and stride limits, and the output shape [1, oh, ow, oc]. */
 vki_status vki_conv_check_window(const vki_model *m, int op_index, int oc);
 
+/* Conv2DOptions / DepthwiseConv2DOptions into op->opt.conv (vki_op_def.options). */
+vki_status vki_conv_read_options(vki_options_reader *r, const vki_model *m, vki_op *op);
+
 /* The window a convolution kernel reads: shapes, kernel size, strides, dilations and the
  * padding before the first row and column. */
 typedef struct vki_conv_window {

@@ -112,4 +112,12 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     }
 }
 
-const vki_op_def vki_op_mean = {validate, build, reference};
+/* ReducerOptions: keep_dims. */
+static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op *op) {
+    (void)m;
+    if (!vki_opt_bool(r, 0, false, &op->opt.reduce.keep_dims)) return vki_opt_malformed(r);
+    return VKI_OK;
+}
+
+const vki_op_def vki_op_mean = {
+    .validate = validate, .build = build, .reference = reference, .options = read_options};

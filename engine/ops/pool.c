@@ -130,5 +130,20 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
             }
 }
 
-const vki_op_def vki_op_max_pool2d = {validate, build, reference};
-const vki_op_def vki_op_average_pool2d = {validate, build, reference};
+/* Pool2DOptions: padding, strides, filter size, fused activation. */
+static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op *op) {
+    (void)m;
+    vki_pool_options *p = &op->opt.pool;
+    int8_t pad, act;
+    if (!vki_opt_i8(r, 0, 0, &pad) || !vki_opt_i32(r, 1, 0, &p->stride_w) ||
+        !vki_opt_i32(r, 2, 0, &p->stride_h) || !vki_opt_i32(r, 3, 0, &p->filter_w) ||
+        !vki_opt_i32(r, 4, 0, &p->filter_h) || !vki_opt_i8(r, 5, 0, &act))
+        return vki_opt_malformed(r);
+    vki_status st = vki_opt_padding(r, pad, &p->padding);
+    return st != VKI_OK ? st : vki_opt_activation(r, act, &p->activation);
+}
+
+const vki_op_def vki_op_max_pool2d = {
+    .validate = validate, .build = build, .reference = reference, .options = read_options};
+const vki_op_def vki_op_average_pool2d = {
+    .validate = validate, .build = build, .reference = reference, .options = read_options};

@@ -94,4 +94,4 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     for (size_t i = 0; i < n; i++) out[0][i] = in[0][i];
 }
 
-const vki_op_def vki_op_reshape = {validate, build, reference};
+const vki_op_def vki_op_reshape = {.validate = validate, .build = build, .reference = reference};

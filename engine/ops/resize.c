@@ -135,7 +135,21 @@ static void reference_nearest(const vki_model *m, const vki_op *op, const float 
     }
 }
 
-const vki_op_def vki_op_resize_bilinear = {validate, build,
-                                           reference_bilinear};
-const vki_op_def vki_op_resize_nearest = {validate, build,
-                                          reference_nearest};
+/* ResizeBilinearOptions and ResizeNearestNeighborOptions: align_corners and
+ * half_pixel_centers. ResizeBilinearOptions keeps its deprecated new_height and new_width
+ * at 0 and 1; the output size comes from the op's second input. */
+static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op *op) {
+    (void)m;
+    unsigned first = is_bilinear(op) ? 2 : 0;
+    if (!vki_opt_bool(r, first, false, &op->opt.resize.align_corners) ||
+        !vki_opt_bool(r, first + 1, false, &op->opt.resize.half_pixel_centers))
+        return vki_opt_malformed(r);
+    return VKI_OK;
+}
+
+const vki_op_def vki_op_resize_bilinear = {
+    .validate = validate, .build = build, .reference = reference_bilinear,
+    .options = read_options};
+const vki_op_def vki_op_resize_nearest = {
+    .validate = validate, .build = build, .reference = reference_nearest,
+    .options = read_options};

@@ -67,4 +67,12 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     }
 }
 
-const vki_op_def vki_op_softmax = {validate, build, reference};
+/* SoftmaxOptions: beta. */
+static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op *op) {
+    (void)m;
+    if (!vki_opt_f32(r, 0, 0.0f, &op->opt.softmax.beta)) return vki_opt_malformed(r);
+    return VKI_OK;
+}
+
+const vki_op_def vki_op_softmax = {
+    .validate = validate, .build = build, .reference = reference, .options = read_options};

@@ -87,5 +87,16 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     }
 }
 
-const vki_op_def vki_op_depth_to_space = {validate, build, reference};
-const vki_op_def vki_op_space_to_depth = {validate, build, reference};
+/* DepthToSpaceOptions and SpaceToDepthOptions: block_size. */
+static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op *op) {
+    (void)m;
+    int32_t block;
+    if (!vki_opt_i32(r, 0, 0, &block)) return vki_opt_malformed(r);
+    op->opt.space_depth.block_size = block;
+    return VKI_OK;
+}
+
+const vki_op_def vki_op_depth_to_space = {
+    .validate = validate, .build = build, .reference = reference, .options = read_options};
+const vki_op_def vki_op_space_to_depth = {
+    .validate = validate, .build = build, .reference = reference, .options = read_options};
