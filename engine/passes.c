@@ -13,21 +13,20 @@ static int activation_of_op(vki_op_code code, vki_activation *act) {
     }
 }
 
-/* The producer's fused-activation slot, or NULL if its kernel has none. */
+/* The producer's fused-activation slot, or NULL if its kernel has none: the op list's
+ * ACT(member) column, opt.<member>.activation. */
 static vki_activation *activation_slot(vki_op *op) {
+#define ACT(member) return &op->opt.member.activation;
+#define NO_ACT return NULL;
+#define SLOT_(name, code, def, options, activation) \
+    case VKI_OP_##name: activation
     switch (op->code) {
-    case VKI_OP_CONV_2D:
-    case VKI_OP_DEPTHWISE_CONV_2D: return &op->opt.conv.activation;
-    case VKI_OP_ADD:
-    case VKI_OP_SUB:
-    case VKI_OP_MUL:
-    case VKI_OP_DIV: return &op->opt.eltwise.activation;
-    case VKI_OP_CONCATENATION: return &op->opt.concat.activation;
-    case VKI_OP_FULLY_CONNECTED: return &op->opt.fully_connected.activation;
-    case VKI_OP_MAX_POOL_2D:
-    case VKI_OP_AVERAGE_POOL_2D: return &op->opt.pool.activation;
+        VKI_OP_LIST(SLOT_)
     default: return NULL;
     }
+#undef SLOT_
+#undef ACT
+#undef NO_ACT
 }
 
 static int is_graph_output(const vki_model *m, int t) {

@@ -37,20 +37,6 @@ enum { OP_OPCODE_INDEX = 0, OP_INPUTS = 1, OP_OUTPUTS = 2, OP_OPTIONS_TYPE = 3,
        OP_OPTIONS = 4, OP_CUSTOM_OPTIONS = 5, OP_LARGE_CUSTOM_OFFSET = 9,
        OP_LARGE_CUSTOM_SIZE = 10 };
 
-/* BuiltinOptions union type ids (position in the union, NONE = 0). */
-enum { OPT_CONV2D = 1, OPT_DEPTHWISE = 2, OPT_POOL2D = 5, OPT_FULLY_CONNECTED = 8,
-       OPT_SOFTMAX = 9, OPT_CONCAT = 10, OPT_ADD = 11, OPT_RESIZE_BILINEAR = 15,
-       OPT_SPACE_TO_DEPTH = 19, OPT_MUL = 21, OPT_REDUCER = 27, OPT_SUB = 28, OPT_DIV = 29,
-       OPT_STRIDED_SLICE = 32, OPT_TRANSPOSE_CONV = 49, OPT_RESIZE_NEAREST = 74,
-       OPT_LEAKY_RELU = 75, OPT_DEPTH_TO_SPACE = 94 };
-
-/* FullyConnectedOptionsWeightsFormat. */
-enum { FC_WEIGHTS_DEFAULT = 0, FC_WEIGHTS_SHUFFLED4x16INT8 = 1 };
-
-/* TfLitePadding, as MediaPipe's Convolution2DTransposeBias stores it in custom_options. */
-enum { TFL_PADDING_UNKNOWN = 0, TFL_PADDING_SAME = 1, TFL_PADDING_VALID = 2 };
-#define CONV2D_TRANSPOSE_BIAS "Convolution2DTransposeBias"
-
 /* TensorType values that are not in vki_dtype. */
 enum { TT_STRING = 5, TT_BOOL = 6, TT_INT16 = 7, TT_COMPLEX64 = 8, TT_FLOAT64 = 10,
        TT_COMPLEX128 = 11, TT_UINT64 = 12, TT_UINT32 = 15, TT_UINT16 = 16, TT_BFLOAT16 = 18 };
@@ -628,6 +614,19 @@ static vki_status read_index_list(loader *L, const vki_fb_table *t, unsigned fie
     return VKI_OK;
 }
 
+/* ---- operator options ----------------------------------------------------------------
+ * Each op file reads its own options (vki_op_def.options) through the reader below; the
+ * loader finds the table the op list names for the op (OPTS(id, Name) in op_list.h) and
+ * turns what goes wrong into messages naming the op. */
+
+struct vki_options_reader {
+    loader *L;
+    const label *lb;
+    const vki_fb_table *op;     /* the Operator table */
+    vki_fb_table table;         /* its options table, or an empty one: schema defaults */
+    const char *table_name;     /* "Conv2DOptions"; NULL for custom ops */
+};
+
 static vki_status check_activation(loader *L, const label *lb, int8_t act, vki_activation *out) {
     if (act == ACT_SIGN_BIT)
         return bad(L, VKI_ERROR_UNSUPPORTED_OP, "%s: fused activation SIGN_BIT is not "
@@ -668,85 +667,6 @@ static vki_fb_table empty_table(loader *L) {
     return (vki_fb_table){&L->fb, 0, 0, 0, 0};
 }
 
-static vki_status read_conv(loader *L, const vki_fb_table *op, const label *lb, bool depthwise,
-                            vki_conv_options *c) {
-    vki_fb_table o;
-    bool present;
-    const char *tname = depthwise ? "DepthwiseConv2DOptions" : "Conv2DOptions";
-    vki_status st = find_options(L, op, lb, depthwise ? OPT_DEPTHWISE : OPT_CONV2D, tname, &o,
-                                 &present);
-    if (st != VKI_OK) return st;
-    if (!present) o = empty_table(L);
-    /* Depthwise has depth_multiplier at 3, which pushes the later fields up by one. */
-    unsigned shift = depthwise ? 1 : 0;
-    int8_t pad, act;
-    int32_t dm = 0;
-    if (!vki_fb_i8(&o, 0, 0, &pad) || !vki_fb_i32(&o, 1, 0, &c->stride_w) ||
-        !vki_fb_i32(&o, 2, 0, &c->stride_h) || (depthwise && !vki_fb_i32(&o, 3, 0, &dm)) ||
-        !vki_fb_i8(&o, 3 + shift, 0, &act) || !vki_fb_i32(&o, 4 + shift, 1, &c->dilation_w) ||
-        !vki_fb_i32(&o, 5 + shift, 1, &c->dilation_h))
-        return bad_fb(L, "%s: %s", lb->s, tname);
-    c->depth_multiplier = dm;
-    st = check_padding(L, lb, pad, &c->padding);
-    return st != VKI_OK ? st : check_activation(L, lb, act, &c->activation);
-}
-
-static vki_status read_pool(loader *L, const vki_fb_table *op, const label *lb,
-                            vki_pool_options *p) {
-    vki_fb_table o;
-    bool present;
-    vki_status st = find_options(L, op, lb, OPT_POOL2D, "Pool2DOptions", &o, &present);
-    if (st != VKI_OK) return st;
-    if (!present) o = empty_table(L);
-    int8_t pad, act;
-    if (!vki_fb_i8(&o, 0, 0, &pad) || !vki_fb_i32(&o, 1, 0, &p->stride_w) ||
-        !vki_fb_i32(&o, 2, 0, &p->stride_h) || !vki_fb_i32(&o, 3, 0, &p->filter_w) ||
-        !vki_fb_i32(&o, 4, 0, &p->filter_h) || !vki_fb_i8(&o, 5, 0, &act))
-        return bad_fb(L, "%s: Pool2DOptions", lb->s);
-    st = check_padding(L, lb, pad, &p->padding);
-    return st != VKI_OK ? st : check_activation(L, lb, act, &p->activation);
-}
-
-static vki_status read_eltwise(loader *L, const vki_fb_table *op, const label *lb,
-                               vki_op *out) {
-    static const struct { vki_op_code code; uint8_t type; const char *name; } kinds[] = {
-        {VKI_OP_ADD, OPT_ADD, "AddOptions"}, {VKI_OP_MUL, OPT_MUL, "MulOptions"},
-        {VKI_OP_SUB, OPT_SUB, "SubOptions"}, {VKI_OP_DIV, OPT_DIV, "DivOptions"},
-    };
-    size_t k = 0;
-    while (kinds[k].code != out->code) k++;
-    vki_fb_table o;
-    bool present;
-    vki_status st = find_options(L, op, lb, kinds[k].type, kinds[k].name, &o, &present);
-    if (st != VKI_OK) return st;
-    if (!present) o = empty_table(L);
-    int8_t act;
-    if (!vki_fb_i8(&o, 0, 0, &act)) return bad_fb(L, "%s: %s", lb->s, kinds[k].name);
-    return check_activation(L, lb, act, &out->opt.eltwise.activation);
-}
-
-static vki_status read_concat(loader *L, const vki_fb_table *op, const label *lb,
-                              vki_op *out) {
-    vki_fb_table o;
-    bool present;
-    vki_status st = find_options(L, op, lb, OPT_CONCAT, "ConcatenationOptions", &o, &present);
-    if (st != VKI_OK) return st;
-    if (!present) o = empty_table(L);
-    int32_t axis;
-    int8_t act;
-    if (!vki_fb_i32(&o, 0, 0, &axis) || !vki_fb_i8(&o, 1, 0, &act))
-        return bad_fb(L, "%s: ConcatenationOptions", lb->s);
-    if (out->n_outputs < 1)
-        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: has no output", lb->s);
-    int rank = L->m->tensors[out->outputs[0]].rank;
-    int64_t a = axis < 0 ? (int64_t)axis + rank : axis;
-    if (a < 0 || a >= rank)
-        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: axis %d out of range for rank %d", lb->s,
-                   axis, rank);
-    out->opt.concat.axis = (int)a;
-    return check_activation(L, lb, act, &out->opt.concat.activation);
-}
-
 /* find_options with an empty table standing in for absent options, so that every read
  * from *o gives the schema default. */
 static vki_status options_table(loader *L, const vki_fb_table *op, const label *lb,
@@ -755,139 +675,6 @@ static vki_status options_table(loader *L, const vki_fb_table *op, const label *
     vki_status st = find_options(L, op, lb, want, want_name, o, &present);
     if (st == VKI_OK && !present) *o = empty_table(L);
     return st;
-}
-
-static bool fb_f32(const vki_fb_table *t, unsigned id, float def, float *v) {
-    uint32_t bits, def_bits;
-    memcpy(&def_bits, &def, sizeof def_bits);
-    if (!vki_fb_u32(t, id, def_bits, &bits)) return false;
-    memcpy(v, &bits, sizeof *v);
-    return true;
-}
-
-/* FlatBuffers bools are a byte; like the generated readers, any nonzero byte is true. */
-static bool fb_bool(const vki_fb_table *t, unsigned id, bool *v) {
-    uint8_t b;
-    if (!vki_fb_u8(t, id, 0, &b)) return false;
-    *v = b != 0;
-    return true;
-}
-
-static vki_status read_leaky_relu(loader *L, const vki_fb_table *op, const label *lb,
-                                  vki_op *out) {
-    vki_fb_table o;
-    vki_status st = options_table(L, op, lb, OPT_LEAKY_RELU, "LeakyReluOptions", &o);
-    if (st != VKI_OK) return st;
-    if (!fb_f32(&o, 0, 0.0f, &out->opt.leaky_relu.alpha))
-        return bad_fb(L, "%s: LeakyReluOptions", lb->s);
-    return VKI_OK;
-}
-
-static vki_status read_softmax(loader *L, const vki_fb_table *op, const label *lb,
-                               vki_op *out) {
-    vki_fb_table o;
-    vki_status st = options_table(L, op, lb, OPT_SOFTMAX, "SoftmaxOptions", &o);
-    if (st != VKI_OK) return st;
-    if (!fb_f32(&o, 0, 0.0f, &out->opt.softmax.beta))
-        return bad_fb(L, "%s: SoftmaxOptions", lb->s);
-    return VKI_OK;
-}
-
-static vki_status read_resize(loader *L, const vki_fb_table *op, const label *lb,
-                              vki_op *out) {
-    bool bilinear = out->code == VKI_OP_RESIZE_BILINEAR;
-    const char *name = bilinear ? "ResizeBilinearOptions" : "ResizeNearestNeighborOptions";
-    vki_fb_table o;
-    vki_status st = options_table(L, op, lb, bilinear ? OPT_RESIZE_BILINEAR : OPT_RESIZE_NEAREST,
-                                  name, &o);
-    if (st != VKI_OK) return st;
-    /* ResizeBilinearOptions keeps its deprecated new_height and new_width at 0 and 1; the
-     * output size comes from the op's second input. */
-    unsigned first = bilinear ? 2 : 0;
-    if (!fb_bool(&o, first, &out->opt.resize.align_corners) ||
-        !fb_bool(&o, first + 1, &out->opt.resize.half_pixel_centers))
-        return bad_fb(L, "%s: %s", lb->s, name);
-    return VKI_OK;
-}
-
-static vki_status read_fully_connected(loader *L, const vki_fb_table *op, const label *lb,
-                                       vki_op *out) {
-    vki_fb_table o;
-    vki_status st = options_table(L, op, lb, OPT_FULLY_CONNECTED, "FullyConnectedOptions", &o);
-    if (st != VKI_OK) return st;
-    int8_t act, format;
-    bool asymmetric;
-    /* asymmetric_quantize_inputs (3) only matters for hybrid int8 weights; it is read so
-     * that a bad slot is still reported. */
-    if (!vki_fb_i8(&o, 0, 0, &act) || !vki_fb_i8(&o, 1, FC_WEIGHTS_DEFAULT, &format) ||
-        !fb_bool(&o, 2, &out->opt.fully_connected.keep_num_dims) ||
-        !fb_bool(&o, 3, &asymmetric))
-        return bad_fb(L, "%s: FullyConnectedOptions", lb->s);
-    (void)asymmetric;
-    if (format == FC_WEIGHTS_SHUFFLED4x16INT8)
-        return bad(L, VKI_ERROR_UNSUPPORTED_OP, "%s: weights_format SHUFFLED4x16INT8 is not "
-                   "supported", lb->s);
-    if (format != FC_WEIGHTS_DEFAULT)
-        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: unknown weights_format %d", lb->s, format);
-    return check_activation(L, lb, act, &out->opt.fully_connected.activation);
-}
-
-static vki_status read_reducer(loader *L, const vki_fb_table *op, const label *lb,
-                               vki_op *out) {
-    vki_fb_table o;
-    vki_status st = options_table(L, op, lb, OPT_REDUCER, "ReducerOptions", &o);
-    if (st != VKI_OK) return st;
-    if (!fb_bool(&o, 0, &out->opt.reduce.keep_dims))
-        return bad_fb(L, "%s: ReducerOptions", lb->s);
-    return VKI_OK;
-}
-
-static vki_status read_space_depth(loader *L, const vki_fb_table *op, const label *lb,
-                                   vki_op *out) {
-    bool d2s = out->code == VKI_OP_DEPTH_TO_SPACE;
-    const char *name = d2s ? "DepthToSpaceOptions" : "SpaceToDepthOptions";
-    vki_fb_table o;
-    vki_status st = options_table(L, op, lb, d2s ? OPT_DEPTH_TO_SPACE : OPT_SPACE_TO_DEPTH,
-                                  name, &o);
-    if (st != VKI_OK) return st;
-    int32_t block;
-    if (!vki_fb_i32(&o, 0, 0, &block)) return bad_fb(L, "%s: %s", lb->s, name);
-    out->opt.space_depth.block_size = block;
-    return VKI_OK;
-}
-
-static vki_status read_strided_slice(loader *L, const vki_fb_table *op, const label *lb,
-                                     vki_op *out) {
-    vki_fb_table o;
-    vki_status st = options_table(L, op, lb, OPT_STRIDED_SLICE, "StridedSliceOptions", &o);
-    if (st != VKI_OK) return st;
-    int32_t m[5];
-    for (unsigned k = 0; k < 5; k++)
-        if (!vki_fb_i32(&o, k, 0, &m[k])) return bad_fb(L, "%s: StridedSliceOptions", lb->s);
-    if (!fb_bool(&o, 5, &out->opt.strided_slice.offset))
-        return bad_fb(L, "%s: StridedSliceOptions", lb->s);
-    out->opt.strided_slice.begin_mask = m[0];
-    out->opt.strided_slice.end_mask = m[1];
-    out->opt.strided_slice.ellipsis_mask = m[2];
-    out->opt.strided_slice.new_axis_mask = m[3];
-    out->opt.strided_slice.shrink_axis_mask = m[4];
-    return VKI_OK;
-}
-
-static vki_status read_transpose_conv(loader *L, const vki_fb_table *op, const label *lb,
-                                      vki_op *out) {
-    vki_fb_table o;
-    vki_status st = options_table(L, op, lb, OPT_TRANSPOSE_CONV, "TransposeConvOptions", &o);
-    if (st != VKI_OK) return st;
-    int8_t pad, act;
-    int32_t sw, sh;
-    if (!vki_fb_i8(&o, 0, 0, &pad) || !vki_fb_i32(&o, 1, 0, &sw) || !vki_fb_i32(&o, 2, 0, &sh) ||
-        !vki_fb_i8(&o, 3, 0, &act))
-        return bad_fb(L, "%s: TransposeConvOptions", lb->s);
-    out->opt.transpose_conv.stride_w = sw;
-    out->opt.transpose_conv.stride_h = sh;
-    st = check_padding(L, lb, pad, &out->opt.transpose_conv.padding);
-    return st != VKI_OK ? st : check_activation(L, lb, act, &out->opt.transpose_conv.activation);
 }
 
 /* The op's custom_options bytes: the inline vector, or for files written in the large
@@ -918,56 +705,90 @@ static vki_status custom_options(loader *L, const vki_fb_table *op, const label 
     return VKI_OK;
 }
 
-/* MediaPipe's Convolution2DTransposeBias (inputs: input, weights OHWI, bias) keeps its
- * parameters as a raw TfLiteTransposeConvParams, not FlexBuffers: three little-endian
- * int32 {padding (TfLitePadding: 1 SAME, 2 VALID), stride_width, stride_height}. */
-static vki_status read_conv2d_transpose_bias(loader *L, const vki_fb_table *op,
-                                             const label *lb, vki_op *out) {
-    size_t at, size;
-    vki_status st = custom_options(L, op, lb, &at, &size);
-    if (st != VKI_OK) return st;
-    if (size != 12)
-        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: custom_options hold %zu bytes, expected 12 "
-                   "(int32 padding, stride_width, stride_height)", lb->s, size);
-    int32_t pad = (int32_t)vki_fb_rd32(&L->fb, at);
-    if (pad == TFL_PADDING_SAME) out->opt.transpose_conv.padding = VKI_PAD_SAME;
-    else if (pad == TFL_PADDING_VALID) out->opt.transpose_conv.padding = VKI_PAD_VALID;
-    else
-        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: unknown padding %d in custom_options "
-                   "(1 SAME, 2 VALID)", lb->s, pad);
-    out->opt.transpose_conv.stride_w = (int32_t)vki_fb_rd32(&L->fb, at + 4);
-    out->opt.transpose_conv.stride_h = (int32_t)vki_fb_rd32(&L->fb, at + 8);
-    out->opt.transpose_conv.activation = VKI_ACT_NONE;
-    return VKI_OK;
+bool vki_opt_i8(vki_options_reader *r, unsigned id, int8_t def, int8_t *v) {
+    return vki_fb_i8(&r->table, id, def, v);
+}
+
+bool vki_opt_i32(vki_options_reader *r, unsigned id, int32_t def, int32_t *v) {
+    return vki_fb_i32(&r->table, id, def, v);
+}
+
+bool vki_opt_f32(vki_options_reader *r, unsigned id, float def, float *v) {
+    uint32_t bits, def_bits;
+    memcpy(&def_bits, &def, sizeof def_bits);
+    if (!vki_fb_u32(&r->table, id, def_bits, &bits)) return false;
+    memcpy(v, &bits, sizeof *v);
+    return true;
+}
+
+/* FlatBuffers bools are a byte; like the generated readers, any nonzero byte is true. */
+bool vki_opt_bool(vki_options_reader *r, unsigned id, bool def, bool *v) {
+    uint8_t b;
+    if (!vki_fb_u8(&r->table, id, def ? 1 : 0, &b)) return false;
+    *v = b != 0;
+    return true;
+}
+
+vki_status vki_opt_malformed(vki_options_reader *r) {
+    return bad_fb(r->L, "%s: %s", r->lb->s, r->table_name ? r->table_name : "options");
+}
+
+vki_status vki_opt_activation(vki_options_reader *r, int8_t value, vki_activation *out) {
+    return check_activation(r->L, r->lb, value, out);
+}
+
+vki_status vki_opt_padding(vki_options_reader *r, int8_t value, vki_padding *out) {
+    return check_padding(r->L, r->lb, value, out);
+}
+
+vki_status vki_opt_custom(vki_options_reader *r, const uint8_t **data, size_t *size) {
+    size_t at;
+    vki_status st = custom_options(r->L, r->op, r->lb, &at, size);
+    *data = st == VKI_OK ? r->L->fb.buf + at : NULL;
+    return st;
+}
+
+vki_status vki_opt_fail(vki_options_reader *r, vki_status status, const char *fmt, ...) {
+    char what[640];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return bad(r->L, status, "%s: %s", r->lb->s, what);
+}
+
+/* The BuiltinOptions union type (its position in the union, NONE = 0) and table name of
+ * each builtin op, from the op list; {0, NULL} for ops that have none. */
+typedef struct options_type {
+    uint8_t id;
+    const char *name;
+} options_type;
+
+static options_type options_type_of(vki_op_code code) {
+#define OPTS(id, name) {id, #name}
+#define NO_OPTS {0, NULL}
+#define TYPE_(name, value, def, options, activation) \
+    case VKI_OP_##name: return (options_type)options;
+    switch (code) {
+        VKI_OP_LIST(TYPE_)
+    default: return (options_type)NO_OPTS;
+    }
+#undef TYPE_
+#undef OPTS
+#undef NO_OPTS
 }
 
 /* Only option values that cannot be represented (unknown enums) are rejected here;
  * ranges (strides, block sizes, flag combinations) are for the ops' validation. */
 static vki_status read_options(loader *L, const vki_fb_table *op, const label *lb, vki_op *out) {
-    switch (out->code) {
-    case VKI_OP_CONV_2D: return read_conv(L, op, lb, false, &out->opt.conv);
-    case VKI_OP_DEPTHWISE_CONV_2D: return read_conv(L, op, lb, true, &out->opt.conv);
-    case VKI_OP_MAX_POOL_2D:
-    case VKI_OP_AVERAGE_POOL_2D: return read_pool(L, op, lb, &out->opt.pool);
-    case VKI_OP_ADD: case VKI_OP_MUL: case VKI_OP_SUB:
-    case VKI_OP_DIV: return read_eltwise(L, op, lb, out);
-    case VKI_OP_CONCATENATION: return read_concat(L, op, lb, out);
-    case VKI_OP_LEAKY_RELU: return read_leaky_relu(L, op, lb, out);
-    case VKI_OP_SOFTMAX: return read_softmax(L, op, lb, out);
-    case VKI_OP_RESIZE_BILINEAR:
-    case VKI_OP_RESIZE_NEAREST_NEIGHBOR: return read_resize(L, op, lb, out);
-    case VKI_OP_FULLY_CONNECTED: return read_fully_connected(L, op, lb, out);
-    case VKI_OP_MEAN: return read_reducer(L, op, lb, out);
-    case VKI_OP_DEPTH_TO_SPACE:
-    case VKI_OP_SPACE_TO_DEPTH: return read_space_depth(L, op, lb, out);
-    case VKI_OP_STRIDED_SLICE: return read_strided_slice(L, op, lb, out);
-    case VKI_OP_TRANSPOSE_CONV: return read_transpose_conv(L, op, lb, out);
-    case VKI_OP_CUSTOM:
-        if (strcmp(out->custom_name, CONV2D_TRANSPOSE_BIAS) == 0)
-            return read_conv2d_transpose_bias(L, op, lb, out);
-        return VKI_OK;
-    default: return VKI_OK;
+    options_type type = options_type_of(out->code);
+    vki_options_reader r = {L, lb, op, empty_table(L), type.name};
+    if (type.name) {
+        vki_status st = options_table(L, op, lb, type.id, type.name, &r.table);
+        if (st != VKI_OK) return st;
     }
+    const vki_op_def *def = vki_op_find(out);
+    return def && def->options ? def->options(&r, L->m, out) : VKI_OK;
 }
 
 static vki_status read_op(loader *L, uint32_t i, const vki_fb_table *t, vki_op *out) {

@@ -2,6 +2,15 @@
 // OP_* (PRELU: a is the input, b the alpha).
 // An input whose extent along an axis is 1 is broadcast along it; a 1-channel input is
 // broadcast over all four lanes of every slice.
+//
+// Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
+// compiles each in fp32, fp16 storage and fp16 arithmetic). An operand is whole or
+// broadcast (1 channel, and 1x1 or 1 row).
+// variant: @bindings=3 {OP_ADD|OP_SUB|OP_MUL|OP_DIV} $ACT $BINARY_OPERANDS
+// variant: @bindings=3 {OP_MAXIMUM|OP_MINIMUM|OP_PRELU} $BINARY_OPERANDS
+// variant-set: BINARY_OPERANDS = OUT_W=6 OUT_H=5 OUT_C=7 OUT_S=2
+//   + {A_W=6 A_H=5 A_C=7 A_S=2|A_W=1 A_H=1 A_C=1 A_S=1}
+//   + {B_W=6 B_H=5 B_C=7 B_S=2|B_W=6 B_H=1 B_C=1 B_S=1}
 TENSOR_IN(0, a)
 TENSOR_IN(1, b)
 TENSOR_OUT(2, dst)

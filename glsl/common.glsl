@@ -57,6 +57,11 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 // Index of (x, y, slice) in a PHWC4 tensor whose shape macros start with P.
 #define IDX(P, x, y, s) ((int(s) * P##_H + int(y)) * P##_W + int(x))
 
+// The activations vki_define_activation emits (none, or one of four), and the window
+// vki_conv_dispatch defines, for the kernels' variant tables (glsl/embed.py).
+// variant-set: ACT = {|ACT_RELU|ACT_RELU6|ACT_RELU_N1_TO_1|ACT_TANH}
+// variant-set: CONV_WINDOW = IN_W=9 IN_H=7 IN_C=5 IN_S=2 OUT_W=5 OUT_H=4 OUT_C=10 OUT_S=3
+//   + KH=3 KW=3 STRIDE_H=2 STRIDE_W=2 DIL_H=1 DIL_W=1 PAD_H=1 PAD_W=1
 #if defined(ACT_TANH)
 // tanh is exactly +-1 in float beyond |x| ~ 9; the clamp keeps drivers that build it
 // from exp() away from inf/inf.

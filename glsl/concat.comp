@@ -2,6 +2,11 @@
 // along AXIS_H, AXIS_W or AXIS_C. Input k starts at OFF<k> along the axis. GLSL cannot
 // index a list of buffers, so each input gets its own block and fetch function, stamped
 // out by macro below for the inputs that exist.
+//
+// Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
+// compiles each in fp32, fp16 storage and fp16 arithmetic).
+// variant: @bindings=N_INPUTS+1 {AXIS_H|AXIS_W|AXIS_C} N_INPUTS={1..15} $ACT
+//   + [IN#_W=5 IN#_H=3 IN#_C=6 IN#_S=2 OFF#=#]*N_INPUTS OUT_W=5 OUT_H=3 OUT_C=9 OUT_S=3
 
 #define DECLARE_INPUT(k) \
     TENSOR_IN(k, src##k) \

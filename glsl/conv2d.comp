@@ -7,6 +7,12 @@
 // vec4 in a row; vec4 i of output slice j holds the 4 output channels' weights for
 // input lane i, so acc += w0*v.x + w1*v.y + w2*v.z + w3*v.w. Slices past OUT_S in the
 // last group have zero weights and bias and are not stored.
+//
+// Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
+// compiles each in fp32, fp16 storage and fp16 arithmetic).
+// TILE_S and TILE_X: conv2d.c picks 1, 2 or 4 by 1 or 2; VKI_CONV_TILE forces up to 8 by 8.
+// variant: @bindings=4 $ACT TILE_S={1|2|4} TILE_X={1|2} $CONV_WINDOW
+// variant: @bindings=4 TILE_S={3|8} TILE_X={3|8} $CONV_WINDOW
 TENSOR_IN(0, src)
 WEIGHTS(1, weights)
 WEIGHTS(2, bias)

@@ -6,6 +6,10 @@
 // channel o reads input channel o / DEPTH_MULTIPLIER, so with a multiplier of 1 output
 // slice s reads input slice s and otherwise the lanes are gathered one by one. Padded
 // output lanes have zero weights and bias, so they stay zero.
+//
+// Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
+// compiles each in fp32, fp16 storage and fp16 arithmetic).
+// variant: @bindings=4 $ACT DEPTH_MULTIPLIER={1|2} $CONV_WINDOW
 TENSOR_IN(0, src)
 WEIGHTS(1, weights)
 WEIGHTS(2, bias)

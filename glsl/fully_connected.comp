@@ -3,6 +3,11 @@
 // weights were permuted into its PHWC4 order, so input vec4 j is simply element j of the
 // buffer; threads run along x over output slices. FC_PER_PIXEL: each pixel is a row of
 // IN_C channels, input vec4 j of pixel (x, y) is slice j.
+//
+// Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
+// compiles each in fp32, fp16 storage and fp16 arithmetic).
+// variant: @bindings=4 {FC_ONE_ROW|FC_PER_PIXEL} $ACT IN_W=3 IN_H=2 IN_C=10 IN_S=3
+//   + OUT_W=3 OUT_H=2 OUT_C=6 OUT_S=2 K_VEC4=3
 TENSOR_IN(0, src)
 WEIGHTS(1, weights)
 WEIGHTS(2, bias)

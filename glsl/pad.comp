@@ -1,6 +1,11 @@
 // pad.comp: zero padding along H, W and C. Output (x, y, c) reads input
 // (x - PAD_W, y - PAD_H, c - PAD_C). A channel shift that is not a multiple of 4 makes an
 // output slice straddle two input slices; both are loaded once and the lanes picked.
+//
+// Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
+// compiles each in fp32, fp16 storage and fp16 arithmetic).
+// variant: @bindings=2 IN_W=5 IN_H=4 IN_C=6 IN_S=2 OUT_W=8 OUT_H=6 OUT_C=11 OUT_S=3
+//   + PAD_H=1 PAD_W=2 PAD_C=3
 TENSOR_IN(0, src)
 TENSOR_OUT(1, dst)
 

@@ -1,6 +1,11 @@
 // pool.comp: 2-D max (POOL_MAX) or average (POOL_AVERAGE) pooling, one output vec4 per
 // thread. Window cells outside the input are skipped; the average divides by the cells
 // actually read, as TFLite does. The SAME leading padding comes in PAD_W / PAD_H.
+//
+// Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
+// compiles each in fp32, fp16 storage and fp16 arithmetic).
+// variant: @bindings=2 {POOL_MAX|POOL_AVERAGE} $ACT IN_W=9 IN_H=7 IN_C=5 IN_S=2
+//   + OUT_W=5 OUT_H=4 OUT_C=5 OUT_S=2 FILTER_W=3 FILTER_H=3 STRIDE_W=2 STRIDE_H=2 PAD_W=1 PAD_H=1
 TENSOR_IN(0, src)
 TENSOR_OUT(1, dst)
 

@@ -10,6 +10,12 @@
 // shader sizes everything from gl_WorkGroupSize rather than assuming one shape: groups
 // past the first along x (a device that caps x below the grid) return at once, and rows
 // past the grid in y or z only take part in the barriers.
+//
+// Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
+// compiles each in fp32, fp16 storage and fp16 arithmetic).
+// pool.c (global pools) and mean.c; WIN_W == IN_W takes the contiguous path.
+// variant: @bindings=2 {REDUCE_MAX|REDUCE_MEAN} $ACT IN_W=7 IN_H=5 IN_C=9 IN_S=3
+//   + OUT_W=1 OUT_H=1 OUT_C=9 OUT_S=3 {WIN_W=7 WIN_H=5|WIN_W=4 WIN_H=3}
 TENSOR_IN(0, src)
 TENSOR_OUT(1, dst)
 

@@ -2,6 +2,14 @@
 // resizing, one output vec4 per thread, with ALIGN_CORNERS / HALF_PIXEL_CENTERS.
 // SCALE_H / SCALE_W are TFLite's float scales. Coordinates are `precise`: a fused
 // multiply-add could move a value across an integer and change which row is read.
+//
+// Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
+// compiles each in fp32, fp16 storage and fp16 arithmetic).
+// resize.c refuses ALIGN_CORNERS with HALF_PIXEL_CENTERS for bilinear only.
+// variant: @bindings=2 RESIZE_BILINEAR {|ALIGN_CORNERS|HALF_PIXEL_CENTERS} $RESIZE_SHAPES
+// variant: @bindings=2 RESIZE_NEAREST {|ALIGN_CORNERS} {|HALF_PIXEL_CENTERS} $RESIZE_SHAPES
+// variant-set: RESIZE_SHAPES = IN_W=7 IN_H=5 IN_C=6 IN_S=2 OUT_W=15 OUT_H=10 OUT_C=6 OUT_S=2
+//   + SCALE_H=float(0.5) SCALE_W=float(0.466666669)
 TENSOR_IN(0, src)
 TENSOR_OUT(1, dst)
 

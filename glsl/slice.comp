@@ -4,6 +4,12 @@
 // with the vectors from slice.c: an output axis may read any input axis, with any
 // (also negative) step. Consecutive lanes usually share an input slice, so the last
 // slice loaded is reused.
+//
+// Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
+// compiles each in fp32, fp16 storage and fp16 arithmetic).
+// variant: @bindings=2 IN_W=7 IN_H=5 IN_C=9 IN_S=3 OUT_W=3 OUT_H=5 OUT_C=4 OUT_S=1
+//   + START_X=1 START_Y=0 START_C=8 {DX_X=2 DC_C=1|DX_X=-2 DC_C=-1} DX_Y=0 DX_C=0
+//   + DY_X=0 DY_Y=1 DY_C=0 DC_X=0 DC_Y=0
 TENSOR_IN(0, src)
 TENSOR_OUT(1, dst)
 

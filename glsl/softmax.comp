@@ -1,6 +1,11 @@
 // softmax.comp: SOFTMAX over C, one thread per (x, y) walking every slice three times
 // (max, sum, write); exp is recomputed rather than stored since C is unbounded. Lanes
 // past IN_C take no part and are written as zero.
+//
+// Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
+// compiles each in fp32, fp16 storage and fp16 arithmetic).
+// variant: @bindings=2 IN_W=3 IN_H=2 IN_C=10 IN_S=3 OUT_W=3 OUT_H=2 OUT_C=10 OUT_S=3
+//   + BETA=float(1)
 TENSOR_IN(0, src)
 TENSOR_OUT(1, dst)
 

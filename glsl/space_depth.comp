@@ -1,6 +1,11 @@
 // space_depth.comp: DEPTH_TO_SPACE or SPACE_TO_DEPTH with block size BLOCK, one output
 // vec4 per thread, each lane gathered from its input element. Neighbouring lanes mostly
 // come from one input slice, so the last slice loaded is reused.
+//
+// Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
+// compiles each in fp32, fp16 storage and fp16 arithmetic).
+// variant: @bindings=2 {DEPTH_TO_SPACE|SPACE_TO_DEPTH} BLOCK=2 IN_W=4 IN_H=6 IN_C=8 IN_S=2
+//   + OUT_W=8 OUT_H=12 OUT_C=2 OUT_S=1
 TENSOR_IN(0, src)
 TENSOR_OUT(1, dst)
 

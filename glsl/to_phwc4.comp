@@ -1,4 +1,9 @@
 // to_phwc4.comp: dense NHWC float32 (host staging) -> PHWC4, zero in the padded channels.
+//
+// Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
+// compiles each in fp32, fp16 storage and fp16 arithmetic).
+// graph.c converts each graph input (binding 0: its dense float32 staging).
+// variant: @bindings=2 OUT_W=5 OUT_H=4 OUT_C=6 OUT_S=2
 RAW_IN(0, src)
 TENSOR_OUT(1, dst)
 

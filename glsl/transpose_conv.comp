@@ -8,6 +8,11 @@
 // every STRIDE_H-th one, contribute (the same along x). Weights for output slice s, tap
 // (ky,kx), input slice is are 4 vec4 in a row; vec4 i holds the 4 output channels'
 // weights for input lane i, as in conv2d.comp.
+//
+// Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
+// compiles each in fp32, fp16 storage and fp16 arithmetic).
+// variant: @bindings=4 $ACT IN_W=5 IN_H=4 IN_C=6 IN_S=2 OUT_W=10 OUT_H=8 OUT_C=5 OUT_S=2
+//   + KH=4 KW=3 STRIDE_H=2 STRIDE_W=2 DIL_H=1 DIL_W=1 PAD_H=1 PAD_W=0
 TENSOR_IN(0, src)
 WEIGHTS(1, weights)
 WEIGHTS(2, bias)

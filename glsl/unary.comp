@@ -1,5 +1,11 @@
 // unary.comp: out = f(in) elementwise over a PHWC4 tensor; f is chosen by OP_* (and
 // ALPHA for OP_LEAKY_RELU).
+//
+// Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
+// compiles each in fp32, fp16 storage and fp16 arithmetic).
+// variant: @bindings=2
+//   + {OP_RELU|OP_RELU6|OP_LOGISTIC|OP_TANH|OP_HARD_SWISH|OP_LEAKY_RELU ALPHA=float(0.200000003)}
+//   + OUT_W=6 OUT_H=5 OUT_C=7 OUT_S=2
 TENSOR_IN(0, src)
 TENSOR_OUT(1, dst)
 

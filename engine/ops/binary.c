@@ -86,7 +86,7 @@ static const char *op_define(vki_op_code code) {
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     vki_dispatch d;
-    vki_dispatch_init(&d, "binary", VKI_WG_ELEMENTWISE);
+    vki_dispatch_init(&d, VKI_KERNEL_binary, VKI_WG_ELEMENTWISE);
     vki_define_int(&d, op_define(op->code), 1);
     vki_define_activation(&d, activation_of(op));
     static const char *const prefix[2] = {"A", "B"};
@@ -135,10 +135,22 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
                     act, apply(op->code, in[0][at(sa, y, x, c)], in[1][at(sb, y, x, c)]));
 }
 
-const vki_op_def vki_op_add = {validate, build, reference};
-const vki_op_def vki_op_sub = {validate, build, reference};
-const vki_op_def vki_op_mul = {validate, build, reference};
-const vki_op_def vki_op_div = {validate, build, reference};
-const vki_op_def vki_op_maximum = {validate, build, reference};
-const vki_op_def vki_op_minimum = {validate, build, reference};
-const vki_op_def vki_op_prelu = {validate, build, reference};
+/* AddOptions, SubOptions, MulOptions and DivOptions: the fused activation at field 0.
+ * MAXIMUM, MINIMUM and PRELU have no options. */
+static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op *op) {
+    (void)m;
+    int8_t act;
+    if (!vki_opt_i8(r, 0, 0, &act)) return vki_opt_malformed(r);
+    return vki_opt_activation(r, act, &op->opt.eltwise.activation);
+}
+
+#define ELTWISE_ {.validate = validate, .build = build, .reference = reference, \
+                  .options = read_options}
+#define PLAIN_ {.validate = validate, .build = build, .reference = reference}
+const vki_op_def vki_op_add = ELTWISE_;
+const vki_op_def vki_op_sub = ELTWISE_;
+const vki_op_def vki_op_mul = ELTWISE_;
+const vki_op_def vki_op_div = ELTWISE_;
+const vki_op_def vki_op_maximum = PLAIN_;
+const vki_op_def vki_op_minimum = PLAIN_;
+const vki_op_def vki_op_prelu = PLAIN_;

@@ -78,7 +78,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_shape4 so = vki_tensor_shape4(vki_op_out(m, op, 0));
     int along = nhwc_axis(vki_op_out(m, op, 0)->rank, op->opt.concat.axis);
     vki_dispatch d;
-    vki_dispatch_init(&d, "concat", VKI_WG_ELEMENTWISE);
+    vki_dispatch_init(&d, VKI_KERNEL_concat, VKI_WG_ELEMENTWISE);
     vki_define_int(&d, along == AXIS_H ? "AXIS_H" : along == AXIS_W ? "AXIS_W" : "AXIS_C", 1);
     vki_define_int(&d, "N_INPUTS", op->n_inputs);
     vki_define_activation(&d, op->opt.concat.activation);
@@ -120,4 +120,21 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
         }
 }
 
-const vki_op_def vki_op_concatenation = {validate, build, reference};
+/* ConcatenationOptions: the axis (negative counts from the end, normalized here against
+ * the output's rank) and the fused activation. */
+static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op *op) {
+    int32_t axis;
+    int8_t act;
+    if (!vki_opt_i32(r, 0, 0, &axis) || !vki_opt_i8(r, 1, 0, &act)) return vki_opt_malformed(r);
+    if (op->n_outputs < 1) return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "has no output");
+    int rank = m->tensors[op->outputs[0]].rank;
+    int64_t a = axis < 0 ? (int64_t)axis + rank : axis;
+    if (a < 0 || a >= rank)
+        return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "axis %d out of range for rank %d", axis,
+                            rank);
+    op->opt.concat.axis = (int)a;
+    return vki_opt_activation(r, act, &op->opt.concat.activation);
+}
+
+const vki_op_def vki_op_concatenation = {
+    .validate = validate, .build = build, .reference = reference, .options = read_options};

@@ -123,8 +123,8 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     if (wblob < 0 || bblob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
 
     vki_dispatch d;
-    vki_conv_dispatch(&d, "conv2d", VKI_WG_CONV, &g, op->opt.conv.activation, op->inputs[0],
-                      wblob, bblob, op->outputs[0]);
+    vki_conv_dispatch(&d, VKI_KERNEL_conv2d, VKI_WG_CONV, &g, op->opt.conv.activation,
+                      op->inputs[0], wblob, bblob, op->outputs[0]);
     vki_define_int(&d, "TILE_S", tile_s);
     vki_define_int(&d, "TILE_X", tile_x);
     d.grid[0] = (uint32_t)((g.out.w + tile_x - 1) / tile_x);
@@ -164,4 +164,5 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
 }
 
 const vki_op_def vki_op_conv2d = {
-    .validate = validate, .build = build, .reference = reference};
+    .validate = validate, .build = build, .reference = reference,
+    .options = vki_conv_read_options};

@@ -12,6 +12,24 @@ static long long window_extent(int size, int dilation) {
 
 int vki_conv_dilation(int d) { return d == 0 ? 1 : d; }
 
+vki_status vki_conv_read_options(vki_options_reader *r, const vki_model *m, vki_op *op) {
+    (void)m;
+    vki_conv_options *c = &op->opt.conv;
+    const bool depthwise = op->code == VKI_OP_DEPTHWISE_CONV_2D;
+    /* Depthwise has depth_multiplier at 3, which pushes the later fields up by one. */
+    const unsigned shift = depthwise ? 1 : 0;
+    int8_t pad, act;
+    int32_t dm = 0;
+    if (!vki_opt_i8(r, 0, 0, &pad) || !vki_opt_i32(r, 1, 0, &c->stride_w) ||
+        !vki_opt_i32(r, 2, 0, &c->stride_h) || (depthwise && !vki_opt_i32(r, 3, 0, &dm)) ||
+        !vki_opt_i8(r, 3 + shift, 0, &act) || !vki_opt_i32(r, 4 + shift, 1, &c->dilation_w) ||
+        !vki_opt_i32(r, 5 + shift, 1, &c->dilation_h))
+        return vki_opt_malformed(r);
+    c->depth_multiplier = dm;
+    vki_status st = vki_opt_padding(r, pad, &c->padding);
+    return st != VKI_OK ? st : vki_opt_activation(r, act, &c->activation);
+}
+
 vki_conv_window vki_conv_window_of(const vki_model *m, const vki_op *op) {
     const vki_conv_options *c = &op->opt.conv;
     const vki_tensor *f = vki_op_in(m, op, 1);

@@ -13,6 +13,9 @@ vki_status vki_conv_check_operands(const vki_model *m, int op_index);
  * window and stride limits, and the output shape [1, oh, ow, oc]. */
 vki_status vki_conv_check_window(const vki_model *m, int op_index, int oc);
 
+/* Conv2DOptions / DepthwiseConv2DOptions into op->opt.conv (vki_op_def.options). */
+vki_status vki_conv_read_options(vki_options_reader *r, const vki_model *m, vki_op *op);
+
 /* The window a convolution kernel reads: shapes, kernel size, strides, dilations and the
  * padding before the first row and column. */
 typedef struct vki_conv_window {
@@ -23,9 +26,9 @@ typedef struct vki_conv_window {
 /* The window of a CONV_2D or DEPTHWISE_CONV_2D op (weights are input 1). */
 vki_conv_window vki_conv_window_of(const vki_model *m, const vki_op *op);
 
-/* Starts a convolution dispatch of `kernel`: the window's #defines (IN_*, OUT_*, KH, KW,
- * STRIDE_*, DIL_*, PAD_*), the activation, and the bindings src, weights, bias, dst in
- * that order. The caller adds its own defines and the grid. */
+/* Starts a convolution dispatch of `kernel` (a VKI_KERNEL_* name): the window's #defines
+ * (IN_*, OUT_*, KH, KW, STRIDE_*, DIL_*, PAD_*), the activation, and the bindings src,
+ * weights, bias, dst in that order. The caller adds its own defines and the grid. */
 void vki_conv_dispatch(vki_dispatch *d, const char *kernel, vki_wg_class wg_class,
                        const vki_conv_window *w, vki_activation act, int src, int weights,
                        int bias, int dst);

@@ -63,7 +63,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     if (wblob < 0 || bblob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
 
     vki_dispatch d;
-    vki_conv_dispatch(&d, "depthwise_conv2d", VKI_WG_DEPTHWISE, &win, c->activation,
+    vki_conv_dispatch(&d, VKI_KERNEL_depthwise_conv2d, VKI_WG_DEPTHWISE, &win, c->activation,
                       op->inputs[0], wblob, bblob, op->outputs[0]);
     vki_define_int(&d, "DEPTH_MULTIPLIER", oc / in.c);
     vki_dispatch_grid_phwc4(&d, out);
@@ -103,4 +103,5 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
 }
 
 const vki_op_def vki_op_depthwise_conv2d = {
-    .validate = validate, .build = build, .reference = reference};
+    .validate = validate, .build = build, .reference = reference,
+    .options = vki_conv_read_options};

@@ -150,7 +150,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     if (w_blob < 0 || b_blob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
 
     vki_dispatch d;
-    vki_dispatch_init(&d, "fully_connected", pixels ? VKI_WG_CONV : VKI_WG_REDUCE);
+    vki_dispatch_init(&d, VKI_KERNEL_fully_connected, pixels ? VKI_WG_CONV : VKI_WG_REDUCE);
     vki_define_shape(&d, "IN", in);
     vki_define_shape(&d, "OUT", out);
     vki_define_int(&d, "K_VEC4", (long long)k_vec4);
@@ -187,4 +187,28 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
         }
 }
 
-const vki_op_def vki_op_fully_connected = {validate, build, reference};
+/* FullyConnectedOptionsWeightsFormat. */
+enum { FC_WEIGHTS_DEFAULT = 0, FC_WEIGHTS_SHUFFLED4x16INT8 = 1 };
+
+/* FullyConnectedOptions: activation, weights_format, keep_num_dims and
+ * asymmetric_quantize_inputs, which only matters for hybrid int8 weights; it is read so
+ * that a bad slot is still reported. */
+static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op *op) {
+    (void)m;
+    int8_t act, format;
+    bool asymmetric;
+    if (!vki_opt_i8(r, 0, 0, &act) || !vki_opt_i8(r, 1, FC_WEIGHTS_DEFAULT, &format) ||
+        !vki_opt_bool(r, 2, false, &op->opt.fully_connected.keep_num_dims) ||
+        !vki_opt_bool(r, 3, false, &asymmetric))
+        return vki_opt_malformed(r);
+    (void)asymmetric;
+    if (format == FC_WEIGHTS_SHUFFLED4x16INT8)
+        return vki_opt_fail(r, VKI_ERROR_UNSUPPORTED_OP,
+                            "weights_format SHUFFLED4x16INT8 is not supported");
+    if (format != FC_WEIGHTS_DEFAULT)
+        return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "unknown weights_format %d", format);
+    return vki_opt_activation(r, act, &op->opt.fully_connected.activation);
+}
+
+const vki_op_def vki_op_fully_connected = {
+    .validate = validate, .build = build, .reference = reference, .options = read_options};

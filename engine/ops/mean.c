@@ -84,7 +84,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_shape4 in = vki_tensor_shape4(vki_op_in(m, op, 0));
     vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
     vki_dispatch d;
-    vki_dispatch_init(&d, "reduce", VKI_WG_REDUCE);
+    vki_dispatch_init(&d, VKI_KERNEL_reduce, VKI_WG_REDUCE);
     vki_define_int(&d, "REDUCE_MEAN", 1);
     vki_define_shape(&d, "IN", in);
     vki_define_shape(&d, "OUT", out);
@@ -112,4 +112,12 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     }
 }
 
-const vki_op_def vki_op_mean = {validate, build, reference};
+/* ReducerOptions: keep_dims. */
+static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op *op) {
+    (void)m;
+    if (!vki_opt_bool(r, 0, false, &op->opt.reduce.keep_dims)) return vki_opt_malformed(r);
+    return VKI_OK;
+}
+
+const vki_op_def vki_op_mean = {
+    .validate = validate, .build = build, .reference = reference, .options = read_options};

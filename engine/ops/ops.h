@@ -12,6 +12,7 @@
 #include "../../tuner/workgroup.h"
 #include "../model.h"
 #include "../status.h"
+#include "glsl_kernels.h"   /* generated: VKI_KERNEL_<name> for each glsl/<name>.comp */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -35,7 +36,7 @@ typedef struct vki_binding {
 /* One compute dispatch. Bindings are set 0, binding 0..n_bindings-1 in order; the
  * kernel declares them with the TENSOR_*()/WEIGHTS() macros of glsl/common.glsl. */
 typedef struct vki_dispatch {
-    const char *kernel;         /* glsl/<kernel>.comp */
+    const char *kernel;         /* glsl/<kernel>.comp, named by VKI_KERNEL_<kernel> */
     char defines[VKI_DEFINES_MAX];
     size_t defines_len;
     int n_bindings;
@@ -55,6 +56,8 @@ void vki_define_shape(vki_dispatch *d, const char *prefix, vki_shape4 s);
 /* Defines ACT_RELU / ACT_RELU6 / ACT_RELU_N1_TO_1 / ACT_TANH for a fused activation. */
 void vki_define_activation(vki_dispatch *d, vki_activation act);
 
+/* kernel: VKI_KERNEL_<name> (glsl_kernels.h), never a string literal, so that a kernel
+ * that does not exist fails the build. */
 void vki_dispatch_init(vki_dispatch *d, const char *kernel, vki_wg_class wg_class);
 void vki_dispatch_bind_tensor(vki_dispatch *d, int tensor);
 void vki_dispatch_bind_weights(vki_dispatch *d, int blob);
@@ -82,6 +85,35 @@ vki_status vki_build_bind_operand(vki_build *b, vki_dispatch *d, int t, vki_shap
  * op needs no dispatch. Only valid when the PHWC4 layouts are identical. */
 vki_status vki_build_alias(vki_build *b, int alias, int of);
 
+/* ---- reading options --------------------------------------------------------------------
+ * An op reads its options from the model file when it is loaded (vki_op_def.options),
+ * through this reader, which the loader implements. A builtin op reads the options table
+ * its op_list.h line names with OPTS(id, Name): the loader has checked the table's type,
+ * and where the file has none every field reads as its schema default. A custom op reads
+ * its custom_options bytes. Only values that cannot be represented (unknown enums) are
+ * rejected here; ranges (strides, block sizes, flag combinations) are for validate. */
+typedef struct vki_options_reader vki_options_reader;
+
+/* Field `id` (its declaration order in schema.fbs) of the options table, or `def` (its
+ * schema default) where absent. False where the file is malformed: then return
+ * vki_opt_malformed(r). Bools are a byte, any nonzero byte true. */
+bool vki_opt_i8(vki_options_reader *r, unsigned id, int8_t def, int8_t *v);
+bool vki_opt_i32(vki_options_reader *r, unsigned id, int32_t def, int32_t *v);
+bool vki_opt_f32(vki_options_reader *r, unsigned id, float def, float *v);
+bool vki_opt_bool(vki_options_reader *r, unsigned id, bool def, bool *v);
+/* "<model>: op <i> <NAME>: <Table>: <what is wrong>" for the read that failed. */
+vki_status vki_opt_malformed(vki_options_reader *r);
+/* A TFLite ActivationFunctionType or Padding value as the IR's; an unknown value (or
+ * SIGN_BIT) fails with a message naming the op. */
+vki_status vki_opt_activation(vki_options_reader *r, int8_t value, vki_activation *out);
+vki_status vki_opt_padding(vki_options_reader *r, int8_t value, vki_padding *out);
+/* The op's custom_options bytes, inline or in the large-model form; *size is 0 when it
+ * has none. */
+vki_status vki_opt_custom(vki_options_reader *r, const uint8_t **data, size_t *size);
+/* "<model>: op <i> <NAME>: <message>", for options the op cannot take. */
+vki_status vki_opt_fail(vki_options_reader *r, vki_status status, const char *fmt, ...)
+    VKI_PRINTF(3, 4);
+
 /* What an op file provides. */
 typedef struct vki_op_def {
     /* Checks inputs, outputs, options and shapes; on failure returns a status with a
@@ -93,6 +125,9 @@ typedef struct vki_op_def {
      * and outputs (constant inputs included, NULL for omitted ones). */
     void (*reference)(const vki_model *m, const vki_op *op, const float *const *inputs,
                       float *const *outputs);
+    /* Reads the op's options into op->opt at load time (m holds the tensors and op its
+     * inputs and outputs); NULL for an op with none (NO_OPTS in op_list.h). */
+    vki_status (*options)(vki_options_reader *r, const vki_model *m, vki_op *op);
 } vki_op_def;
 
 /* The def of an op's code (and custom_code), from the op list; NULL if vkinfer has no

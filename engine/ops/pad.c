@@ -97,4 +97,4 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
             }
 }
 
-const vki_op_def vki_op_pad = {validate, build, reference};
+const vki_op_def vki_op_pad = {.validate = validate, .build = build, .reference = reference};

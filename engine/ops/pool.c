@@ -63,7 +63,7 @@ static vki_status build_global(vki_build *b, const vki_op *op, vki_shape4 in, vk
     int h = p->filter_h - vki_conv_pad_before(p->padding, in.h, p->filter_h, p->stride_h, 1);
     int w = p->filter_w - vki_conv_pad_before(p->padding, in.w, p->filter_w, p->stride_w, 1);
     vki_dispatch d;
-    vki_dispatch_init(&d, "reduce", VKI_WG_REDUCE);
+    vki_dispatch_init(&d, VKI_KERNEL_reduce, VKI_WG_REDUCE);
     vki_define_int(&d, op->code == VKI_OP_MAX_POOL_2D ? "REDUCE_MAX" : "REDUCE_MEAN", 1);
     vki_define_activation(&d, p->activation);
     vki_define_shape(&d, "IN", in);
@@ -84,7 +84,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
     if (out.h == 1 && out.w == 1) return build_global(b, op, in, out);
     vki_dispatch d;
-    vki_dispatch_init(&d, "pool", VKI_WG_POOL);
+    vki_dispatch_init(&d, VKI_KERNEL_pool, VKI_WG_POOL);
     vki_define_int(&d, op->code == VKI_OP_MAX_POOL_2D ? "POOL_MAX" : "POOL_AVERAGE", 1);
     vki_define_activation(&d, p->activation);
     vki_define_shape(&d, "IN", in);
@@ -130,5 +130,20 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
             }
 }
 
-const vki_op_def vki_op_max_pool2d = {validate, build, reference};
-const vki_op_def vki_op_average_pool2d = {validate, build, reference};
+/* Pool2DOptions: padding, strides, filter size, fused activation. */
+static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op *op) {
+    (void)m;
+    vki_pool_options *p = &op->opt.pool;
+    int8_t pad, act;
+    if (!vki_opt_i8(r, 0, 0, &pad) || !vki_opt_i32(r, 1, 0, &p->stride_w) ||
+        !vki_opt_i32(r, 2, 0, &p->stride_h) || !vki_opt_i32(r, 3, 0, &p->filter_w) ||
+        !vki_opt_i32(r, 4, 0, &p->filter_h) || !vki_opt_i8(r, 5, 0, &act))
+        return vki_opt_malformed(r);
+    vki_status st = vki_opt_padding(r, pad, &p->padding);
+    return st != VKI_OK ? st : vki_opt_activation(r, act, &p->activation);
+}
+
+const vki_op_def vki_op_max_pool2d = {
+    .validate = validate, .build = build, .reference = reference, .options = read_options};
+const vki_op_def vki_op_average_pool2d = {
+    .validate = validate, .build = build, .reference = reference, .options = read_options};

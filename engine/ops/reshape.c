@@ -77,7 +77,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_shape4 si = vki_tensor_shape4(in), so = vki_tensor_shape4(vki_op_out(m, op, 0));
     if (!in->data && si.c == so.c) return vki_build_alias(b, op->outputs[0], op->inputs[0]);
     vki_dispatch d;
-    vki_dispatch_init(&d, "gather", VKI_WG_ELEMENTWISE);
+    vki_dispatch_init(&d, VKI_KERNEL_gather, VKI_WG_ELEMENTWISE);
     vki_define_shape(&d, "IN", si);
     vki_define_shape(&d, "OUT", so);
     vki_status st = vki_build_bind_operand(b, &d, op->inputs[0], si);
@@ -94,4 +94,4 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     for (size_t i = 0; i < n; i++) out[0][i] = in[0][i];
 }
 
-const vki_op_def vki_op_reshape = {validate, build, reference};
+const vki_op_def vki_op_reshape = {.validate = validate, .build = build, .reference = reference};

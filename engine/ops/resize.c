@@ -52,7 +52,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
     bool align = op->opt.resize.align_corners;
     vki_dispatch d;
-    vki_dispatch_init(&d, "resize", VKI_WG_ELEMENTWISE);
+    vki_dispatch_init(&d, VKI_KERNEL_resize, VKI_WG_ELEMENTWISE);
     vki_define_int(&d, is_bilinear(op) ? "RESIZE_BILINEAR" : "RESIZE_NEAREST", 1);
     if (align) vki_define_int(&d, "ALIGN_CORNERS", 1);
     if (op->opt.resize.half_pixel_centers) vki_define_int(&d, "HALF_PIXEL_CENTERS", 1);
@@ -135,7 +135,21 @@ static void reference_nearest(const vki_model *m, const vki_op *op, const float 
     }
 }
 
-const vki_op_def vki_op_resize_bilinear = {validate, build,
-                                           reference_bilinear};
-const vki_op_def vki_op_resize_nearest = {validate, build,
-                                          reference_nearest};
+/* ResizeBilinearOptions and ResizeNearestNeighborOptions: align_corners and
+ * half_pixel_centers. ResizeBilinearOptions keeps its deprecated new_height and new_width
+ * at 0 and 1; the output size comes from the op's second input. */
+static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op *op) {
+    (void)m;
+    unsigned first = is_bilinear(op) ? 2 : 0;
+    if (!vki_opt_bool(r, first, false, &op->opt.resize.align_corners) ||
+        !vki_opt_bool(r, first + 1, false, &op->opt.resize.half_pixel_centers))
+        return vki_opt_malformed(r);
+    return VKI_OK;
+}
+
+const vki_op_def vki_op_resize_bilinear = {
+    .validate = validate, .build = build, .reference = reference_bilinear,
+    .options = read_options};
+const vki_op_def vki_op_resize_nearest = {
+    .validate = validate, .build = build, .reference = reference_nearest,
+    .options = read_options};

@@ -223,7 +223,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
         step[role_of(out->rank, d++)][in_role] = a->step;
     }
     vki_dispatch dd;
-    vki_dispatch_init(&dd, "slice", VKI_WG_ELEMENTWISE);
+    vki_dispatch_init(&dd, VKI_KERNEL_slice, VKI_WG_ELEMENTWISE);
     vki_define_shape(&dd, "IN", vki_tensor_shape4(in));
     vki_define_shape(&dd, "OUT", vki_tensor_shape4(out));
     vki_define_int(&dd, "START_X", start[ROLE_W]);
@@ -272,5 +272,22 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
                 }
 }
 
-const vki_op_def vki_op_strided_slice = {validate, build, reference};
-const vki_op_def vki_op_slice = {validate, build, reference};
+/* StridedSliceOptions: the five masks, then offset. SLICE has no options. */
+static vki_status read_strided_options(vki_options_reader *r, const vki_model *m, vki_op *op) {
+    (void)m;
+    int32_t mask[5];
+    for (unsigned k = 0; k < 5; k++)
+        if (!vki_opt_i32(r, k, 0, &mask[k])) return vki_opt_malformed(r);
+    if (!vki_opt_bool(r, 5, false, &op->opt.strided_slice.offset)) return vki_opt_malformed(r);
+    op->opt.strided_slice.begin_mask = mask[0];
+    op->opt.strided_slice.end_mask = mask[1];
+    op->opt.strided_slice.ellipsis_mask = mask[2];
+    op->opt.strided_slice.new_axis_mask = mask[3];
+    op->opt.strided_slice.shrink_axis_mask = mask[4];
+    return VKI_OK;
+}
+
+const vki_op_def vki_op_strided_slice = {
+    .validate = validate, .build = build, .reference = reference,
+    .options = read_strided_options};
+const vki_op_def vki_op_slice = {.validate = validate, .build = build, .reference = reference};

@@ -35,7 +35,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     vki_shape4 s = vki_tensor_shape4(vki_op_in(m, op, 0));
     vki_dispatch d;
-    vki_dispatch_init(&d, "softmax", VKI_WG_ELEMENTWISE);
+    vki_dispatch_init(&d, VKI_KERNEL_softmax, VKI_WG_ELEMENTWISE);
     vki_define_shape(&d, "IN", s);
     vki_define_shape(&d, "OUT", s);
     vki_define_float(&d, "BETA", op->opt.softmax.beta);
@@ -67,4 +67,12 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     }
 }
 
-const vki_op_def vki_op_softmax = {validate, build, reference};
+/* SoftmaxOptions: beta. */
+static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op *op) {
+    (void)m;
+    if (!vki_opt_f32(r, 0, 0.0f, &op->opt.softmax.beta)) return vki_opt_malformed(r);
+    return VKI_OK;
+}
+
+const vki_op_def vki_op_softmax = {
+    .validate = validate, .build = build, .reference = reference, .options = read_options};

@@ -48,7 +48,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_shape4 in = vki_tensor_shape4(vki_op_in(m, op, 0));
     vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
     vki_dispatch d;
-    vki_dispatch_init(&d, "space_depth", VKI_WG_ELEMENTWISE);
+    vki_dispatch_init(&d, VKI_KERNEL_space_depth, VKI_WG_ELEMENTWISE);
     vki_define_int(&d, is_d2s(op) ? "DEPTH_TO_SPACE" : "SPACE_TO_DEPTH", 1);
     vki_define_int(&d, "BLOCK", op->opt.space_depth.block_size);
     vki_define_shape(&d, "IN", in);
@@ -87,5 +87,16 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     }
 }
 
-const vki_op_def vki_op_depth_to_space = {validate, build, reference};
-const vki_op_def vki_op_space_to_depth = {validate, build, reference};
+/* DepthToSpaceOptions and SpaceToDepthOptions: block_size. */
+static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op *op) {
+    (void)m;
+    int32_t block;
+    if (!vki_opt_i32(r, 0, 0, &block)) return vki_opt_malformed(r);
+    op->opt.space_depth.block_size = block;
+    return VKI_OK;
+}
+
+const vki_op_def vki_op_depth_to_space = {
+    .validate = validate, .build = build, .reference = reference, .options = read_options};
+const vki_op_def vki_op_space_to_depth = {
+    .validate = validate, .build = build, .reference = reference, .options = read_options};

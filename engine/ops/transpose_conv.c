@@ -247,7 +247,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     /* Dilation is 1: TFLite's transposed convolutions have none. */
     vki_conv_window win = {g.in, g.out, g.kh, g.kw, g.stride_h, g.stride_w, 1, 1, g.pad_h, g.pad_w};
     vki_dispatch d;
-    vki_conv_dispatch(&d, "transpose_conv", VKI_WG_CONV, &win, g.act, op->inputs[g.input],
+    vki_conv_dispatch(&d, VKI_KERNEL_transpose_conv, VKI_WG_CONV, &win, g.act, op->inputs[g.input],
                       wblob, bblob, op->outputs[0]);
     vki_dispatch_grid_phwc4(&d, g.out);
     return vki_build_dispatch(b, &d);
@@ -283,5 +283,55 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
             }
 }
 
-const vki_op_def vki_op_transpose_conv = {validate, build, reference};
-const vki_op_def vki_op_conv2d_transpose_bias = {validate, build, reference};
+/* ---- options ------------------------------------------------------------------------- */
+
+/* TransposeConvOptions: padding, strides, fused activation. */
+static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op *op) {
+    (void)m;
+    int8_t pad, act;
+    int32_t sw, sh;
+    if (!vki_opt_i8(r, 0, 0, &pad) || !vki_opt_i32(r, 1, 0, &sw) || !vki_opt_i32(r, 2, 0, &sh) ||
+        !vki_opt_i8(r, 3, 0, &act))
+        return vki_opt_malformed(r);
+    op->opt.transpose_conv.stride_w = sw;
+    op->opt.transpose_conv.stride_h = sh;
+    vki_status st = vki_opt_padding(r, pad, &op->opt.transpose_conv.padding);
+    return st != VKI_OK ? st : vki_opt_activation(r, act, &op->opt.transpose_conv.activation);
+}
+
+/* TfLitePadding, as MediaPipe's Convolution2DTransposeBias stores it in custom_options. */
+enum { TFL_PADDING_UNKNOWN = 0, TFL_PADDING_SAME = 1, TFL_PADDING_VALID = 2 };
+
+static int32_t read_le32(const uint8_t *p) {
+    return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                     (uint32_t)p[3] << 24);
+}
+
+/* Convolution2DTransposeBias keeps its parameters as a raw TfLiteTransposeConvParams, not
+ * FlexBuffers: three little-endian int32 {padding (TfLitePadding: 1 SAME, 2 VALID),
+ * stride_width, stride_height}. It has no fused activation. */
+static vki_status read_bias_options(vki_options_reader *r, const vki_model *m, vki_op *op) {
+    (void)m;
+    const uint8_t *p;
+    size_t size;
+    vki_status st = vki_opt_custom(r, &p, &size);
+    if (st != VKI_OK) return st;
+    if (size != 12)
+        return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "custom_options hold %zu bytes, expected 12 "
+                            "(int32 padding, stride_width, stride_height)", size);
+    int32_t pad = read_le32(p);
+    if (pad == TFL_PADDING_SAME) op->opt.transpose_conv.padding = VKI_PAD_SAME;
+    else if (pad == TFL_PADDING_VALID) op->opt.transpose_conv.padding = VKI_PAD_VALID;
+    else
+        return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "unknown padding %d in custom_options "
+                            "(1 SAME, 2 VALID)", pad);
+    op->opt.transpose_conv.stride_w = read_le32(p + 4);
+    op->opt.transpose_conv.stride_h = read_le32(p + 8);
+    op->opt.transpose_conv.activation = VKI_ACT_NONE;
+    return VKI_OK;
+}
+
+const vki_op_def vki_op_transpose_conv = {
+    .validate = validate, .build = build, .reference = reference, .options = read_options};
+const vki_op_def vki_op_conv2d_transpose_bias = {
+    .validate = validate, .build = build, .reference = reference, .options = read_bias_options};

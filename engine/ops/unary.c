@@ -34,7 +34,7 @@ static const char *op_define(vki_op_code code) {
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     vki_dispatch d;
-    vki_dispatch_init(&d, "unary", VKI_WG_ELEMENTWISE);
+    vki_dispatch_init(&d, VKI_KERNEL_unary, VKI_WG_ELEMENTWISE);
     vki_define_int(&d, op_define(op->code), 1);
     if (op->code == VKI_OP_LEAKY_RELU) vki_define_float(&d, "ALPHA", op->opt.leaky_relu.alpha);
     vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
@@ -66,9 +66,18 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     for (size_t i = 0; i < n; i++) out[0][i] = apply(op, in[0][i]);
 }
 
-const vki_op_def vki_op_relu = {validate, build, reference};
-const vki_op_def vki_op_relu6 = {validate, build, reference};
-const vki_op_def vki_op_logistic = {validate, build, reference};
-const vki_op_def vki_op_tanh = {validate, build, reference};
-const vki_op_def vki_op_hard_swish = {validate, build, reference};
-const vki_op_def vki_op_leaky_relu = {validate, build, reference};
+/* LeakyReluOptions: alpha at field 0. The other ops have no options. */
+static vki_status read_leaky_relu(vki_options_reader *r, const vki_model *m, vki_op *op) {
+    (void)m;
+    if (!vki_opt_f32(r, 0, 0.0f, &op->opt.leaky_relu.alpha)) return vki_opt_malformed(r);
+    return VKI_OK;
+}
+
+#define PLAIN_ {.validate = validate, .build = build, .reference = reference}
+const vki_op_def vki_op_relu = PLAIN_;
+const vki_op_def vki_op_relu6 = PLAIN_;
+const vki_op_def vki_op_logistic = PLAIN_;
+const vki_op_def vki_op_tanh = PLAIN_;
+const vki_op_def vki_op_hard_swish = PLAIN_;
+const vki_op_def vki_op_leaky_relu = {
+    .validate = validate, .build = build, .reference = reference, .options = read_leaky_relu};
