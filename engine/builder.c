@@ -7,12 +7,6 @@
 #include "status.h"
 
 #include <stdio.h>
-
-/* Until the build generates the kernel names. */
-#ifndef VKI_KERNEL_to_phwc4
-#define VKI_KERNEL_to_phwc4 "to_phwc4"
-#define VKI_KERNEL_from_phwc4 "from_phwc4"
-#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,17 +175,14 @@ uint64_t vki_build_blob_bytes(const vki_build *b, int i) {
 
 void vki_build_variant(const vki_build *b, int k, char *out, size_t cap, vki_kernel_variant *v) {
     const vki_dispatch *d = &b->dispatches[k];
-    int n = 0;
-    out[0] = 0;
-    if (b->cfg->fp16) n += snprintf(out + n, cap - (size_t)n, "#define VKI_FP16_STORAGE 1\n");
-    if (b->cfg->fp16_arith && d->op_index >= 0 && b->op_half[d->op_index])
-        n += snprintf(out + n, cap - (size_t)n, "#define VKI_FP16_ARITH 1\n");
-    for (int i = 0; i < d->n_bindings && n < (int)cap; i++) {
+    unsigned char half[VKI_MAX_BINDINGS];
+    for (int i = 0; i < d->n_bindings; i++) {
         const vki_binding *bd = &d->bindings[i];
-        int half = bd->kind == VKI_BIND_TENSOR    ? b->tensor_half[bd->index]
-                   : bd->kind == VKI_BIND_WEIGHTS ? b->blobs[bd->index].half
-                                                  : 0;
-        n += snprintf(out + n, cap - (size_t)n, "#define STORE4_%d %s\n", i, half ? "f16vec4" : "vec4");
+        half[i] = bd->kind == VKI_BIND_TENSOR    ? b->tensor_half[bd->index]
+                  : bd->kind == VKI_BIND_WEIGHTS ? (unsigned char)b->blobs[bd->index].half
+                                                 : 0;
     }
+    int arith = b->cfg->fp16_arith && d->op_index >= 0 && b->op_half[d->op_index];
+    vki_precision_defines(b->cfg->fp16, arith, d->n_bindings, half, out, cap);
     *v = (vki_kernel_variant){d->kernel, d->defines, d->defines_len, out, d->n_bindings};
 }

@@ -1,6 +1,7 @@
 /* precision.c: the per-op and per-tensor float16 decisions of a graph (mixed precision). */
 #include "precision.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void vki_precision_ops(const vki_model *m, const vki_graph_config *c, unsigned char *op_half) {
@@ -45,4 +46,14 @@ void vki_precision_tensors(const vki_model *view, const unsigned char *skip,
     }
     /* Aliases (a RESHAPE that keeps C, a whole SLICE) are views of their root's storage. */
     for (int t = 0; t < view->n_tensors; t++) tensor_half[t] = tensor_half[root_of[t]];
+}
+
+void vki_precision_defines(int fp16_storage, int fp16_arith, int n_bindings,
+                           const unsigned char *half, char *out, size_t cap) {
+    int n = 0;
+    out[0] = 0;
+    if (fp16_storage) n += snprintf(out + n, cap - (size_t)n, "#define VKI_FP16_STORAGE 1\n");
+    if (fp16_arith) n += snprintf(out + n, cap - (size_t)n, "#define VKI_FP16_ARITH 1\n");
+    for (int i = 0; i < n_bindings && n < (int)cap; i++)
+        n += snprintf(out + n, cap - (size_t)n, "#define STORE4_%d %s\n", i, half[i] ? "f16vec4" : "vec4");
 }

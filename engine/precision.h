@@ -11,6 +11,8 @@
 #include "status.h"
 #include "vkinfer.h"
 
+#include <stddef.h>
+
 /* op_half[o] = 1 for ops stored fp16 (the config's fp32_ops are checked already). */
 void vki_precision_ops(const vki_model *m, const vki_graph_config *c, unsigned char *op_half);
 
@@ -23,5 +25,11 @@ void vki_precision_fused(const vki_model *view, const unsigned char *skip, unsig
 void vki_precision_tensors(const vki_model *view, const unsigned char *skip,
                            const unsigned char *op_half, const int *root_of,
                            unsigned char *tensor_half);
+
+/* The precision #defines prepended to a kernel: VKI_FP16_STORAGE when the graph stores
+ * fp16, VKI_FP16_ARITH when the dispatch computes in fp16, and each binding's storage type
+ * (common.glsl's STORE4_<i>): f16vec4 where half[i], else vec4. */
+void vki_precision_defines(int fp16_storage, int fp16_arith, int n_bindings,
+                           const unsigned char *half, char *out, size_t cap);
 
 #endif

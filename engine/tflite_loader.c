@@ -91,7 +91,9 @@ static vki_status bad_fb(loader *L, const char *fmt, ...) {
 }
 
 static vki_status oom(loader *L, const char *what) {
-    return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "%s: out of memory reading %s", L->name, what);
+    char where[256];
+    snprintf(where, sizeof where, "%s: reading %s", L->name, what);
+    return vki_fail_oom(where);
 }
 
 typedef struct label { char s[128]; } label;
@@ -1085,8 +1087,7 @@ static vki_status read_whole_file(const char *path, uint8_t **buf, size_t *size)
             if (!grown) {
                 free(data);
                 fclose(f);
-                return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "%s: out of memory reading the file",
-                                path);
+                return vki_fail_oom(path);
             }
             data = grown;
             cap = ncap;

@@ -253,21 +253,21 @@ def variants_h(variants):
              ' * representative values for shapes. Static data: include it from one file. */',
              '#ifndef VKI_GLSL_VARIANTS_H', '#define VKI_GLSL_VARIANTS_H', '',
              '#include "glsl_kernels.h"', '',
-             'typedef struct vki_kernel_variant {',
+             'typedef struct vki_kernel_case {',
              '    const char *kernel;     /* VKI_KERNEL_<name> */',
              '    const char *label;      /* "<kernel>.comp:<line> <what sets it apart>" */',
              '    const char *defines;    /* "#define NAME VALUE\\n" lines, as op files emit */',
              '    int n_bindings;',
-             '} vki_kernel_variant;', '',
-             'static const vki_kernel_variant vki_kernel_variants[] = {']
+             '} vki_kernel_case;', '',
+             'static const vki_kernel_case vki_kernel_cases[] = {']
     for v in variants:
         text = ''.join('#define %s %s\\n' % d for d in v['defines'])
         parts.append('    {VKI_KERNEL_%s, "%s",\n     "%s", %d},' %
                      (v['kernel'], v['label'].replace('"', '\\"'), text.replace('"', '\\"'),
                       v['bindings']))
     parts += ['};', '',
-              '#define VKI_KERNEL_VARIANT_COUNT '
-              '(sizeof vki_kernel_variants / sizeof vki_kernel_variants[0])', '', '#endif']
+              '#define VKI_KERNEL_CASE_COUNT '
+              '(sizeof vki_kernel_cases / sizeof vki_kernel_cases[0])', '', '#endif']
     return parts
 
 

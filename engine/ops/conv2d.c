@@ -114,13 +114,13 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
 
     size_t count;
     float *w = pack_weights(vki_op_in(m, op, 1)->data, &g, tile_s, &count);
-    if (!w) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    if (!w) return vki_fail_oom("graph build");
     int wblob = vki_build_weights(b, w, count);
     free(w);
     /* Bias padded to whole groups so the kernel reads it without a bound check. */
     const vki_tensor *bt = op->n_inputs > 2 ? vki_op_in(m, op, 2) : NULL;
     int bblob = vki_build_bias(b, bt, g.out.c, (size_t)groups * tile_s * 4);
-    if (wblob < 0 || bblob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    if (wblob < 0 || bblob < 0) return vki_fail_oom("graph build");
 
     vki_dispatch d;
     vki_conv_dispatch(&d, VKI_KERNEL_conv2d, VKI_WG_CONV, &g, op->opt.conv.activation,

@@ -46,7 +46,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     /* One vec4 per (output slice, ky, kx); padded lanes zero so padded outputs stay 0. */
     size_t count = (size_t)out_s * kh * kw * 4;
     float *w = calloc(count, sizeof(float));
-    if (!w) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    if (!w) return vki_fail_oom("graph build");
     for (int s = 0; s < out_s; s++)
         for (int ky = 0; ky < kh; ky++)
             for (int kx = 0; kx < kw; kx++)
@@ -60,7 +60,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     int wblob = vki_build_weights(b, w, count);
     int bblob = vki_build_bias(b, bt, oc, (size_t)out_s * 4);
     free(w);
-    if (wblob < 0 || bblob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    if (wblob < 0 || bblob < 0) return vki_fail_oom("graph build");
 
     vki_dispatch d;
     vki_conv_dispatch(&d, VKI_KERNEL_depthwise_conv2d, VKI_WG_DEPTHWISE, &win, c->activation,

@@ -128,7 +128,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     int out_slices = (n + 3) / 4;
     size_t count = (size_t)out_slices * k_vec4 * 16;
     float *packed = calloc(count, sizeof(float));
-    if (!packed) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    if (!packed) return vki_fail_oom("graph build");
     for (int s = 0; s < out_slices; s++)
         for (int sl = 0; sl < row_slices; sl++)
             for (int y = 0; y < row.h; y++)
@@ -147,7 +147,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     int b_blob = vki_build_bias(b, has_bias(op) ? vki_op_in(m, op, 2) : NULL, n,
                                 (size_t)out_slices * 4);
     free(packed);
-    if (w_blob < 0 || b_blob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    if (w_blob < 0 || b_blob < 0) return vki_fail_oom("graph build");
 
     vki_dispatch d;
     vki_dispatch_init(&d, VKI_KERNEL_fully_connected, pixels ? VKI_WG_CONV : VKI_WG_REDUCE);

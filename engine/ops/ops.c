@@ -314,7 +314,7 @@ static vki_status validate_io(vki_model *m) {
  * graph output must be produced: the engine relies on the list being in execution order. */
 static vki_status validate_order(vki_model *m) {
     unsigned char *ready = calloc((size_t)m->n_tensors + 1, 1);
-    if (!ready) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "%s: out of host memory", m->name);
+    if (!ready) return vki_fail_oom(m->name);
     vki_status s = VKI_OK;
     for (int i = 0; i < m->n_inputs; i++) ready[m->inputs[i]] = 1;
     for (int t = 0; t < m->n_tensors; t++)
@@ -361,12 +361,12 @@ vki_status vki_model_validate(vki_model *m) {
 vki_status vki_model_reference_run(const vki_model *m, const float *const *inputs,
                                    float *const *outputs) {
     float **values = calloc((size_t)m->n_tensors, sizeof *values);
-    if (!values) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    if (!values) return vki_fail_oom("graph build");
     vki_status s = VKI_OK;
     for (int t = 0; t < m->n_tensors && !s; t++) {
         size_t n = vki_tensor_elements(&m->tensors[t]);
         values[t] = malloc((n ? n : 1) * sizeof(float));
-        if (!values[t]) s = vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+        if (!values[t]) s = vki_fail_oom("graph build");
         else if (m->tensors[t].data && m->tensors[t].dtype == VKI_DTYPE_FLOAT32)
             memcpy(values[t], m->tensors[t].data, n * sizeof(float));
         else if (m->tensors[t].data && m->tensors[t].dtype == VKI_DTYPE_INT32)

@@ -236,13 +236,13 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
 
     size_t count;
     float *w = pack_weights(vki_op_in(m, op, g.weights)->data, &g, &count);
-    if (!w) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    if (!w) return vki_fail_oom("graph build");
     int wblob = vki_build_weights(b, w, count);
     free(w);
     /* Bias padded to whole slices (zero when absent) so the kernel always adds one. */
     const vki_tensor *bt = g.bias >= 0 ? vki_op_in(m, op, g.bias) : NULL;
     int bblob = vki_build_bias(b, bt, g.out.c, (size_t)out_s * 4);
-    if (wblob < 0 || bblob < 0) return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+    if (wblob < 0 || bblob < 0) return vki_fail_oom("graph build");
 
     /* Dilation is 1: TFLite's transposed convolutions have none. */
     vki_conv_window win = {g.in, g.out, g.kh, g.kw, g.stride_h, g.stride_w, 1, 1, g.pad_h, g.pad_w};
