@@ -43,9 +43,27 @@
     X(binary, lower_ranks)                                                              \
     X(prelu, alpha_shapes)
 
+#define OP_TABLES_CONV(X)                                                               \
+    X(conv2d, pointwise_channel_cross)                                                  \
+    X(conv2d, k3x3_channel_cross)                                                       \
+    X(conv2d, k3x3_valid)                                                               \
+    X(conv2d, tiny_and_odd_spatial)                                                     \
+    X(conv2d, kernel_sizes)                                                             \
+    X(conv2d, strides)                                                                  \
+    X(conv2d, dilation)                                                                 \
+    X(conv2d, without_bias)                                                             \
+    X(conv2d, fused_activations)                                                        \
+    X(conv2d, heuristic_tiles_on_larger_shapes)                                         \
+    X(depthwise, multiplier_1_channels)                                                 \
+    X(depthwise, multiplier_2_and_more)                                                 \
+    X(depthwise, kernels_strides_dilations)                                             \
+    X(depthwise, bias_and_activations)                                                  \
+    X(conv_chain, conv_depthwise_pointwise)
+
 /* Every family: X(family, TABLES). */
 #define OP_CASE_FAMILIES(X)                                                             \
-    X(eltwise, OP_TABLES_ELTWISE)
+    X(eltwise, OP_TABLES_ELTWISE)                                                       \
+    X(conv, OP_TABLES_CONV)
 
 /* The channel counts every family sweeps: 1, 3 and 5 leave a vec4 slice partly padded, 4
  * fills one, 17 spans five. */
