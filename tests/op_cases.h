@@ -60,10 +60,31 @@
     X(depthwise, bias_and_activations)                                                  \
     X(conv_chain, conv_depthwise_pointwise)
 
+#define OP_TABLES_LAYOUT(X)                                                             \
+    X(max_pool, windows_on_odd_inputs)                                                  \
+    X(max_pool, fused_activations_and_even_input)                                       \
+    X(average_pool, windows_on_odd_inputs)                                              \
+    X(average_pool, global)                                                             \
+    X(max_pool, global)                                                                 \
+    X(pool, global_window_not_the_input)                                                \
+    X(pad, spatial_asymmetric)                                                          \
+    X(pad, channels)                                                                    \
+    X(pad, spatial_and_channel_together_and_lower_ranks)                                \
+    X(reshape, face_detector_head)                                                      \
+    X(reshape, chain_through_ranks)                                                     \
+    X(reshape, same_channels_alias)                                                     \
+    X(reshape, channel_changes)                                                         \
+    X(reshape, shape_input_and_constant_input)                                          \
+    X(concatenation, channels_not_multiple_of_4)                                        \
+    X(concatenation, rank3_axis1_anchors)                                               \
+    X(concatenation, height_and_width)                                                  \
+    X(concatenation, constant_inputs_and_many_inputs)
+
 /* Every family: X(family, TABLES). */
 #define OP_CASE_FAMILIES(X)                                                             \
     X(eltwise, OP_TABLES_ELTWISE)                                                       \
-    X(conv, OP_TABLES_CONV)
+    X(conv, OP_TABLES_CONV)                                                             \
+    X(layout, OP_TABLES_LAYOUT)
 
 /* The channel counts every family sweeps: 1, 3 and 5 leave a vec4 slice partly padded, 4
  * fills one, 17 spans five. */
