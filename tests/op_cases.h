@@ -80,11 +80,35 @@
     X(concatenation, height_and_width)                                                  \
     X(concatenation, constant_inputs_and_many_inputs)
 
+#define OP_TABLES_SPATIAL(X)                                                            \
+    X(mean, spatial_keep_dims_both)                                                     \
+    X(mean, axis_spellings_and_large_window)                                            \
+    X(mean, reduction_edges)                                                            \
+    X(fully_connected, k_by_n_rank2)                                                    \
+    X(fully_connected, rank4_single_pixel_keep_both)                                    \
+    X(fully_connected, flatten_nhwc_order)                                              \
+    X(fully_connected, per_pixel_keep_num_dims)                                         \
+    X(fully_connected, activations_and_large)                                           \
+    X(softmax, ranks_and_channels)                                                      \
+    X(softmax, large_beta_is_stable)                                                    \
+    X(resize_bilinear, sizes_flags_channels)                                            \
+    X(resize_nearest, sizes_flags_channels)                                             \
+    X(depth_to_space, blocks_and_channels)                                              \
+    X(space_to_depth, blocks_and_channels)                                              \
+    X(strided_slice, cases_on_odd_input)                                                \
+    X(strided_slice, channel_slicing)                                                   \
+    X(strided_slice, lower_ranks)                                                       \
+    X(strided_slice, whole_input_aliases)                                               \
+    X(slice, sizes_and_to_the_end)                                                      \
+    X(spatial_chain, classifier_head)                                                   \
+    X(spatial_chain, resample_path)
+
 /* Every family: X(family, TABLES). */
 #define OP_CASE_FAMILIES(X)                                                             \
     X(eltwise, OP_TABLES_ELTWISE)                                                       \
     X(conv, OP_TABLES_CONV)                                                             \
-    X(layout, OP_TABLES_LAYOUT)
+    X(layout, OP_TABLES_LAYOUT)                                                         \
+    X(spatial, OP_TABLES_SPATIAL)
 
 /* The channel counts every family sweeps: 1, 3 and 5 leave a vec4 slice partly padded, 4
  * fills one, 17 spans five. */
