@@ -103,12 +103,22 @@
     X(spatial_chain, classifier_head)                                                   \
     X(spatial_chain, resample_path)
 
+#define OP_TABLES_TCONV(X)                                                              \
+    X(transpose_conv, strides_kernels_paddings)                                         \
+    X(transpose_conv, channel_counts)                                                   \
+    X(transpose_conv, odd_and_tiny_shapes)                                              \
+    X(transpose_conv, bias_present_absent_omitted)                                      \
+    X(transpose_conv, fused_activations)                                                \
+    X(transpose_conv, other_output_sizes)                                               \
+    X(conv2d_transpose_bias, mediapipe_shapes)
+
 /* Every family: X(family, TABLES). */
 #define OP_CASE_FAMILIES(X)                                                             \
     X(eltwise, OP_TABLES_ELTWISE)                                                       \
     X(conv, OP_TABLES_CONV)                                                             \
     X(layout, OP_TABLES_LAYOUT)                                                         \
-    X(spatial, OP_TABLES_SPATIAL)
+    X(spatial, OP_TABLES_SPATIAL)                                                       \
+    X(tconv, OP_TABLES_TCONV)
 
 /* The channel counts every family sweeps: 1, 3 and 5 leave a vec4 slice partly padded, 4
  * fills one, 17 spans five. */
