@@ -2,7 +2,9 @@
 #include "op_cases.h"
 
 #include <criterion/criterion.h>
+#include <criterion/hooks.h>
 #include <criterion/logging.h>
+#include <dirent.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -86,6 +88,43 @@ static void format_errors(char *buf, size_t size, const harness_result *r) {
         len += (size_t)snprintf(buf + len, size - len, "%s%s %.2g", len ? ", " : "",
                                 harness_precision_name(p), r->error[p]);
     }
+}
+
+/* ---- one kernel cache per run ------------------------------------------------------------ */
+
+/* Criterion runs every test in a process of its own, and each case builds three graphs,
+ * so the same kernel (the same GLSL text: I/O conversions, the shapes several tables
+ * share, kernels the fp16 precisions have in common) would be compiled many times over.
+ * Unless VKI_CACHE_DIR is set (even empty, which turns caching off), the runner points it
+ * at a new directory for the run that the test processes share, and removes it at the
+ * end: every kernel is still compiled once per run, and loaded, checked, from the cache
+ * after that. */
+static char run_cache[512];
+
+ReportHook(PRE_ALL)(struct criterion_test_set *tests) {
+    (void)tests;
+    if (getenv("VKI_CACHE_DIR")) return;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(run_cache, sizeof run_cache, "%s/vkinfer-op-cases-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(run_cache) || setenv("VKI_CACHE_DIR", run_cache, 1) != 0) run_cache[0] = '\0';
+}
+
+ReportHook(POST_ALL)(struct criterion_global_stats *stats) {
+    (void)stats;
+    if (!run_cache[0]) return;
+    DIR *d = opendir(run_cache);
+    if (d) {
+        char path[1024];
+        for (struct dirent *e; (e = readdir(d));) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            snprintf(path, sizeof path, "%s/%s", run_cache, e->d_name);
+            remove(path);
+        }
+        closedir(d);
+    }
+    remove(run_cache);
+    unsetenv("VKI_CACHE_DIR");
+    run_cache[0] = '\0';
 }
 
 /* ---- the runner --------------------------------------------------------------------------- */

@@ -14,7 +14,8 @@
  *
  * Environment: VKI_OP_CASES=TEXT runs only the cases whose label contains TEXT; with
  * --verbose every case logs its label and errors. test_ops_coverage --list-cases prints
- * every table and label without running anything.
+ * every table and label without running anything. Unless VKI_CACHE_DIR is set, a run's
+ * test processes share a kernel cache in a temporary directory (op_cases.c).
  */
 #ifndef VKI_TEST_OP_CASES_H
 #define VKI_TEST_OP_CASES_H
