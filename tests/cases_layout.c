@@ -358,17 +358,17 @@ static void concat(op_case_list *l, int rank, int axis, int n, const int (*shape
     concat_params p = {.rank = rank, .axis = axis, .n = n, .const_mask = const_mask, .act = act};
     memcpy(p.shapes, shapes, (size_t)n * sizeof(shapes[0]));
     OP_CASE_SET_PARAMS(oc, concat_params, p);
-    char buf[112];
+    char buf[88] = "", count[32] = "";
     size_t len = 0;
-    for (int i = 0; i < n && len + 24 < sizeof buf; i++) {
-        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", i ? "+" : "",
-                                const_mask & (1u << i) ? "const" : "");
-        op_case_shape(buf, sizeof buf, &len, rank, shapes[i]);
+    int shown = 0;
+    for (; shown < n && len + 24 < sizeof buf; shown++) {
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", shown ? "+" : "",
+                                const_mask & (1u << shown) ? "const" : "");
+        op_case_shape(buf, sizeof buf, &len, rank, shapes[shown]);
     }
-    char count[16] = "";
     if (n > 3) snprintf(count, sizeof count, " %d inputs", n);
     op_case_label(oc, "CONCATENATION axis %d%s %s%s%s%s", axis, count, buf,
-                  len + 24 < sizeof buf ? "" : "...", act ? " " : "", op_case_activation(act));
+                  shown < n ? "+..." : "", act ? " " : "", op_case_activation(act));
 }
 
 void op_cases_concatenation__channels_not_multiple_of_4(op_case_list *l) {

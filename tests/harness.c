@@ -164,8 +164,8 @@ static void env_pop(env_save *e) {
     e->old = NULL;
 }
 
-/* Builds, runs and compares one precision's graph; returns 1 when within bound. */
-/* The dispatch count of m's graph with default options (no guards, fp32). */
+/* Checks the dispatch count of m's graph built with default options (fp32, no guard
+ * bytes) against spec->dispatches. */
 static int count_dispatches(const vki_model *m, const harness_spec *spec, harness_result *r) {
     vki_graph *g = NULL;
     env_save env = env_push(spec);
@@ -179,6 +179,7 @@ static int count_dispatches(const vki_model *m, const harness_spec *spec, harnes
     return 1;
 }
 
+/* Builds, runs and compares one precision's graph; returns 1 when within bound. */
 static int run_precision(const vki_model *m, const harness_spec *spec, int p, float **inputs,
                          float **ref, float **got, harness_result *r) {
     const char *what = precision_names[p];
