@@ -1,25 +1,31 @@
-/* harness.c: device-vs-reference comparison for op tests. */
+/* harness.c: model builders and the device-against-reference comparison for op tests. */
 #include "harness.h"
+
+#include "../tuner/stats.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void harness_fill(float *v, size_t n, uint32_t seed, float lo, float hi) {
-    uint32_t s = seed ? seed : 0x9e3779b9u;
-    for (size_t i = 0; i < n; i++) {
-        s ^= s << 13;
-        s ^= s >> 17;
-        s ^= s << 5;
-        v[i] = lo + (hi - lo) * (float)(s >> 8) / 16777216.0f;
-    }
+    uint32_t state = seed ? seed : 0x9e3779b9u;
+    vki_fill_uniform(v, n, &state, lo, hi);
+}
+
+/* ---- building models ------------------------------------------------------------------ */
+
+int harness_tensor_nd(vki_model *m, int rank, const int *shape) {
+    int t = vki_model_add_tensor(m, "t", VKI_DTYPE_FLOAT32, rank, shape, NULL, 0);
+    cr_assert(t >= 0);
+    return t;
 }
 
 int harness_tensor(vki_model *m, int h, int w, int c) {
     int shape[4] = {1, h, w, c};
-    int t = vki_model_add_tensor(m, "t", VKI_DTYPE_FLOAT32, 4, shape, NULL, 0);
-    cr_assert(t >= 0);
-    return t;
+    return harness_tensor_nd(m, 4, shape);
 }
 
 int harness_const(vki_model *m, int rank, const int *shape, uint32_t seed, float lo, float hi) {
@@ -34,6 +40,59 @@ int harness_const(vki_model *m, int rank, const int *shape, uint32_t seed, float
     return t;
 }
 
+int harness_scalar(vki_model *m, float v) {
+    int t = vki_model_add_tensor(m, "k", VKI_DTYPE_FLOAT32, 0, NULL, &v, sizeof v);
+    cr_assert(t >= 0);
+    return t;
+}
+
+int harness_int_const(vki_model *m, const char *name, int rank, const int *shape,
+                      const int32_t *data) {
+    size_t n = 1;
+    for (int i = 0; i < rank; i++) n *= (size_t)shape[i];
+    int t = vki_model_add_tensor(m, name, VKI_DTYPE_INT32, rank, shape, data, n * sizeof(int32_t));
+    cr_assert(t >= 0);
+    return t;
+}
+
+int harness_int_vector(vki_model *m, const char *name, int count, const int32_t *data) {
+    return harness_int_const(m, name, 1, &count, data);
+}
+
+vki_op *harness_op(vki_model *m, vki_op_code code, int n_inputs, const int *inputs, int output) {
+    vki_op *op = vki_model_add_op(m, code, n_inputs, inputs, 1, &output);
+    cr_assert(op);
+    return op;
+}
+
+int harness_binary(vki_model *m, vki_op_code code, int a, int b, int out) {
+    int ins[2] = {a, b};
+    harness_op(m, code, 2, ins, out);
+    return out;
+}
+
+int harness_operand_add(vki_model *m, harness_operand o, uint32_t seed, int *inputs,
+                        int *n_inputs) {
+    if (o.is_const) return harness_const(m, o.rank, o.dims, seed, o.lo, o.hi);
+    int t = harness_tensor_nd(m, o.rank, o.dims);
+    inputs[(*n_inputs)++] = t;
+    if (o.lo == -1.0f && o.hi == 1.0f) return t;
+    int k = harness_scalar(m, (o.hi - o.lo) / 2.0f), off = harness_scalar(m, (o.hi + o.lo) / 2.0f);
+    int scaled = harness_binary(m, VKI_OP_MUL, t, k, harness_tensor_nd(m, o.rank, o.dims));
+    return harness_binary(m, VKI_OP_ADD, scaled, off, harness_tensor_nd(m, o.rank, o.dims));
+}
+
+/* ---- validation ----------------------------------------------------------------------- */
+
+void harness_expect_invalid_list(vki_model *m, vki_status want, const char *const *needles) {
+    vki_status s = vki_model_validate(m);
+    const char *msg = s ? vki_last_error() : "validated";
+    cr_assert_eq(s, want, "status %s, want %s (%s)", vki_status_name(s), vki_status_name(want), msg);
+    for (int i = 0; needles[i]; i++)
+        cr_assert(strstr(msg, needles[i]), "message '%s' lacks '%s'", msg, needles[i]);
+    vki_model_destroy(m);
+}
+
 static vki_context *shared_ctx;
 
 vki_context *harness_context(void) {
@@ -44,83 +103,176 @@ vki_context *harness_context(void) {
     return shared_ctx;
 }
 
-/* Builds m with `precision`, runs it on inputs, and fills outs (malloc'd). */
-static void device_run(vki_model *m, vki_precision precision, float **inputs, float **outs) {
-    vki_graph_options o = {.precision = precision};
-    vki_graph *g = NULL;
-    vki_status s = vki_graph_create(harness_context(), m, &o, &g);
-    cr_assert_eq(s, VKI_OK, "graph (%s): %s", precision ? "fp16" : "fp32", vki_last_error());
-    for (int i = 0; i < m->n_inputs; i++) {
-        size_t n = vki_tensor_elements(&m->tensors[m->inputs[i]]);
-        s = vki_graph_set_input(g, i, inputs[i], n * sizeof(float));
-        cr_assert_eq(s, VKI_OK, "set_input: %s", vki_last_error());
-    }
-    s = vki_graph_run(g);
-    cr_assert_eq(s, VKI_OK, "run: %s", vki_last_error());
-    for (int i = 0; i < m->n_outputs; i++) {
-        size_t n = vki_tensor_elements(&m->tensors[m->outputs[i]]);
-        outs[i] = malloc(n * sizeof(float));
-        cr_assert(outs[i]);
-        s = vki_graph_get_output(g, i, outs[i], n * sizeof(float));
-        cr_assert_eq(s, VKI_OK, "get_output: %s", vki_last_error());
-    }
-    vki_graph_destroy(g);
+/* ---- device against reference ------------------------------------------------------- */
+
+static const vki_precision precisions[HARNESS_N_PRECISIONS] = {
+    VKI_PRECISION_FP32, VKI_PRECISION_FP16, VKI_PRECISION_FP16_STORAGE};
+static const char *const precision_names[HARNESS_N_PRECISIONS] = {"fp32", "fp16",
+                                                                  "fp16-storage"};
+
+const char *harness_precision_name(int index) {
+    return index >= 0 && index < HARNESS_N_PRECISIONS ? precision_names[index] : "?";
+}
+
+double harness_fp16_tolerance(double tol) {
+    return tol > HARNESS_FP16_TOLERANCE ? tol : HARNESS_FP16_TOLERANCE;
 }
 
 double harness_relative_error(const float *a, const float *b, size_t n, size_t *at) {
-    double max_b = 1.0, max_diff = 0.0;
-    size_t worst = 0;
-    for (size_t k = 0; k < n; k++) {
-        if (fabs(b[k]) > max_b) max_b = fabs(b[k]);
-        double d = fabs((double)a[k] - (double)b[k]);
-        if (!(d <= max_diff)) { max_diff = d != d ? INFINITY : d; worst = k; }
-    }
-    if (at) *at = worst;
-    return max_diff / max_b;
+    return vki_relative_error(a, b, n, at);
 }
 
-/* Asserts every output within tol * max(max|ref|, 1); returns the worst relative error. */
-static double compare(const vki_model *m, float **got, float **ref, double tol, const char *what) {
-    double worst = 0.0;
-    for (int i = 0; i < m->n_outputs; i++) {
-        size_t n = vki_tensor_elements(&m->tensors[m->outputs[i]]), at;
-        double rel = harness_relative_error(got[i], ref[i], n, &at);
-        cr_assert(rel <= tol, "%s output %d: relative error %g > %g, worst at element %zu "
-                  "(gpu %g, ref %g)", what, i, rel, tol, at, got[i][at], ref[i][at]);
-        if (rel > worst) worst = rel;
+/* Appends a reason to r->message ("; " between reasons); returns 0. */
+static int fail(harness_result *r, const char *fmt, ...) {
+    size_t len = strlen(r->message);
+    if (len && len + 2 < sizeof r->message) {
+        memcpy(r->message + len, "; ", 3);
+        len += 2;
     }
-    return worst;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->message + len, sizeof r->message - len, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+static size_t elements(const vki_model *m, int tensor) {
+    return vki_tensor_elements(&m->tensors[tensor]);
+}
+
+/* Sets (or, for a NULL value, unsets) name while a graph builds; restores it after. */
+typedef struct env_save {
+    const char *name;
+    char *old;
+} env_save;
+
+static env_save env_push(const harness_spec *s) {
+    env_save e = {s->env_name, NULL};
+    if (!e.name) return e;
+    const char *old = getenv(e.name);
+    e.old = old ? strdup(old) : NULL;
+    if (s->env_value) setenv(e.name, s->env_value, 1);
+    else unsetenv(e.name);
+    return e;
+}
+
+static void env_pop(env_save *e) {
+    if (!e->name) return;
+    if (e->old) setenv(e->name, e->old, 1);
+    else unsetenv(e->name);
+    free(e->old);
+    e->old = NULL;
+}
+
+/* Checks the dispatch count of m's graph built with default options (fp32, no guard
+ * bytes) against spec->dispatches. */
+static int count_dispatches(const vki_model *m, const harness_spec *spec, harness_result *r) {
+    vki_graph *g = NULL;
+    env_save env = env_push(spec);
+    vki_status s = vki_graph_create(harness_context(), m, NULL, &g);
+    env_pop(&env);
+    if (s != VKI_OK) return fail(r, "graph with default options: %s", vki_last_error());
+    int n = vki_graph_dispatch_count(g);
+    vki_graph_destroy(g);
+    if (n != spec->dispatches)
+        return fail(r, "the graph has %d dispatches, want %d", n, spec->dispatches);
+    return 1;
+}
+
+/* Builds, runs and compares one precision's graph; returns 1 when within bound. */
+static int run_precision(const vki_model *m, const harness_spec *spec, int p, float **inputs,
+                         float **ref, float **got, harness_result *r) {
+    const char *what = precision_names[p];
+    vki_graph_options o = {.precision = precisions[p], .debug_guards = 1};
+    vki_graph *g = NULL;
+    env_save env = env_push(spec);
+    vki_status s = vki_graph_create(harness_context(), m, &o, &g);
+    env_pop(&env);
+    if (s != VKI_OK) return fail(r, "%s graph: %s", what, vki_last_error());
+    int ok = 1;
+    for (int i = 0; i < m->n_inputs; i++) {
+        s = vki_graph_set_input(g, i, inputs[i], elements(m, m->inputs[i]) * sizeof(float));
+        if (s != VKI_OK) { ok = fail(r, "%s set_input %d: %s", what, i, vki_last_error()); goto done; }
+    }
+    s = vki_graph_run(g);
+    if (s != VKI_OK) { ok = fail(r, "%s run: %s", what, vki_last_error()); goto done; }
+    double bound = p == 0 ? spec->tol : spec->fp16_tol;
+    r->error[p] = 0.0;
+    for (int i = 0; i < m->n_outputs; i++) {
+        size_t n = elements(m, m->outputs[i]), at;
+        s = vki_graph_get_output(g, i, got[i], n * sizeof(float));
+        if (s != VKI_OK) { ok = fail(r, "%s get_output %d: %s", what, i, vki_last_error()); goto done; }
+        double rel = vki_relative_error(got[i], ref[i], n, &at);
+        if (rel > r->error[p] || rel != rel) r->error[p] = rel;
+        if (!(rel <= bound)) {
+            ok = fail(r, "%s output %d: relative error %g > %g, worst at element %zu (gpu %g, "
+                      "ref %g)", what, i, rel, bound, at, (double)got[i][at], (double)ref[i][at]);
+            goto done;
+        }
+    }
+done:
+    vki_graph_destroy(g);
+    return ok;
+}
+
+int harness_compare(const vki_model *m, const harness_spec *spec, harness_result *r) {
+    memset(r, 0, sizeof *r);
+    for (int p = 0; p < HARNESS_N_PRECISIONS; p++) r->error[p] = -1.0;
+    if (vki_model_validate((vki_model *)m) != VKI_OK)
+        return fail(r, "validate: %s", vki_last_error());
+    if (m->n_inputs > 16 || m->n_outputs > 16)
+        return fail(r, "%d inputs and %d outputs, at most 16 each", m->n_inputs, m->n_outputs);
+    float *inputs[16] = {0}, *ref[16] = {0}, *got[16] = {0};
+    int ok = 1;
+    for (int i = 0; i < m->n_inputs; i++) {
+        size_t n = elements(m, m->inputs[i]);
+        inputs[i] = malloc(n * sizeof(float));
+        cr_assert(inputs[i]);
+        harness_fill(inputs[i], n, spec->seed + 77u * (uint32_t)i, -1.0f, 1.0f);
+    }
+    for (int i = 0; i < m->n_outputs; i++) {
+        size_t n = elements(m, m->outputs[i]);
+        ref[i] = malloc(n * sizeof(float));
+        got[i] = malloc(n * sizeof(float));
+        cr_assert(ref[i] && got[i]);
+    }
+    if (vki_model_reference_run(m, (const float *const *)inputs, ref) != VKI_OK) {
+        ok = fail(r, "reference: %s", vki_last_error());
+    } else if (spec->dispatches > 0 && !count_dispatches(m, spec, r)) {
+        ok = 0;
+    } else {
+        unsigned want = spec->precisions ? spec->precisions : HARNESS_ALL_PRECISIONS;
+        vki_device_info dev;
+        vki_context_device_info(harness_context(), &dev);
+        for (int p = 0; p < HARNESS_N_PRECISIONS; p++) {
+            if (!(want & (1u << p)) || (p > 0 && !dev.fp16_storage)) continue;
+            if (!run_precision(m, spec, p, inputs, ref, got, r)) ok = 0;
+        }
+    }
+    for (int i = 0; i < 16; i++) {
+        free(inputs[i]);
+        free(ref[i]);
+        free(got[i]);
+    }
+    return ok;
+}
+
+static double check(vki_model *m, const harness_spec *spec) {
+    harness_result r;
+    int ok = harness_compare(m, spec, &r);
+    cr_assert(ok, "%s: %s", m->name, r.message);
+    vki_model_destroy(m);
+    return r.error[0];
 }
 
 double harness_check(vki_model *m, uint32_t seed, double tol) {
-    return harness_check_precisions(m, seed, tol, tol > HARNESS_FP16_TOLERANCE ? tol : HARNESS_FP16_TOLERANCE);
+    harness_spec spec = {.seed = seed, .tol = tol, .fp16_tol = harness_fp16_tolerance(tol),
+                         .precisions = HARNESS_ALL_PRECISIONS};
+    return check(m, &spec);
 }
 
 double harness_check_precisions(vki_model *m, uint32_t seed, double tol, double fp16_tol) {
-    vki_status s = vki_model_validate(m);
-    cr_assert_eq(s, VKI_OK, "validate: %s", vki_last_error());
-    float *inputs[16] = {0}, *gpu[16] = {0}, *half[16] = {0}, *ref[16] = {0};
-    cr_assert(m->n_inputs <= 16 && m->n_outputs <= 16);
-    for (int i = 0; i < m->n_inputs; i++) {
-        size_t n = vki_tensor_elements(&m->tensors[m->inputs[i]]);
-        inputs[i] = malloc(n * sizeof(float));
-        harness_fill(inputs[i], n, seed + 77u * (uint32_t)i, -1.0f, 1.0f);
-    }
-    for (int i = 0; i < m->n_outputs; i++)
-        ref[i] = malloc(vki_tensor_elements(&m->tensors[m->outputs[i]]) * sizeof(float));
-    s = vki_model_reference_run(m, (const float *const *)inputs, ref);
-    cr_assert_eq(s, VKI_OK, "reference: %s", vki_last_error());
-    device_run(m, VKI_PRECISION_FP32, inputs, gpu);
-    double worst = compare(m, gpu, ref, tol, "fp32");
-    /* fp16 storage and, where the device has it, fp16 arithmetic: the same kernels with
-     * float16 types, so every op test also covers them. */
-    vki_device_info dev;
-    vki_context_device_info(harness_context(), &dev);
-    if (dev.fp16_storage && fp16_tol >= 0) {
-        device_run(m, VKI_PRECISION_FP16, inputs, half);
-        compare(m, half, ref, fp16_tol, "fp16");
-    }
-    for (int i = 0; i < 16; i++) { free(inputs[i]); free(gpu[i]); free(half[i]); free(ref[i]); }
-    vki_model_destroy(m);
-    return worst;
+    harness_spec spec = {.seed = seed, .tol = tol, .fp16_tol = fp16_tol,
+                         .precisions = fp16_tol >= 0 ? HARNESS_FP32 | HARNESS_FP16 : HARNESS_FP32};
+    return check(m, &spec);
 }

@@ -1,5 +1,6 @@
-/* harness.h: runs a hand-built model on the device and on the C references, and compares
- * every element. Used by every op suite. */
+/* harness.h: builds small models by hand, runs them on the device and on the C
+ * references, and compares every element. Used by every op suite (and by the op case
+ * tables of op_cases.h). */
 #ifndef VKI_TEST_HARNESS_H
 #define VKI_TEST_HARNESS_H
 
@@ -7,26 +8,116 @@
 #include "ops/ops.h"
 #include "vkinfer.h"
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-/* Deterministic values in [lo, hi). */
+/* Deterministic values in [lo, hi): vki_fill_uniform (tuner/stats.h) from the state
+ * `seed`, where a zero seed stands for 0x9e3779b9. */
 void harness_fill(float *v, size_t n, uint32_t seed, float lo, float hi);
 
-/* Adds an activation / constant tensor of NHWC shape {1,h,w,c} (rank 4). */
-int harness_tensor(vki_model *m, int h, int w, int c);
-int harness_const(vki_model *m, int rank, const int *shape, uint32_t seed, float lo, float hi);
+/* ---- building models ------------------------------------------------------------------ */
 
-/* Builds the graph, feeds seeded random inputs, runs it, runs the reference, and asserts
- * max|gpu - ref| <= tol * max(max|ref|, 1) for every output. Then does the same for the
- * fp16 graph (where the device has fp16 storage) within max(tol, HARNESS_FP16_TOLERANCE).
- * Returns the worst fp32 relative error. Consumes the model. */
+/* A float activation of NHWC shape {1,h,w,c}, or of any rank. */
+int harness_tensor(vki_model *m, int h, int w, int c);
+int harness_tensor_nd(vki_model *m, int rank, const int *shape);
+/* A float constant filled with harness_fill(seed, lo, hi); rank 0 is a scalar. */
+int harness_const(vki_model *m, int rank, const int *shape, uint32_t seed, float lo, float hi);
+/* A rank-0 float constant holding v. */
+int harness_scalar(vki_model *m, float v);
+/* An int32 constant of the given shape, and the rank-1 one of `count` values. */
+int harness_int_const(vki_model *m, const char *name, int rank, const int *shape,
+                      const int32_t *data);
+int harness_int_vector(vki_model *m, const char *name, int count, const int32_t *data);
+/* One operand of an op under test: an activation (a graph input; where [lo, hi) is not
+ * [-1, 1), a MUL and an ADD ahead of the op move the harness' inputs onto it) or a constant
+ * filled in [lo, hi). */
+typedef struct harness_operand {
+    int rank;
+    int dims[4];
+    bool is_const;
+    float lo, hi;
+} harness_operand;
+
+#define HARNESS_SHAPE_(...) \
+    .rank = (int)(sizeof((int[]){__VA_ARGS__}) / sizeof(int)), .dims = {__VA_ARGS__}
+#define OPERAND_ACT(...) ((harness_operand){HARNESS_SHAPE_(__VA_ARGS__), .lo = -1.0f, .hi = 1.0f})
+#define OPERAND_ACT_IN(lo_, hi_, ...) \
+    ((harness_operand){HARNESS_SHAPE_(__VA_ARGS__), .lo = (lo_), .hi = (hi_)})
+#define OPERAND_CONST(lo_, hi_, ...) \
+    ((harness_operand){HARNESS_SHAPE_(__VA_ARGS__), .is_const = true, .lo = (lo_), .hi = (hi_)})
+#define OPERAND_SCALAR(lo_, hi_) \
+    ((harness_operand){.rank = 0, .is_const = true, .lo = (lo_), .hi = (hi_)})
+
+/* Adds the operand (a constant from `seed`); an activation's graph input is appended to
+ * inputs[*n_inputs++]. Returns the tensor the op reads. */
+int harness_operand_add(vki_model *m, harness_operand o, uint32_t seed, int *inputs,
+                        int *n_inputs);
+
+/* Appends an op with one output; asserts it was added. */
+vki_op *harness_op(vki_model *m, vki_op_code code, int n_inputs, const int *inputs, int output);
+/* out = code(a, b); returns out. */
+int harness_binary(vki_model *m, vki_op_code code, int a, int b, int out);
+
+/* ---- validation ----------------------------------------------------------------------- */
+
+/* Validation must fail with status `want` and a message containing every needle.
+ * Consumes m. */
+void harness_expect_invalid_list(vki_model *m, vki_status want, const char *const *needles);
+#define harness_expect_invalid(m, want, ...) \
+    harness_expect_invalid_list((m), (want), (const char *const[]){__VA_ARGS__, NULL})
+
+/* ---- device against reference ------------------------------------------------------- */
+
+/* The graph precisions a check runs. fp16 ones run only where the device has fp16
+ * storage (with fp16 arithmetic, VKI_PRECISION_FP16 also computes in fp16). */
+enum {
+    HARNESS_FP32 = 1u << 0,
+    HARNESS_FP16 = 1u << 1,
+    HARNESS_FP16_STORAGE = 1u << 2,
+    HARNESS_ALL_PRECISIONS = HARNESS_FP32 | HARNESS_FP16 | HARNESS_FP16_STORAGE,
+};
+#define HARNESS_N_PRECISIONS 3
+/* "fp32", "fp16", "fp16-storage" for precision index 0, 1, 2. */
+const char *harness_precision_name(int index);
+
+/* The default bound for the fp16 precisions: max(tol, HARNESS_FP16_TOLERANCE). */
 #define HARNESS_FP16_TOLERANCE 1e-2
+double harness_fp16_tolerance(double tol);
+
+typedef struct harness_spec {
+    uint32_t seed;              /* graph input i is filled from seed + 77 * i in [-1, 1) */
+    double tol;                 /* fp32: max|gpu - ref| <= tol * max(max|ref|, 1) */
+    double fp16_tol;            /* the same bound for the fp16 precisions */
+    unsigned precisions;        /* HARNESS_* bits; 0 means all */
+    int dispatches;             /* > 0: the graph with default options must have this many */
+    const char *env_name;       /* set to env_value (NULL: unset) while graphs build */
+    const char *env_value;
+} harness_spec;
+
+typedef struct harness_result {
+    /* Worst relative error per precision index (fp32, fp16, fp16-storage); negative
+     * where that graph did not run. */
+    double error[HARNESS_N_PRECISIONS];
+    char message[1024];         /* why the check failed, every precision that did; empty
+                                 * when it passed */
+} harness_result;
+
+/* Validates m, runs the reference and every requested graph on the same inputs (graphs
+ * are built with debug_guards set) and compares. Returns 1 when every bound holds, else
+ * 0 with r->message saying which failed and where. Asserts nothing and does not consume
+ * m. */
+int harness_compare(const vki_model *m, const harness_spec *spec, harness_result *r);
+
+/* harness_compare in fp32, fp16 and fp16 storage (fp16 bound harness_fp16_tolerance(tol)),
+ * asserting that it passed. Returns the worst fp32 relative error. Consumes the model. */
 double harness_check(vki_model *m, uint32_t seed, double tol);
-/* The same with the fp16 bound given; a negative fp16_tol skips the fp16 graph. */
+/* fp32 and fp16 only, with the fp16 bound given; a negative fp16_tol skips the fp16
+ * graph. test_conformance checks whole models with it. */
 double harness_check_precisions(vki_model *m, uint32_t seed, double tol, double fp16_tol);
 
-/* The conformance metric: max|a - b| / max(max|b|, 1); NaN counts as infinitely far.
- * *at (if not NULL) gets the index of the largest difference. */
+/* The conformance metric (vki_relative_error): max|a - b| / max(max|b|, 1); NaN counts as
+ * infinitely far. *at (if not NULL) gets the index of the largest difference. */
 double harness_relative_error(const float *a, const float *b, size_t n, size_t *at);
 
 /* The shared context (created on first use, VKI_DEVICE respected). */
