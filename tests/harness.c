@@ -118,10 +118,6 @@ double harness_fp16_tolerance(double tol) {
     return tol > HARNESS_FP16_TOLERANCE ? tol : HARNESS_FP16_TOLERANCE;
 }
 
-double harness_relative_error(const float *a, const float *b, size_t n, size_t *at) {
-    return vki_relative_error(a, b, n, at);
-}
-
 /* Appends a reason to r->message ("; " between reasons); returns 0. */
 static int fail(harness_result *r, const char *fmt, ...) {
     size_t len = strlen(r->message);

@@ -116,10 +116,6 @@ double harness_check(vki_model *m, uint32_t seed, double tol);
  * graph. test_conformance checks whole models with it. */
 double harness_check_precisions(vki_model *m, uint32_t seed, double tol, double fp16_tol);
 
-/* The conformance metric (vki_relative_error): max|a - b| / max(max|b|, 1); NaN counts as
- * infinitely far. *at (if not NULL) gets the index of the largest difference. */
-double harness_relative_error(const float *a, const float *b, size_t n, size_t *at);
-
 /* The shared context (created on first use, VKI_DEVICE respected). */
 vki_context *harness_context(void);
 

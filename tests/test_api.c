@@ -2,12 +2,6 @@
  * be run many times with fresh inputs. */
 #include "graph.h"
 #include "harness.h"
-#include "../tuner/stats.h"
-
-/* Seeded values in [lo, hi) from the one generator. */
-static void fill_seeded(float *v, size_t n, uint32_t seed, float lo, float hi) {
-    vki_fill_uniform(v, n, &seed, lo, hi);
-}
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -102,7 +96,7 @@ Test(api, repeated_runs_with_new_inputs) {
     cr_assert_eq(vki_graph_create(harness_context(), m, NULL, &g), VKI_OK, "%s", vki_last_error());
     for (int run = 0; run < 5; run++) {
         float in[45], out[45];
-        fill_seeded(in, 45, 100u + (uint32_t)run, -1.0f, 1.0f);
+        harness_fill(in, 45, 100u + (uint32_t)run, -1.0f, 1.0f);
         cr_assert_eq(vki_graph_set_input(g, 0, in, sizeof in), VKI_OK);
         cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
         cr_assert_eq(vki_graph_get_output(g, 0, out, sizeof out), VKI_OK);
@@ -153,7 +147,7 @@ Test(api, guard_bytes_catch_a_write_past_a_tensor) {
     cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_OK, "%s", vki_last_error());
     cr_assert_eq(g->mem.n_guards, 2, "one guard per storage: the input and the output");
     float in[45], out[45];
-    fill_seeded(in, 45, 5u, -1.0f, 1.0f);
+    harness_fill(in, 45, 5u, -1.0f, 1.0f);
     cr_assert_eq(vki_graph_set_input(g, 0, in, sizeof in), VKI_OK);
     cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
     cr_assert_eq(vki_graph_get_output(g, 0, out, sizeof out), VKI_OK);
@@ -187,7 +181,7 @@ static void run_tiny(vki_context *ctx, float out[45], vki_kernel_stats *stats) {
     vki_graph *g = NULL;
     cr_assert_eq(vki_graph_create(ctx, m, NULL, &g), VKI_OK, "%s", vki_last_error());
     float in[45];
-    fill_seeded(in, 45, 9u, -1.0f, 1.0f);
+    harness_fill(in, 45, 9u, -1.0f, 1.0f);
     vki_graph_set_input(g, 0, in, sizeof in);
     cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
     vki_graph_get_output(g, 0, out, 45 * sizeof(float));

@@ -5,11 +5,6 @@
 #include "harness.h"
 #include "../tuner/stats.h"
 
-/* Seeded values in [lo, hi) from the one generator. */
-static void fill_seeded(float *v, size_t n, uint32_t seed, float lo, float hi) {
-    vki_fill_uniform(v, n, &seed, lo, hi);
-}
-
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +66,7 @@ Test(mixed_precision, every_subset_of_fp32_ops) {
     if (!has_fp16()) cr_skip_test("the device has no 16-bit storage");
     vki_model *m = chain_model();
     float in[IN_ELEMS], ref[OUT_ELEMS];
-    fill_seeded(in, IN_ELEMS, 5u, -1.0f, 1.0f);
+    harness_fill(in, IN_ELEMS, 5u, -1.0f, 1.0f);
     float *out = ref;
     const float *ins = in;
     cr_assert_eq(vki_model_reference_run(m, &ins, &out), VKI_OK);
@@ -141,7 +136,7 @@ Test(calibration, prefix_meets_the_tolerance_and_is_minimal) {
     if (!has_fp16()) cr_skip_test("the device has no 16-bit storage");
     vki_model *m = chain_model();
     float in[IN_ELEMS], exact[OUT_ELEMS];
-    fill_seeded(in, IN_ELEMS, 6u, -1.0f, 1.0f);
+    harness_fill(in, IN_ELEMS, 6u, -1.0f, 1.0f);
     vki_graph_options fp32 = {0};
     const float *ins = in;
     /* The fp32 graph's output is the calibration's reference. */
@@ -232,7 +227,7 @@ Test(device_features, fp16_without_shader_float16_is_fp16_storage) {
     vki_context *ctx = context_without(VKI_FEATURE_FP16_ARITHMETIC);
     vki_model *m = chain_model();
     float in[IN_ELEMS], out[2][OUT_ELEMS];
-    fill_seeded(in, IN_ELEMS, 8u, -1.0f, 1.0f);
+    harness_fill(in, IN_ELEMS, 8u, -1.0f, 1.0f);
     for (int k = 0; k < 2; k++) {
         vki_graph_options o = {.precision = k ? VKI_PRECISION_FP16_STORAGE : VKI_PRECISION_FP16};
         vki_graph *g = NULL;

@@ -5,12 +5,6 @@
 #include "../tuner/search.h"
 #include "../tuner/store.h"
 #include "harness.h"
-#include "../tuner/stats.h"
-
-/* Seeded values in [lo, hi) from the one generator. */
-static void fill_seeded(float *v, size_t n, uint32_t seed, float lo, float hi) {
-    vki_fill_uniform(v, n, &seed, lo, hi);
-}
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -181,7 +175,7 @@ static vki_model *small_model(void) {
 
 static void run(vki_model *m, const vki_graph_options *o, float *out, vki_tuning_report *r) {
     float in[13 * 11 * 5];
-    fill_seeded(in, sizeof in / sizeof in[0], 3u, -1.0f, 1.0f);
+    harness_fill(in, sizeof in / sizeof in[0], 3u, -1.0f, 1.0f);
     vki_graph *g = NULL;
     cr_assert_eq(vki_graph_create(harness_context(), m, o, &g), VKI_OK, "%s", vki_last_error());
     cr_assert_eq(vki_graph_set_input(g, 0, in, sizeof in), VKI_OK);
