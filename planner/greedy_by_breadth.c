@@ -34,21 +34,6 @@ static int by_size_desc(const void *pa, const void *pb) {
     return a->index - b->index;
 }
 
-static int by_int(const void *pa, const void *pb) {
-    int a = *(const int *)pa, b = *(const int *)pb;
-    return (a > b) - (a < b);
-}
-
-/* Index of the last entry of sorted[0..m) that is <= v, or -1. */
-static int last_at_or_below(const int *sorted, int m, int v) {
-    int lo = 0, hi = m;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (sorted[mid] <= v) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo - 1;
-}
 
 int vki_plan_greedy_by_breadth(const vki_plan_tensor *t, int n, int *object_of, int *n_objects) {
     *n_objects = 0;
@@ -64,13 +49,14 @@ int vki_plan_greedy_by_breadth(const vki_plan_tensor *t, int n, int *object_of, 
     if (!starts || !steps || !live || !object_size || !first_member || !next_member) goto done;
 
     for (int i = 0; i < n; i++) starts[i] = t[i].first;
-    qsort(starts, count, sizeof *starts, by_int);
+    qsort(starts, count, sizeof *starts, vki_plan_by_int);
     int m = 0;
     for (int i = 0; i < n; i++)
         if (m == 0 || starts[i] != starts[m - 1]) starts[m++] = starts[i];
     for (int s = 0; s < m; s++) steps[s] = (step_breadth){0, s};
     for (int i = 0; i < n; i++) {
-        int lo = last_at_or_below(starts, m, t[i].first), hi = last_at_or_below(starts, m, t[i].last);
+        int lo = vki_plan_last_at_or_below(starts, m, t[i].first);
+        int hi = vki_plan_last_at_or_below(starts, m, t[i].last);
         for (int s = lo; s <= hi; s++)   /* saturating: breadth only orders the steps */
             steps[s].breadth = t[i].size > UINT64_MAX - steps[s].breadth ? UINT64_MAX
                                                                          : steps[s].breadth + t[i].size;

@@ -27,6 +27,23 @@ static inline int vki_plan_lifetimes_overlap(const vki_plan_tensor *a, const vki
     return a->first <= b->last && b->first <= a->last;
 }
 
+/* qsort order of ints, ascending. */
+static inline int vki_plan_by_int(const void *pa, const void *pb) {
+    int a = *(const int *)pa, b = *(const int *)pb;
+    return (a > b) - (a < b);
+}
+
+/* Index of the last entry of sorted[0..m) that is <= v, or -1. */
+static inline int vki_plan_last_at_or_below(const int *sorted, int m, int v) {
+    int lo = 0, hi = m;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (sorted[mid] <= v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo - 1;
+}
+
 /* Object strategies fill object_of[n] with ids in [0, *n_objects). */
 VKI_PLAN_INTERNAL int vki_plan_greedy_by_size(const vki_plan_tensor *t, int n, int *object_of,
                                               int *n_objects);

@@ -72,20 +72,6 @@ static int by_bound_then_rank(const void *pa, const void *pb) {
     return a->item - b->item;
 }
 
-static int by_int(const void *pa, const void *pb) {
-    int a = *(const int *)pa, b = *(const int *)pb;
-    return (a > b) - (a < b);
-}
-
-static int last_at_or_below(const int *sorted, int m, int v) {
-    int lo = 0, hi = m;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (sorted[mid] <= v) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo - 1;
-}
 
 static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
@@ -193,7 +179,7 @@ int vki_plan_optimal_search(const vki_plan_tensor *t, int n, uint64_t align, lon
     int m = 0;
     for (int i = 0; i < n; i++)
         if (t[i].size) starts[m++] = t[i].first;
-    qsort(starts, (size_t)m, sizeof *starts, by_int);
+    qsort(starts, (size_t)m, sizeof *starts, vki_plan_by_int);
     int distinct = 0;
     for (int s = 0; s < m; s++)
         if (distinct == 0 || starts[s] != starts[distinct - 1]) starts[distinct++] = starts[s];
@@ -204,8 +190,8 @@ int vki_plan_optimal_search(const vki_plan_tensor *t, int n, uint64_t align, lon
         if (!t[i].size) continue;
         search_item *it = &items[n_items++];
         it->units = t[i].size / align + (t[i].size % align != 0);
-        it->lo = last_at_or_below(starts, m, t[i].first);
-        it->hi = last_at_or_below(starts, m, t[i].last);
+        it->lo = vki_plan_last_at_or_below(starts, m, t[i].first);
+        it->hi = vki_plan_last_at_or_below(starts, m, t[i].last);
         it->first = t[i].first;
         it->tensor = i;
         undo_len += (size_t)(it->hi - it->lo + 1);

@@ -272,3 +272,20 @@ double harness_check_precisions(vki_model *m, uint32_t seed, double tol, double 
                          .precisions = fp16_tol >= 0 ? HARNESS_FP32 | HARNESS_FP16 : HARNESS_FP32};
     return check(m, &spec);
 }
+
+uint8_t *harness_read_model(const char *file, size_t *size) {
+    const char *dir = getenv("VKI_MODEL_DIR");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : "models/cache", file);
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
+    cr_assert_not_null(b);
+    cr_assert_eq(fread(b, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *size = (size_t)n;
+    return b;
+}

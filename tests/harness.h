@@ -116,6 +116,10 @@ double harness_check(vki_model *m, uint32_t seed, double tol);
  * graph. test_conformance checks whole models with it. */
 double harness_check_precisions(vki_model *m, uint32_t seed, double tol, double fp16_tol);
 
+/* The bytes of VKI_MODEL_DIR/file (models/cache by default), malloc'd, or NULL if the
+ * file is not there. */
+uint8_t *harness_read_model(const char *file, size_t *size);
+
 /* The shared context (created on first use, VKI_DEVICE respected). */
 vki_context *harness_context(void);
 

@@ -5,6 +5,7 @@
  * it lays objects out parent-first and patches each uoffset once the child is written,
  * which keeps every offset positive as the format requires.
  */
+#include "harness.h"
 #include "loader.h"
 #include "half.h"
 #include "status.h"
@@ -394,27 +395,11 @@ static int find_tensor(const vki_model *m, const char *name) {
 
 /* ---- real model --------------------------------------------------------------------- */
 
-static uint8_t *read_model(const char *file, size_t *size) {
-    const char *dir = getenv("VKI_MODEL_DIR");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : "models/cache", file);
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
-    cr_assert_not_null(b);
-    cr_assert_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *size = (size_t)n;
-    return b;
-}
 
 #define FACE_SHORT "face_detection_short_range.tflite"
 
 static uint8_t *need_model(const char *file, size_t *size) {
-    uint8_t *b = read_model(file, size);
+    uint8_t *b = harness_read_model(file, size);
     if (!b) cr_skip_test("%s not found in $VKI_MODEL_DIR", file);
     return b;
 }
@@ -1349,7 +1334,7 @@ Test(loader, real_models_options) {
     for (size_t k = 0; k < sizeof real_models / sizeof real_models[0]; k++) {
         const model_expect *e = &real_models[k];
         size_t size;
-        uint8_t *b = read_model(e->file, &size);
+        uint8_t *b = harness_read_model(e->file, &size);
         if (!b) {
             /* A warning would make Criterion exit 1 on device runs that carry fewer models. */
             cr_log_info("%s not found in $VKI_MODEL_DIR; skipped", e->file);

@@ -164,22 +164,6 @@ Test(tconv_reference, hand_worked) {
 
 /* ---- the selfie segmentation model's op ------------------------------------------------ */
 
-static uint8_t *read_model(const char *file, size_t *size) {
-    const char *dir = getenv("VKI_MODEL_DIR");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : "models/cache", file);
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
-    cr_assert_not_null(b);
-    cr_assert_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *size = (size_t)n;
-    return b;
-}
 
 static int copy_tensor(vki_model *dst, const vki_tensor *t) {
     int i = vki_model_add_tensor(dst, t->name, t->dtype, t->rank, t->shape, t->data,
@@ -191,7 +175,7 @@ static int copy_tensor(vki_model *dst, const vki_tensor *t) {
 /* The file's op validates as loaded, then runs alone with its own weights. */
 static void check_model_op(const char *file) {
     size_t size;
-    uint8_t *bytes = read_model(file, &size);
+    uint8_t *bytes = harness_read_model(file, &size);
     if (!bytes) cr_skip_test("%s not found in $VKI_MODEL_DIR", file);
     vki_model *m = NULL;
     cr_assert_eq(vki_tflite_parse(bytes, size, file, &m), VKI_OK, "%s", vki_last_error());
