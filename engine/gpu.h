@@ -1,5 +1,5 @@
-/* gpu.h: the context's Vulkan state and the small helpers the graph builder uses on it.
- * Internal: nothing here is part of the public API. */
+/* gpu.h: the context's Vulkan state, its device description, and buffers with their own
+ * memory (buffer.c). Internal: nothing here is part of the public API. */
 #ifndef VKI_GPU_H
 #define VKI_GPU_H
 

@@ -1,4 +1,5 @@
-/* status.c: status names and the per-thread last error message. */
+/* status.c: status names (from VKI_STATUS_LIST), the per-thread last error message, the one
+ * out-of-host-memory failure, and growing an array without losing it on failure. */
 #include "status.h"
 
 #include <stdarg.h>

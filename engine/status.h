@@ -1,4 +1,5 @@
-/* status.h: the thread's last error message, and the helper that sets it. */
+/* status.h: how the engine fails: the thread's last error message and the helpers that set
+ * it, the one out-of-host-memory path, and an array that grows or reports it could not. */
 #ifndef VKI_STATUS_H
 #define VKI_STATUS_H
 
