@@ -59,7 +59,6 @@ static vki_status pipeline_of(void *user, int k, const uint32_t wg[3], VkPipelin
 static vki_status describe_steps(vki_graph *g, const vki_build *b, vki_tuning *tu) {
     vki_context *ctx = g->ctx;
     const VkPhysicalDeviceLimits *lim = &ctx->props.limits;
-    pipelines p = {ctx, b};
     for (int k = 0; k < b->n_dispatches; k++) {
         const vki_dispatch *d = &b->dispatches[k];
         vki_step *step = &g->rec.steps[k];
@@ -70,7 +69,7 @@ static vki_status describe_steps(vki_graph *g, const vki_build *b, vki_tuning *t
         vki_status s = vki_kernels_layout(ctx, d->n_bindings, &set_layout, &step->layout);
         if (s) return s;
         vki_tuning_pick(tu, k, &v, d->wg_class, d->grid, step->wg);
-        s = pipeline_of(&p, k, step->wg, &step->pipeline);
+        s = vki_kernels_pipeline(ctx, &v, step->wg, &step->pipeline);
         if (s) return s;
         for (int a = 0; a < 3; a++) {
             step->groups[a] = (d->grid[a] + step->wg[a] - 1) / step->wg[a];
@@ -100,26 +99,27 @@ static vki_status describe_steps(vki_graph *g, const vki_build *b, vki_tuning *t
     return VKI_OK;
 }
 
-static vki_status build(vki_graph *g, const vki_model *model, vki_build *b) {
+static vki_status build(vki_graph *g, const vki_model *model, const vki_graph_config *cfg,
+                        vki_build *b) {
     vki_context *ctx = g->ctx;
-    vki_status s = vki_build_open(b, ctx, model, &g->cfg);
+    vki_status s = vki_build_open(b, ctx, model, cfg);
     if (s) return s;
     g->precision = b->precision;
-    s = vki_memory_create(ctx, b, &g->cfg, &g->mem);
+    s = vki_memory_create(ctx, b, cfg, &g->mem);
     if (s) return s;
     uint32_t n_bindings = 0;
     for (int k = 0; k < b->n_dispatches; k++) n_bindings += (uint32_t)b->dispatches[k].n_bindings;
-    s = vki_recording_open(ctx, b->n_dispatches, n_bindings, g->cfg.profile, g->cfg.spin_ns,
-                           g->cfg.fence_timeout_ns, &g->rec);
+    s = vki_recording_open(ctx, b->n_dispatches, n_bindings, cfg->profile, cfg->spin_ns,
+                           cfg->fence_timeout_ns, &g->rec);
     if (s) return s;
     if (g->mem.n_guards) {
         g->rec.epilogue = vki_memory_record_guard_copy;
         g->rec.hook_user = &g->mem;
     }
     vki_tuning tu;
-    s = vki_tuning_open(&tu, ctx, &g->cfg, b->n_dispatches);
+    s = vki_tuning_open(&tu, ctx, cfg, b->n_dispatches);
     if (!s) s = describe_steps(g, b, &tu);
-    if (!s && g->cfg.tune) vki_memory_clear_inputs(ctx, &g->mem);
+    if (!s && cfg->tune) vki_memory_clear_inputs(ctx, &g->mem);
     pipelines p = {ctx, b};
     if (!s) s = vki_tuning_finish(&tu, &g->rec, pipeline_of, &p);
     g->tuning = tu.report;
@@ -135,7 +135,8 @@ vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
     vki_graph *g = calloc(1, sizeof *g);
     if (!g) return vki_fail_oom("vki_graph_create");
     g->ctx = ctx;
-    vki_status s = vki_graph_config_resolve(ctx, model, options, &g->cfg);
+    vki_graph_config cfg;
+    vki_status s = vki_graph_config_resolve(ctx, model, options, &cfg);
     if (s) {
         free(g);
         return s;
@@ -143,11 +144,8 @@ vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
     g->model_io = copy_io(model);
     if (!g->model_io) s = vki_fail_oom("vki_graph_create");
     vki_build b = {0};
-    if (!s) s = build(g, model, &b);
+    if (!s) s = build(g, model, &cfg, &b);
     vki_build_close(&b);
-    /* What pointed into the caller's options is gone after this call. */
-    g->cfg.tuning_file = NULL;
-    g->cfg.fp32_ops = NULL;
     if (s) {
         vki_graph_destroy(g);
         return s;

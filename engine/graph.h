@@ -4,13 +4,10 @@
 
 #include "memory.h"
 #include "model.h"
-#include "options.h"
 #include "recorder.h"
 
 struct vki_graph {
     vki_context *ctx;
-    vki_graph_config cfg;        /* tuning_file and fp32_ops point into the caller's options:
-                                  * valid during vki_graph_create only */
     vki_model *model_io;         /* the model's I/O tensors only: names and shapes */
     vki_memory mem;
     vki_recording rec;

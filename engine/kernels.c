@@ -38,7 +38,7 @@ vki_status vki_kernels_layout(vki_context *ctx, int n, VkDescriptorSetLayout *se
     if (s) return s;
     if (n < 0 || n > VKI_MAX_BINDINGS)
         return vki_fail(VKI_ERROR_INTERNAL, "kernels: %d bindings, at most %d", n, VKI_MAX_BINDINGS);
-    if (!c->pipe_layouts[n]) {
+    if (!c->set_layouts[n]) {
         VkDescriptorSetLayoutBinding bindings[VKI_MAX_BINDINGS];
         for (int i = 0; i < n; i++)
             bindings[i] = (VkDescriptorSetLayoutBinding){
@@ -49,12 +49,13 @@ vki_status vki_kernels_layout(vki_context *ctx, int n, VkDescriptorSetLayout *se
             };
         VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
                                               .bindingCount = (uint32_t)n, .pBindings = bindings};
-        VkResult r = c->set_layouts[n] ? VK_SUCCESS
-                     : ctx->vk.vkCreateDescriptorSetLayout(ctx->device, &li, NULL, &c->set_layouts[n]);
+        VkResult r = ctx->vk.vkCreateDescriptorSetLayout(ctx->device, &li, NULL, &c->set_layouts[n]);
         if (r != VK_SUCCESS) return vki_vk_fail(r, "kernels", "vkCreateDescriptorSetLayout");
+    }
+    if (!c->pipe_layouts[n]) {
         VkPipelineLayoutCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
                                          .setLayoutCount = 1, .pSetLayouts = &c->set_layouts[n]};
-        r = ctx->vk.vkCreatePipelineLayout(ctx->device, &pi, NULL, &c->pipe_layouts[n]);
+        VkResult r = ctx->vk.vkCreatePipelineLayout(ctx->device, &pi, NULL, &c->pipe_layouts[n]);
         if (r != VK_SUCCESS) return vki_vk_fail(r, "kernels", "vkCreatePipelineLayout");
     }
     if (set) *set = c->set_layouts[n];

@@ -102,12 +102,11 @@ static void describe_storage(const vki_build *b, int t, char *out, size_t cap) {
 }
 
 static vki_status add_guard(vki_memory *mem, const vki_build *b, int t, uint64_t offset) {
-    vki_guard *g = realloc(mem->guards, sizeof *g * (size_t)(mem->n_guards + 1));
-    if (!g) return vki_fail_oom("memory: guards");
-    mem->guards = g;
-    g[mem->n_guards].offset = offset;
-    describe_storage(b, t, g[mem->n_guards].what, sizeof g[mem->n_guards].what);
-    mem->n_guards++;
+    if (!vki_grow((void **)&mem->guards, &mem->cap_guards, mem->n_guards + 1, sizeof *mem->guards))
+        return vki_fail_oom("memory: guards");
+    vki_guard *g = &mem->guards[mem->n_guards++];
+    g->offset = offset;
+    describe_storage(b, t, g->what, sizeof g->what);
     return VKI_OK;
 }
 

@@ -41,7 +41,7 @@ typedef struct vki_memory {
     uint64_t *tensor_offset;     /* byte offset of each tensor's storage in the arena */
     uint64_t *blob_offset;       /* byte offset of each weights blob */
     vki_guard *guards;
-    int n_guards;
+    int n_guards, cap_guards;
     vki_buffer guard_readback;   /* the guards as the last run left them */
     vki_memory_report report;
 } vki_memory;

@@ -1,5 +1,6 @@
 /* op_cases.c: the case list, the table of tables and the runner. */
 #include "op_cases.h"
+#include "status.h"
 
 #include <criterion/criterion.h>
 #include <criterion/hooks.h>
@@ -25,13 +26,7 @@ const int op_table_count = (int)(sizeof op_tables / sizeof op_tables[0]);
 
 op_case *op_case_add(op_case_list *l, vki_op_code op, op_case_builder build, uint32_t seed,
                      double tol) {
-    if (l->n == l->cap) {
-        int cap = l->cap ? 2 * l->cap : 64;
-        op_case *grown = realloc(l->cases, (size_t)cap * sizeof *grown);
-        cr_assert(grown);
-        l->cases = grown;
-        l->cap = cap;
-    }
+    cr_assert(vki_grow((void **)&l->cases, &l->cap, l->n + 1, sizeof *l->cases));
     op_case *c = &l->cases[l->n++];
     memset(c, 0, sizeof *c);
     c->op = op;
