@@ -51,8 +51,9 @@ vki_status vki_buffer_create(vki_context *ctx, VkDeviceSize size, vki_memory_use
                  VK_BUFFER_USAGE_TRANSFER_DST_BIT,
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
     };
-    VkResult r = ctx->vk.vkCreateBuffer(dev, &info, NULL, &out->buffer);
-    if (r != VK_SUCCESS) return vki_vk_fail(r, what, "vkCreateBuffer");
+    VkResult r = (VkResult)vki_fault_check(VKI_FAULT_BUFFER);
+    if (r == VK_SUCCESS) r = ctx->vk.vkCreateBuffer(dev, &info, NULL, &out->buffer);
+    if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, what, "vkCreateBuffer");
     VkMemoryRequirements req;
     ctx->vk.vkGetBufferMemoryRequirements(dev, out->buffer, &req);
     int type = pick_memory_type(ctx, req.memoryTypeBits, use);
@@ -65,15 +66,16 @@ vki_status vki_buffer_create(vki_context *ctx, VkDeviceSize size, vki_memory_use
         .allocationSize = req.size,
         .memoryTypeIndex = (uint32_t)type,
     };
-    r = ctx->vk.vkAllocateMemory(dev, &alloc, NULL, &out->memory);
+    r = (VkResult)vki_fault_check(VKI_FAULT_MEMORY);
+    if (r == VK_SUCCESS) r = ctx->vk.vkAllocateMemory(dev, &alloc, NULL, &out->memory);
     if (r != VK_SUCCESS) {
         vki_buffer_destroy(ctx, out);
-        return vki_vk_fail(r, what, "vkAllocateMemory");
+        return vki_vk_fail(ctx, r, what, "vkAllocateMemory");
     }
     r = ctx->vk.vkBindBufferMemory(dev, out->buffer, out->memory, 0);
     if (r != VK_SUCCESS) {
         vki_buffer_destroy(ctx, out);
-        return vki_vk_fail(r, what, "vkBindBufferMemory");
+        return vki_vk_fail(ctx, r, what, "vkBindBufferMemory");
     }
     out->size = size;
     VkMemoryPropertyFlags flags = ctx->mem_props.memoryTypes[type].propertyFlags;
@@ -82,7 +84,7 @@ vki_status vki_buffer_create(vki_context *ctx, VkDeviceSize size, vki_memory_use
         r = ctx->vk.vkMapMemory(dev, out->memory, 0, VK_WHOLE_SIZE, 0, &out->mapped);
         if (r != VK_SUCCESS) {
             vki_buffer_destroy(ctx, out);
-            return vki_vk_fail(r, what, "vkMapMemory");
+            return vki_vk_fail(ctx, r, what, "vkMapMemory");
         }
     }
     return VKI_OK;

@@ -20,7 +20,7 @@ int vki_build_weights(vki_build *b, const float *data, size_t count) {
     if (need > b->weights_cap) {
         size_t cap = b->weights_cap ? b->weights_cap : 1024;
         while (cap < need) cap *= 2;
-        float *w = realloc(b->weights, cap * sizeof(float));
+        float *w = vki_realloc(b->weights, cap * sizeof(float));
         if (!w) return -1;
         b->weights = w;
         b->weights_cap = cap;
@@ -36,7 +36,7 @@ int vki_build_weights(vki_build *b, const float *data, size_t count) {
 
 int vki_build_weights_phwc4(vki_build *b, const float *nhwc, vki_shape4 s) {
     size_t count = (size_t)((s.c + 3) / 4) * (size_t)s.h * (size_t)s.w * 4;
-    float *packed = malloc(count * sizeof(float));
+    float *packed = vki_malloc(count * sizeof(float));
     if (!packed) return -1;
     vki_pack_phwc4(nhwc, s, packed);
     int blob = vki_build_weights(b, packed, count);
@@ -45,7 +45,7 @@ int vki_build_weights_phwc4(vki_build *b, const float *nhwc, vki_shape4 s) {
 }
 
 int vki_build_bias(vki_build *b, const vki_tensor *bias, int channels, size_t count) {
-    float *padded = calloc(count ? count : 1, sizeof(float));
+    float *padded = vki_calloc(count ? count : 1, sizeof(float));
     if (!padded) return -1;
     if (bias) memcpy(padded, bias->data, (size_t)channels * sizeof(float));
     int blob = vki_build_weights(b, padded, count);
@@ -66,6 +66,9 @@ vki_status vki_build_bind_operand(vki_build *b, vki_dispatch *d, int t, vki_shap
 }
 
 vki_status vki_build_dispatch(vki_build *b, const vki_dispatch *d) {
+    if (d->overflow)
+        return vki_fail(VKI_ERROR_INTERNAL, "%s: op %d: kernel %s has more defines or bindings "
+                        "than a dispatch holds", b->m->name, b->current_op, d->kernel);
     if (!vki_grow((void **)&b->dispatches, &b->cap_dispatches, b->n_dispatches + 1, sizeof *d))
         return vki_fail_oom("graph build: dispatches");
     b->dispatches[b->n_dispatches] = *d;
@@ -129,11 +132,11 @@ vki_status vki_build_open(vki_build *b, const vki_context *ctx, const vki_model 
     b->device = vki_context_wg_device(ctx);
     const size_t nt = (size_t)(model->n_tensors ? model->n_tensors : 1);
     const size_t no = (size_t)(model->n_ops ? model->n_ops : 1);
-    b->storage_of = malloc(sizeof(int) * nt);
-    b->view.ops = malloc(sizeof(vki_op) * no);
-    b->skip = calloc(no, 1);
-    b->op_half = calloc(no, 1);
-    b->tensor_half = calloc(nt, 1);
+    b->storage_of = vki_malloc(sizeof(int) * nt);
+    b->view.ops = vki_malloc(sizeof(vki_op) * no);
+    b->skip = vki_calloc(no, 1);
+    b->op_half = vki_calloc(no, 1);
+    b->tensor_half = vki_calloc(nt, 1);
     if (!b->storage_of || !b->view.ops || !b->skip || !b->op_half || !b->tensor_half)
         return vki_fail_oom("graph build");
     vki_precision_ops(model, cfg, b->op_half);

@@ -31,7 +31,7 @@ static vki_status run_graph(vki_context *ctx, const vki_model *m, const vki_grap
     out->n = 0;
     for (int i = 0; !s && i < m->n_outputs; i++) {
         out->count[i] = vki_tensor_elements(&m->tensors[m->outputs[i]]);
-        out->data[i] = malloc(out->count[i] * sizeof(float));
+        out->data[i] = vki_malloc(out->count[i] * sizeof(float));
         if (!out->data[i]) s = vki_fail_oom("calibrate");
         else {
             out->n = i + 1;
@@ -81,7 +81,7 @@ vki_status vki_calibrate_fp32_ops(vki_context *ctx, const vki_model *m, const fl
     if (precision != VKI_PRECISION_FP16 && precision != VKI_PRECISION_FP16_STORAGE)
         return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_calibrate_fp32_ops: precision %d is "
                         "not an fp16 precision", (int)precision);
-    int *prefix_ops = malloc(sizeof(int) * (size_t)(m->n_ops ? m->n_ops : 1));
+    int *prefix_ops = vki_malloc(sizeof(int) * (size_t)(m->n_ops ? m->n_ops : 1));
     if (!prefix_ops) return vki_fail_oom("calibrate");
     outputs exact;
     vki_graph_options fp32 = {0};

@@ -1,11 +1,13 @@
-/* context.c: Vulkan loading (volk), instance and validation, device choice, the logical
- * device with one compute queue, and the public context calls. */
+/* context.c: the context stage: instance and validation (entry points from vulkan.c),
+ * device choice, the logical device with one compute queue, the log, and the public
+ * context calls. */
 #include "gpu.h"
 #include "kernel_cache.h"
 #include "kernels.h"
 #include "options.h"
 #include "status.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +38,10 @@ const char *vki_vk_result_name(VkResult r) {
     }
 }
 
-vki_status vki_vk_fail(VkResult r, const char *what, const char *call) {
+vki_status vki_vk_fail(const vki_context *ctx, VkResult r, const char *what, const char *call) {
     vki_status s = VKI_ERROR_DEVICE_LOST;
+    /* A lost device stays lost: every later run of every graph of the context fails. */
+    if (r == VK_ERROR_DEVICE_LOST && ctx) atomic_store(&((vki_context *)ctx)->lost, 1);
     if (r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY ||
         r == VK_ERROR_OUT_OF_POOL_MEMORY || r == VK_ERROR_FRAGMENTED_POOL ||
         r == VK_ERROR_TOO_MANY_OBJECTS)
@@ -52,14 +56,29 @@ vki_status vki_vk_fail(VkResult r, const char *what, const char *call) {
     return vki_fail(s, "%s: %s failed (%s)", what, call, vki_vk_result_name(r));
 }
 
+void vki_log_stderr(void *user, vki_log_level level, const char *message) {
+    (void)user;
+    (void)level;
+    fprintf(stderr, "vkinfer: %s\n", message);
+}
+
+void vki_log(const vki_context *ctx, vki_log_level level, const char *fmt, ...) {
+    char message[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    ctx->log(ctx->log_user, level, message);
+}
+
 static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
     VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
     const VkDebugUtilsMessengerCallbackDataEXT *data, void *user) {
     (void)types;
-    (void)user;
-    const char *level =
-        severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "error" : "warning";
-    fprintf(stderr, "vkinfer: validation %s: %s\n", level, data->pMessage);
+    const vki_context *ctx = user;
+    int error = (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) != 0;
+    vki_log(ctx, error ? VKI_LOG_ERROR : VKI_LOG_WARNING, "validation %s: %s",
+            error ? "error" : "warning", data->pMessage);
     /* Tests run with VKI_VALIDATION=fatal so that any validation error fails them. */
     const char *mode = getenv("VKI_VALIDATION");
     if (mode && !strcmp(mode, "fatal") && (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT))
@@ -67,31 +86,35 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
     return VK_FALSE;
 }
 
-static int has_layer(const char *name) {
+static int has_layer(const vki_vk_instance *vi, const char *name) {
     uint32_t n = 0;
-    if (vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS || !n) return 0;
-    VkLayerProperties *layers = calloc(n, sizeof *layers);
+    if (vi->vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS || !n) return 0;
+    VkLayerProperties *layers = vki_calloc(n, sizeof *layers);
     if (!layers) return 0;
     int found = 0;
-    if (vkEnumerateInstanceLayerProperties(&n, layers) == VK_SUCCESS)
+    if (vi->vkEnumerateInstanceLayerProperties(&n, layers) == VK_SUCCESS)
         for (uint32_t i = 0; i < n; i++) found |= !strcmp(layers[i].layerName, name);
     free(layers);
     return found;
 }
 
 static vki_status create_instance(vki_context *ctx, int validation) {
-    if (volkInitialize() != VK_SUCCESS)
+    const char *missing;
+    if (!vki_vk_open(&ctx->vi, &missing))
         return vki_fail(VKI_ERROR_NO_DEVICE,
-                        "no Vulkan loader found (libvulkan.so.1); install one, e.g. the "
-                        "mesa-vulkan-drivers and libvulkan1 packages");
-    uint32_t loader_version = volkGetInstanceVersion();
+                        "no usable Vulkan loader (%s not found); install one, e.g. the "
+                        "mesa-vulkan-drivers and libvulkan1 packages", missing);
+    uint32_t loader_version = VK_API_VERSION_1_0;
+    if (ctx->vi.vkEnumerateInstanceVersion &&
+        ctx->vi.vkEnumerateInstanceVersion(&loader_version) != VK_SUCCESS)
+        loader_version = VK_API_VERSION_1_0;
     if (loader_version < VK_API_VERSION_1_1)
         return vki_fail(VKI_ERROR_NO_DEVICE, "the Vulkan loader supports only %u.%u, need 1.1",
                         VK_API_VERSION_MAJOR(loader_version), VK_API_VERSION_MINOR(loader_version));
     const char *layer = "VK_LAYER_KHRONOS_validation";
     const char *debug_ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
-    if (validation && !has_layer(layer)) {
-        fprintf(stderr, "vkinfer: validation requested but %s is not installed\n", layer);
+    if (validation && !has_layer(&ctx->vi, layer)) {
+        vki_log(ctx, VKI_LOG_WARNING, "validation requested but %s is not installed", layer);
         validation = 0;
     }
     VkApplicationInfo app = {
@@ -109,10 +132,11 @@ static vki_status create_instance(vki_context *ctx, int validation) {
         .enabledExtensionCount = validation ? 1 : 0,
         .ppEnabledExtensionNames = &debug_ext,
     };
-    VkResult r = vkCreateInstance(&info, NULL, &ctx->instance);
-    if (r != VK_SUCCESS) return vki_vk_fail(r, "context", "vkCreateInstance");
-    volkLoadInstanceOnly(ctx->instance);
-    if (validation && vkCreateDebugUtilsMessengerEXT) {
+    VkResult r = ctx->vi.vkCreateInstance(&info, NULL, &ctx->instance);
+    if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, "context", "vkCreateInstance");
+    if (!vki_vk_load_instance(&ctx->vi, ctx->instance, &missing))
+        return vki_fail(VKI_ERROR_NO_DEVICE, "the Vulkan loader lacks %s", missing);
+    if (validation && ctx->vi.vkCreateDebugUtilsMessengerEXT) {
         VkDebugUtilsMessengerCreateInfoEXT m = {
             .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
             .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
@@ -121,9 +145,10 @@ static vki_status create_instance(vki_context *ctx, int validation) {
                            VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                            VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
             .pfnUserCallback = on_validation_message,
+            .pUserData = ctx,
         };
-        r = vkCreateDebugUtilsMessengerEXT(ctx->instance, &m, NULL, &ctx->messenger);
-        if (r != VK_SUCCESS) return vki_vk_fail(r, "context", "vkCreateDebugUtilsMessengerEXT");
+        r = ctx->vi.vkCreateDebugUtilsMessengerEXT(ctx->instance, &m, NULL, &ctx->messenger);
+        if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, "context", "vkCreateDebugUtilsMessengerEXT");
     }
     return VKI_OK;
 }
@@ -141,12 +166,12 @@ static int name_contains(const char *haystack, const char *needle) {
     return n == 0;
 }
 
-static int compute_queue_family(VkPhysicalDevice pd, uint32_t *family) {
+static int compute_queue_family(const vki_vk_instance *vi, VkPhysicalDevice pd, uint32_t *family) {
     uint32_t n = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, NULL);
+    vi->vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, NULL);
     VkQueueFamilyProperties q[32];
     if (n > 32) n = 32;
-    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, q);
+    vi->vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, q);
     /* Prefer a compute queue without graphics: on desktop GPUs it is the async one. */
     int best = -1;
     for (uint32_t i = 0; i < n; i++) {
@@ -175,34 +200,34 @@ typedef struct fp16_features {
     int has_arith_ext;
 } fp16_features;
 
-static int has_device_extension(VkPhysicalDevice pd, const char *name) {
+static int has_device_extension(const vki_vk_instance *vi, VkPhysicalDevice pd, const char *name) {
     uint32_t n = 0;
-    if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS || !n) return 0;
-    VkExtensionProperties *ext = calloc(n, sizeof *ext);
+    if (vi->vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS || !n) return 0;
+    VkExtensionProperties *ext = vki_calloc(n, sizeof *ext);
     if (!ext) return 0;
     int found = 0;
-    if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, ext) == VK_SUCCESS)
+    if (vi->vkEnumerateDeviceExtensionProperties(pd, NULL, &n, ext) == VK_SUCCESS)
         for (uint32_t i = 0; i < n; i++) found |= !strcmp(ext[i].extensionName, name);
     free(ext);
     return found;
 }
 
 /* 16-bit storage is core in 1.1; float16 arithmetic needs VK_KHR_shader_float16_int8. */
-static void query_fp16(VkPhysicalDevice pd, fp16_features *f) {
+static void query_fp16(const vki_vk_instance *vi, VkPhysicalDevice pd, fp16_features *f) {
     memset(f, 0, sizeof *f);
-    f->has_arith_ext = has_device_extension(pd, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+    f->has_arith_ext = has_device_extension(vi, pd, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
     f->storage.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
     f->arith.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES_KHR;
     f->storage.pNext = f->has_arith_ext ? &f->arith : NULL;
     f->all.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
     f->all.pNext = &f->storage;
-    vkGetPhysicalDeviceFeatures2(pd, &f->all);
+    vi->vkGetPhysicalDeviceFeatures2(pd, &f->all);
 }
 
-static void fill_info(VkPhysicalDevice pd, vki_device_info *out) {
+static void fill_info(const vki_vk_instance *vi, VkPhysicalDevice pd, vki_device_info *out) {
     VkPhysicalDeviceSubgroupProperties sub = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
     VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sub};
-    vkGetPhysicalDeviceProperties2(pd, &p2);
+    vi->vkGetPhysicalDeviceProperties2(pd, &p2);
     const VkPhysicalDeviceProperties *p = &p2.properties;
     memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "%s", p->deviceName);
@@ -217,7 +242,7 @@ static void fill_info(VkPhysicalDevice pd, vki_device_info *out) {
     out->min_storage_buffer_offset_alignment = p->limits.minStorageBufferOffsetAlignment;
     out->max_storage_buffer_range = p->limits.maxStorageBufferRange;
     fp16_features f;
-    query_fp16(pd, &f);
+    query_fp16(vi, pd, &f);
     out->fp16_storage = f.storage.storageBuffer16BitAccess == VK_TRUE;
     out->fp16_arithmetic = f.has_arith_ext && f.arith.shaderFloat16 == VK_TRUE;
 }
@@ -225,24 +250,24 @@ static void fill_info(VkPhysicalDevice pd, vki_device_info *out) {
 /* By index, by part of the name, or the best type (options.c resolved VKI_DEVICE). */
 static vki_status choose_device(vki_context *ctx, const vki_context_config *cfg) {
     uint32_t n = 0;
-    VkResult r = vkEnumeratePhysicalDevices(ctx->instance, &n, NULL);
-    if (r != VK_SUCCESS) return vki_vk_fail(r, "context", "vkEnumeratePhysicalDevices");
+    VkResult r = ctx->vi.vkEnumeratePhysicalDevices(ctx->instance, &n, NULL);
+    if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, "context", "vkEnumeratePhysicalDevices");
     if (n == 0) return vki_fail(VKI_ERROR_NO_DEVICE, "no Vulkan device found");
-    VkPhysicalDevice *devs = calloc(n, sizeof *devs);
+    VkPhysicalDevice *devs = vki_calloc(n, sizeof *devs);
     if (!devs) return vki_fail_oom("context");
-    r = vkEnumeratePhysicalDevices(ctx->instance, &n, devs);
+    r = ctx->vi.vkEnumeratePhysicalDevices(ctx->instance, &n, devs);
     if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
         free(devs);
-        return vki_vk_fail(r, "context", "vkEnumeratePhysicalDevices");
+        return vki_vk_fail(ctx, r, "context", "vkEnumeratePhysicalDevices");
     }
     const char *want_name = cfg->device_name;
     int want_index = cfg->device_index;
     int best = -1, best_rank = -1;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t family;
-        if (!compute_queue_family(devs[i], &family)) continue;
+        if (!compute_queue_family(&ctx->vi, devs[i], &family)) continue;
         VkPhysicalDeviceProperties p;
-        vkGetPhysicalDeviceProperties(devs[i], &p);
+        ctx->vi.vkGetPhysicalDeviceProperties(devs[i], &p);
         if (p.apiVersion < VK_API_VERSION_1_1) continue;
         if (want_index >= 0) {
             if ((int)i == want_index) best = (int)i;
@@ -266,11 +291,11 @@ static vki_status choose_device(vki_context *ctx, const vki_context_config *cfg)
     }
     ctx->physical = devs[best];
     free(devs);
-    compute_queue_family(ctx->physical, &ctx->queue_family);
-    vkGetPhysicalDeviceProperties(ctx->physical, &ctx->props);
-    vkGetPhysicalDeviceMemoryProperties(ctx->physical, &ctx->mem_props);
+    compute_queue_family(&ctx->vi, ctx->physical, &ctx->queue_family);
+    ctx->vi.vkGetPhysicalDeviceProperties(ctx->physical, &ctx->props);
+    ctx->vi.vkGetPhysicalDeviceMemoryProperties(ctx->physical, &ctx->mem_props);
     vki_device_info info;
-    fill_info(ctx->physical, &info);
+    fill_info(&ctx->vi, ctx->physical, &info);
     ctx->subgroup_size = info.subgroup_size ? info.subgroup_size : 1;
     return VKI_OK;
 }
@@ -301,7 +326,7 @@ vki_wg_device vki_context_wg_device(const vki_context *ctx) {
 static void save_pipeline_cache(const vki_context *ctx) {
     size_t n = 0;
     if (ctx->vk.vkGetPipelineCacheData(ctx->device, ctx->pipeline_cache, &n, NULL) != VK_SUCCESS || !n) return;
-    void *data = malloc(n);
+    void *data = vki_malloc(n);
     if (data && ctx->vk.vkGetPipelineCacheData(ctx->device, ctx->pipeline_cache, &n, data) == VK_SUCCESS)
         vki_cache_store(ctx->cache_dir, PIPELINE_CACHE_FILE, vki_context_identity(ctx), data, n);
     free(data);
@@ -316,7 +341,7 @@ static vki_status open_cache_dir(vki_context *ctx, const char *dir) {
         return vki_fail(VKI_ERROR_IO, "cache directory %s: %s", dir, strerror(errno));
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return vki_fail(VKI_ERROR_IO, "cache directory %s is not a directory", dir);
-    ctx->cache_dir = malloc(strlen(dir) + 1);
+    ctx->cache_dir = vki_malloc(strlen(dir) + 1);
     if (!ctx->cache_dir) return vki_fail_oom("context");
     strcpy(ctx->cache_dir, dir);
     return VKI_OK;
@@ -332,7 +357,7 @@ static vki_status create_device(vki_context *ctx, unsigned disable) {
     };
     /* Enable exactly the fp16 features the device has; graphs that ask for fp16 check. */
     fp16_features f;
-    query_fp16(ctx->physical, &f);
+    query_fp16(&ctx->vi, ctx->physical, &f);
     if (disable & VKI_FEATURE_FP16_STORAGE) f.storage.storageBuffer16BitAccess = VK_FALSE;
     if (disable & VKI_FEATURE_FP16_ARITHMETIC) f.arith.shaderFloat16 = VK_FALSE;
     VkPhysicalDevice16BitStorageFeatures storage = {
@@ -356,9 +381,11 @@ static vki_status create_device(vki_context *ctx, unsigned disable) {
         .enabledExtensionCount = use_arith ? 1 : 0,
         .ppEnabledExtensionNames = &ext,
     };
-    VkResult r = vkCreateDevice(ctx->physical, &info, NULL, &ctx->device);
-    if (r != VK_SUCCESS) return vki_vk_fail(r, "context", "vkCreateDevice");
-    volkLoadDeviceTable(&ctx->vk, ctx->device);
+    VkResult r = ctx->vi.vkCreateDevice(ctx->physical, &info, NULL, &ctx->device);
+    if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, "context", "vkCreateDevice");
+    const char *missing;
+    if (!vki_vk_load_device(&ctx->vi, ctx->device, &ctx->vk, &missing))
+        return vki_fail(VKI_ERROR_NO_DEVICE, "context: the driver lacks %s", missing);
     ctx->vk.vkGetDeviceQueue(ctx->device, ctx->queue_family, 0, &ctx->queue);
     VkPipelineCacheCreateInfo pc = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
     void *saved = NULL;
@@ -370,7 +397,7 @@ static vki_status create_device(vki_context *ctx, unsigned disable) {
     }
     r = ctx->vk.vkCreatePipelineCache(ctx->device, &pc, NULL, &ctx->pipeline_cache);
     free(saved);
-    if (r != VK_SUCCESS) return vki_vk_fail(r, "context", "vkCreatePipelineCache");
+    if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, "context", "vkCreatePipelineCache");
     ctx->compiler = shaderc_compiler_initialize();
     if (!ctx->compiler) return vki_fail(VKI_ERROR_SHADER, "context: shaderc_compiler_initialize failed");
     return VKI_OK;
@@ -382,8 +409,20 @@ vki_status vki_context_create(const vki_context_options *options, vki_context **
     vki_context_config cfg;
     vki_status s = vki_context_config_resolve(options, &cfg);
     if (s) return s;
-    vki_context *ctx = calloc(1, sizeof *ctx);
+    vki_context *ctx = vki_calloc(1, sizeof *ctx);
     if (!ctx) return vki_fail_oom("vki_context_create");
+    ctx->log = cfg.log;
+    ctx->log_user = cfg.log_user;
+    if (pthread_mutex_init(&ctx->queue_lock, NULL) != 0) {
+        free(ctx);
+        return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "vki_context_create: cannot make a mutex");
+    }
+    if (pthread_mutex_init(&ctx->kernels_lock, NULL) != 0) {
+        pthread_mutex_destroy(&ctx->queue_lock);
+        free(ctx);
+        return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "vki_context_create: cannot make a mutex");
+    }
+    ctx->locks_ready = 1;
     s = create_instance(ctx, cfg.validation);
     if (!s) s = choose_device(ctx, &cfg);
     if (!s) s = open_cache_dir(ctx, cfg.cache_dir);
@@ -405,21 +444,29 @@ void vki_context_destroy(vki_context *ctx) {
         if (ctx->pipeline_cache) ctx->vk.vkDestroyPipelineCache(ctx->device, ctx->pipeline_cache, NULL);
         ctx->vk.vkDestroyDevice(ctx->device, NULL);
     }
-    if (ctx->messenger) vkDestroyDebugUtilsMessengerEXT(ctx->instance, ctx->messenger, NULL);
-    if (ctx->instance) vkDestroyInstance(ctx->instance, NULL);
+    if (ctx->messenger) ctx->vi.vkDestroyDebugUtilsMessengerEXT(ctx->instance, ctx->messenger, NULL);
+    if (ctx->instance) ctx->vi.vkDestroyInstance(ctx->instance, NULL);
+    vki_vk_close(&ctx->vi);
+    if (ctx->locks_ready) {
+        pthread_mutex_destroy(&ctx->queue_lock);
+        pthread_mutex_destroy(&ctx->kernels_lock);
+    }
     free(ctx->cache_dir);
     free(ctx);
 }
 
 vki_status vki_context_kernel_stats(const vki_context *ctx, vki_kernel_stats *out) {
     if (!ctx || !out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_context_kernel_stats: NULL argument");
+    pthread_mutex_t *lock = (pthread_mutex_t *)&ctx->kernels_lock;
+    pthread_mutex_lock(lock);
     *out = ctx->kernels;
+    pthread_mutex_unlock(lock);
     return VKI_OK;
 }
 
 vki_status vki_context_device_info(const vki_context *ctx, vki_device_info *out) {
     if (!ctx || !out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_context_device_info: NULL argument");
-    fill_info(ctx->physical, out);
+    fill_info(&ctx->vi, ctx->physical, out);
     /* What this context enabled, which disable_features may have narrowed. */
     out->fp16_storage = ctx->fp16_storage;
     out->fp16_arithmetic = ctx->fp16_arithmetic;
@@ -429,20 +476,19 @@ vki_status vki_context_device_info(const vki_context *ctx, vki_device_info *out)
 vki_status vki_enumerate_devices(vki_device_info *infos, int max, int *count) {
     if (!count) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_enumerate_devices: count is NULL");
     *count = 0;
-    vki_context tmp = {0};
+    /* A context of its own (instance only): nothing shared with live contexts. */
+    vki_context tmp = {.log = vki_log_stderr};
     vki_status s = create_instance(&tmp, 0);
-    if (s) return s;
     uint32_t n = 0;
-    VkResult r = vkEnumeratePhysicalDevices(tmp.instance, &n, NULL);
+    VkResult r = VK_SUCCESS;
     VkPhysicalDevice devs[16];
+    if (!s) r = tmp.vi.vkEnumeratePhysicalDevices(tmp.instance, &n, NULL);
     if (n > 16) n = 16;
-    if (r == VK_SUCCESS) r = vkEnumeratePhysicalDevices(tmp.instance, &n, devs);
-    if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
-        vkDestroyInstance(tmp.instance, NULL);
-        return vki_vk_fail(r, "enumerate", "vkEnumeratePhysicalDevices");
-    }
-    for (uint32_t i = 0; i < n && (int)i < max && infos; i++) fill_info(devs[i], &infos[i]);
-    *count = (int)n;
-    vkDestroyInstance(tmp.instance, NULL);
-    return VKI_OK;
+    if (!s && r == VK_SUCCESS) r = tmp.vi.vkEnumeratePhysicalDevices(tmp.instance, &n, devs);
+    if (!s && r != VK_SUCCESS && r != VK_INCOMPLETE) s = vki_vk_fail(NULL, r, "enumerate", "vkEnumeratePhysicalDevices");
+    for (uint32_t i = 0; !s && i < n && (int)i < max && infos; i++) fill_info(&tmp.vi, devs[i], &infos[i]);
+    if (!s) *count = (int)n;
+    if (tmp.instance) tmp.vi.vkDestroyInstance(tmp.instance, NULL);
+    vki_vk_close(&tmp.vi);
+    return s;
 }

@@ -6,16 +6,30 @@
 #include "../tuner/workgroup.h"
 #include "vkinfer.h"
 
-#include <volk.h>
-#include <shaderc/shaderc.h>
+#include "vulkan.h"
 
+#include <pthread.h>
+#include <shaderc/shaderc.h>
+#include <stdatomic.h>
+
+/* Threads: any number may use one context. What they share is locked: the queue (every
+ * vkQueueSubmit holds queue_lock) and the kernel cache (kernels_lock: modules, pipelines,
+ * layouts and the kernel counters). Everything else here is written only while the
+ * context is created or destroyed. */
 struct vki_context {
+    vki_vk_instance vi;             /* the loader library and instance-level entry points */
     VkInstance instance;
     VkDebugUtilsMessengerEXT messenger;
     VkPhysicalDevice physical;
     VkDevice device;
-    struct VolkDeviceTable vk;      /* device-level entry points, called through the table */
+    vki_vk_device vk;               /* device-level entry points, called through the table */
     VkQueue queue;
+    pthread_mutex_t queue_lock;
+    pthread_mutex_t kernels_lock;
+    int locks_ready;
+    atomic_int lost;                /* a call returned VK_ERROR_DEVICE_LOST: every later run fails */
+    vki_log_fn log;                 /* never NULL: the options' callback or stderr */
+    void *log_user;
     uint32_t queue_family;
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceMemoryProperties mem_props;
@@ -59,8 +73,17 @@ vki_status vki_buffer_upload(vki_context *ctx, vki_buffer *dst, const void *data
 void vki_buffer_invalidate(vki_context *ctx, vki_buffer *b);
 void vki_buffer_flush(vki_context *ctx, vki_buffer *b);
 
-/* Maps a VkResult to a status with a message "<what>: <call> failed (VK_ERROR_...)". */
-vki_status vki_vk_fail(VkResult r, const char *what, const char *call);
+/* Maps a VkResult to a status with a message "<what>: <call> failed (VK_ERROR_...)";
+ * VK_ERROR_DEVICE_LOST also marks ctx (may be NULL) lost. */
+vki_status vki_vk_fail(const vki_context *ctx, VkResult r, const char *what, const char *call);
+
+/* The context's log: the options' callback, or vki_log_stderr ("vkinfer: <message>"). */
+void vki_log(const vki_context *ctx, vki_log_level level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void vki_log_stderr(void *user, vki_log_level level, const char *message);
 const char *vki_vk_result_name(VkResult r);
 
 #endif

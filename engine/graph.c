@@ -4,8 +4,9 @@
  *     -> kernels (kernels.c) -> work groups + tuning (tune.c) -> record + run (recorder.c)
  *
  * vki_graph_create runs them once; vki_graph_run submits the one recorded command buffer
- * and waits. Inputs and outputs pass through host-visible staging buffers that the first
- * and last dispatches convert from and to dense NHWC.
+ * and waits (vki_graph_submit and vki_graph_wait split it). Inputs and outputs pass through
+ * host-visible staging buffers that the first and last dispatches convert from and to
+ * dense NHWC. Each call takes the graph (vki_graph_enter): one thread at a time.
  */
 #include "graph.h"
 
@@ -20,8 +21,8 @@
 /* The graph keeps only what it needs of the model: its I/O tensors' names and shapes. */
 static vki_model *copy_io(const vki_model *m) {
     vki_model *c = vki_model_new(m->name);
-    int *in = malloc(sizeof(int) * (size_t)(m->n_inputs ? m->n_inputs : 1));
-    int *out = malloc(sizeof(int) * (size_t)(m->n_outputs ? m->n_outputs : 1));
+    int *in = vki_malloc(sizeof(int) * (size_t)(m->n_inputs ? m->n_inputs : 1));
+    int *out = vki_malloc(sizeof(int) * (size_t)(m->n_outputs ? m->n_outputs : 1));
     int ok = c && in && out;
     for (int i = 0; ok && i < m->n_inputs + m->n_outputs; i++) {
         int is_input = i < m->n_inputs;
@@ -132,7 +133,10 @@ vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
     if (!out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: out is NULL");
     *out = NULL;
     if (!ctx || !model) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: NULL context or model");
-    vki_graph *g = calloc(1, sizeof *g);
+    if (atomic_load(&ctx->lost))
+        return vki_fail(VKI_ERROR_DEVICE_LOST, "vki_graph_create: %s: the device was lost; make "
+                        "a new context", model->name);
+    vki_graph *g = vki_calloc(1, sizeof *g);
     if (!g) return vki_fail_oom("vki_graph_create");
     g->ctx = ctx;
     vki_graph_config cfg;
@@ -190,9 +194,32 @@ vki_status vki_memory_plans(vki_context *ctx, const vki_model *model,
     return s;
 }
 
+vki_status vki_graph_enter(vki_graph *g, const char *call) {
+    if (!g) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: graph is NULL", call);
+    int idle = 0;
+    if (!atomic_compare_exchange_strong(&g->busy, &idle, 1))
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: graph %s is in a call on another "
+                        "thread; a graph is used by one thread at a time", call, g->model_io->name);
+    if (atomic_load(&g->ctx->lost)) {
+        vki_graph_leave(g);
+        return vki_fail(VKI_ERROR_DEVICE_LOST, "%s: graph %s: the device was lost; make a new "
+                        "context", call, g->model_io->name);
+    }
+    return VKI_OK;
+}
+
+void vki_graph_leave(vki_graph *g) { atomic_store(&g->busy, 0); }
+
 void vki_graph_destroy(vki_graph *g) {
     if (!g) return;
-    vki_recording_close(&g->rec);
+    int idle = 0;
+    if (!atomic_compare_exchange_strong(&g->busy, &idle, 1)) {
+        /* Freeing it under the other thread would crash there: leak it instead, and say so. */
+        vki_log(g->ctx, VKI_LOG_ERROR, "vki_graph_destroy: graph %s is in a call on another "
+                "thread; not destroyed", g->model_io ? g->model_io->name : "?");
+        return;
+    }
+    vki_recording_close(&g->rec);   /* waits for a run still in flight */
     vki_memory_destroy(g->ctx, &g->mem);
     vki_model_destroy(g->model_io);
     free(g);
@@ -200,7 +227,10 @@ void vki_graph_destroy(vki_graph *g) {
 
 static vki_status check_io(const vki_graph *g, int index, int is_input, size_t size, const void *data) {
     const char *call = is_input ? "vki_graph_set_input" : "vki_graph_get_output";
-    if (!g || !data) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: NULL argument", call);
+    if (!data) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: data is NULL", call);
+    if (g->pending)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: graph %s has a run in flight; call "
+                        "vki_graph_wait first", call, g->model_io->name);
     int n = is_input ? g->mem.n_inputs : g->mem.n_outputs;
     if (index < 0 || index >= n)
         return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: index %d out of range (%d %s)", call,
@@ -214,28 +244,73 @@ static vki_status check_io(const vki_graph *g, int index, int is_input, size_t s
 }
 
 vki_status vki_graph_set_input(vki_graph *g, int index, const float *data, size_t size) {
-    vki_status s = check_io(g, index, 1, size, data);
+    vki_status s = vki_graph_enter(g, "vki_graph_set_input");
     if (s) return s;
-    vki_buffer *staging = &g->mem.staging[index];
-    memcpy(staging->mapped, data, size);
-    vki_buffer_flush(g->ctx, staging);
-    return VKI_OK;
+    s = check_io(g, index, 1, size, data);
+    if (!s) {
+        vki_buffer *staging = &g->mem.staging[index];
+        memcpy(staging->mapped, data, size);
+        vki_buffer_flush(g->ctx, staging);
+    }
+    vki_graph_leave(g);
+    return s;
 }
 
-vki_status vki_graph_run(vki_graph *g) {
-    if (!g) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_run: graph is NULL");
-    vki_status s = vki_recording_submit(&g->rec);
+static vki_status submit(vki_graph *g, const char *call) {
+    if (g->pending)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: graph %s has a run in flight; call "
+                        "vki_graph_wait first", call, g->model_io->name);
+    vki_status s = vki_recording_start(&g->rec);
+    if (!s) g->pending = 1;
+    return s;
+}
+
+/* Waits for the run in flight; then the outputs are readable. A timeout leaves it pending. */
+static vki_status finish(vki_graph *g, uint64_t timeout_ns, const char *call) {
+    if (!g->pending)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: graph %s has no run in flight",
+                        call, g->model_io->name);
+    vki_status s = vki_recording_finish(&g->rec, timeout_ns);
+    if (s == VKI_ERROR_TIMEOUT) return s;
+    g->pending = 0;
     if (s) return s;
     for (int i = 0; i < g->mem.n_outputs; i++)
         vki_buffer_invalidate(g->ctx, &g->mem.staging[g->mem.n_inputs + i]);
     return vki_memory_check_guards(g->ctx, &g->mem, g->model_io->name);
 }
 
-vki_status vki_graph_get_output(vki_graph *g, int index, float *data, size_t size) {
-    vki_status s = check_io(g, index, 0, size, data);
+vki_status vki_graph_run(vki_graph *g) {
+    vki_status s = vki_graph_enter(g, "vki_graph_run");
     if (s) return s;
-    memcpy(data, g->mem.staging[g->mem.n_inputs + index].mapped, size);
-    return VKI_OK;
+    s = submit(g, "vki_graph_run");
+    if (!s) s = finish(g, g->rec.sub.timeout_ns, "vki_graph_run");
+    vki_graph_leave(g);
+    return s;
+}
+
+vki_status vki_graph_submit(vki_graph *g) {
+    vki_status s = vki_graph_enter(g, "vki_graph_submit");
+    if (s) return s;
+    s = submit(g, "vki_graph_submit");
+    vki_graph_leave(g);
+    return s;
+}
+
+vki_status vki_graph_wait(vki_graph *g, uint64_t timeout_ns) {
+    vki_status s = vki_graph_enter(g, "vki_graph_wait");
+    if (s) return s;
+    s = finish(g, timeout_ns, "vki_graph_wait");
+    vki_graph_leave(g);
+    return s;
+}
+
+vki_status vki_graph_get_output(vki_graph *g, int index, float *data, size_t size) {
+    vki_status s = vki_graph_enter(g, "vki_graph_get_output");
+    if (s) return s;
+    s = check_io(g, index, 0, size, data);
+    if (!s) memcpy(data, g->mem.staging[g->mem.n_inputs + index].mapped, size);
+    vki_graph_leave(g);
+    return s;
 }
 
 vki_status vki_graph_memory(const vki_graph *g, vki_memory_report *out) {
@@ -260,11 +335,14 @@ int vki_graph_dispatch_count(const vki_graph *g) { return g ? g->rec.n_steps : 0
 
 int vki_graph_profile(const vki_graph *g, vki_dispatch_profile *out, int max) {
     if (!g || !g->rec.timestamps) return -1;
+    /* The times are the last run's: read them only while no other call runs. */
+    if (vki_graph_enter((vki_graph *)g, "vki_graph_profile")) return -1;
     for (int k = 0; k < g->rec.n_steps && k < max && out; k++) {
         const vki_step *s = &g->rec.steps[k];
         out[k] = (vki_dispatch_profile){s->kernel, s->op_index, g->rec.step_ms[k],
                                         {s->grid[0], s->grid[1], s->grid[2]},
                                         {s->wg[0], s->wg[1], s->wg[2]}};
     }
+    vki_graph_leave((vki_graph *)g);
     return g->rec.n_steps;
 }

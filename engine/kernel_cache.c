@@ -1,5 +1,6 @@
 /* kernel_cache.c: checked files in the cache directory: header + payload. */
 #include "kernel_cache.h"
+#include "fault.h"
 
 #include <shaderc/shaderc.h>
 #include <stdio.h>
@@ -40,7 +41,7 @@ int vki_cache_load(const char *dir, const char *name, uint64_t key, void **data,
     header h;
     int ok = fread(&h, sizeof h, 1, f) == 1 && h.magic == MAGIC && h.version == VERSION &&
              h.key == key && h.n_bytes > 0 && h.n_bytes <= MAX_BYTES;
-    void *payload = ok ? malloc((size_t)h.n_bytes) : NULL;
+    void *payload = ok ? vki_malloc((size_t)h.n_bytes) : NULL;
     ok = ok && payload && fread(payload, 1, (size_t)h.n_bytes, f) == h.n_bytes && fgetc(f) == EOF &&
          vki_cache_hash(VKI_CACHE_HASH_SEED, payload, (size_t)h.n_bytes) == h.checksum;
     fclose(f);
@@ -56,8 +57,9 @@ int vki_cache_load(const char *dir, const char *name, uint64_t key, void **data,
 int vki_cache_store(const char *dir, const char *name, uint64_t key, const void *data, size_t n) {
     char path[4096], tmp[4200];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    /* Unique per process, so two writers never interleave one file. */
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    /* Unique per process and per live buffer, so two writers (processes, or threads of
+     * one) never interleave one file. */
+    snprintf(tmp, sizeof tmp, "%s.%ld.%p.tmp", path, (long)getpid(), data);
     header h = {MAGIC, VERSION, key, n, vki_cache_hash(VKI_CACHE_HASH_SEED, data, n)};
     FILE *f = fopen(tmp, "wb");
     if (!f) return 0;

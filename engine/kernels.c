@@ -1,5 +1,5 @@
 /* kernels.c: the kernels stage: layouts, shader modules and pipelines, each made once per
- * context and kept until the context is destroyed. */
+ * context and kept until the context is destroyed; shared by the context's threads. */
 #include "kernels.h"
 
 #include "kernel_cache.h"
@@ -24,15 +24,15 @@ struct vki_kernel_cache {
 
 static vki_status cache_of(vki_context *ctx, struct vki_kernel_cache **out) {
     if (!ctx->kernel_cache) {
-        ctx->kernel_cache = calloc(1, sizeof *ctx->kernel_cache);
+        ctx->kernel_cache = vki_calloc(1, sizeof *ctx->kernel_cache);
         if (!ctx->kernel_cache) return vki_fail_oom("kernels");
     }
     *out = ctx->kernel_cache;
     return VKI_OK;
 }
 
-vki_status vki_kernels_layout(vki_context *ctx, int n, VkDescriptorSetLayout *set,
-                              VkPipelineLayout *pipeline) {
+static vki_status layout_locked(vki_context *ctx, int n, VkDescriptorSetLayout *set,
+                                VkPipelineLayout *pipeline) {
     struct vki_kernel_cache *c = NULL;
     vki_status s = cache_of(ctx, &c);
     if (s) return s;
@@ -50,13 +50,13 @@ vki_status vki_kernels_layout(vki_context *ctx, int n, VkDescriptorSetLayout *se
         VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
                                               .bindingCount = (uint32_t)n, .pBindings = bindings};
         VkResult r = ctx->vk.vkCreateDescriptorSetLayout(ctx->device, &li, NULL, &c->set_layouts[n]);
-        if (r != VK_SUCCESS) return vki_vk_fail(r, "kernels", "vkCreateDescriptorSetLayout");
+        if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, "kernels", "vkCreateDescriptorSetLayout");
     }
     if (!c->pipe_layouts[n]) {
         VkPipelineLayoutCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
                                          .setLayoutCount = 1, .pSetLayouts = &c->set_layouts[n]};
         VkResult r = ctx->vk.vkCreatePipelineLayout(ctx->device, &pi, NULL, &c->pipe_layouts[n]);
-        if (r != VK_SUCCESS) return vki_vk_fail(r, "kernels", "vkCreatePipelineLayout");
+        if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, "kernels", "vkCreatePipelineLayout");
     }
     if (set) *set = c->set_layouts[n];
     if (pipeline) *pipeline = c->pipe_layouts[n];
@@ -87,15 +87,16 @@ static vki_status module_for(vki_context *ctx, struct vki_kernel_cache *c,
     if (s) return s;
     VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                    .codeSize = n_bytes, .pCode = words};
-    VkResult r = ctx->vk.vkCreateShaderModule(ctx->device, &mi, NULL, out);
+    VkResult r = (VkResult)vki_fault_check(VKI_FAULT_SHADER);
+    if (r == VK_SUCCESS) r = ctx->vk.vkCreateShaderModule(ctx->device, &mi, NULL, out);
     free(words);
-    if (r != VK_SUCCESS) return vki_vk_fail(r, v->kernel, "vkCreateShaderModule");
+    if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, v->kernel, "vkCreateShaderModule");
     c->modules[c->n_modules++] = (cached){key, {.module = *out}};
     return VKI_OK;
 }
 
-vki_status vki_kernels_pipeline(vki_context *ctx, const vki_kernel_variant *v, const uint32_t wg[3],
-                                VkPipeline *out) {
+static vki_status pipeline_locked(vki_context *ctx, const vki_kernel_variant *v,
+                                  const uint32_t wg[3], VkPipeline *out) {
     struct vki_kernel_cache *c = NULL;
     vki_status s = cache_of(ctx, &c);
     if (s) return s;
@@ -107,7 +108,7 @@ vki_status vki_kernels_pipeline(vki_context *ctx, const vki_kernel_variant *v, c
         return vki_fail_oom("kernels");
     VkPipelineLayout layout;
     VkShaderModule module;
-    s = vki_kernels_layout(ctx, v->n_bindings, NULL, &layout);
+    s = layout_locked(ctx, v->n_bindings, NULL, &layout);
     if (!s) s = module_for(ctx, c, v, &module);
     if (s) return s;
     VkSpecializationMapEntry entries[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
@@ -123,12 +124,33 @@ vki_status vki_kernels_pipeline(vki_context *ctx, const vki_kernel_variant *v, c
         .layout = layout,
     };
     VkPipeline pipeline;
-    VkResult r = ctx->vk.vkCreateComputePipelines(ctx->device, ctx->pipeline_cache, 1, &ci, NULL, &pipeline);
+    VkResult r = (VkResult)vki_fault_check(VKI_FAULT_PIPELINE);
+    if (r == VK_SUCCESS)
+        r = ctx->vk.vkCreateComputePipelines(ctx->device, ctx->pipeline_cache, 1, &ci, NULL, &pipeline);
     /* Some drivers report failure yet hand back a handle; never bind it. */
-    if (r != VK_SUCCESS) return vki_vk_fail(r, v->kernel, "vkCreateComputePipelines");
+    if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, v->kernel, "vkCreateComputePipelines");
     c->pipelines[c->n_pipelines++] = (cached){key, {.pipeline = pipeline}};
     *out = pipeline;
     return VKI_OK;
+}
+
+/* Graphs of one context may be built on several threads at once: the cache is theirs to
+ * share, so each call holds the context's kernels lock (compiles included: a kernel is
+ * compiled once, whichever thread needs it first). */
+vki_status vki_kernels_layout(vki_context *ctx, int n, VkDescriptorSetLayout *set,
+                              VkPipelineLayout *pipeline) {
+    pthread_mutex_lock(&ctx->kernels_lock);
+    vki_status s = layout_locked(ctx, n, set, pipeline);
+    pthread_mutex_unlock(&ctx->kernels_lock);
+    return s;
+}
+
+vki_status vki_kernels_pipeline(vki_context *ctx, const vki_kernel_variant *v, const uint32_t wg[3],
+                                VkPipeline *out) {
+    pthread_mutex_lock(&ctx->kernels_lock);
+    vki_status s = pipeline_locked(ctx, v, wg, out);
+    pthread_mutex_unlock(&ctx->kernels_lock);
+    return s;
 }
 
 void vki_kernels_release(vki_context *ctx) {

@@ -46,11 +46,11 @@ vki_status vki_lifetimes_collect(const vki_build *b, uint64_t guard_bytes, vki_l
     const vki_model *m = b->m;
     const size_t nt = (size_t)(m->n_tensors ? m->n_tensors : 1);
     memset(l, 0, sizeof *l);
-    int *first = malloc(sizeof(int) * nt), *last = malloc(sizeof(int) * nt);
-    l->records = malloc(sizeof *l->records * nt);
-    l->record_of = malloc(sizeof(int) * nt);
-    l->root_bytes = calloc(nt, sizeof *l->root_bytes);
-    l->is_io = calloc(nt, 1);
+    int *first = vki_malloc(sizeof(int) * nt), *last = vki_malloc(sizeof(int) * nt);
+    l->records = vki_malloc(sizeof *l->records * nt);
+    l->record_of = vki_malloc(sizeof(int) * nt);
+    l->root_bytes = vki_calloc(nt, sizeof *l->root_bytes);
+    l->is_io = vki_calloc(nt, 1);
     if (!first || !last || !l->records || !l->record_of || !l->root_bytes || !l->is_io) {
         free(first);
         free(last);
@@ -129,7 +129,7 @@ static vki_status plan_arena(vki_context *ctx, const vki_build *b, const vki_gra
     vki_lifetimes l;
     vki_status s = vki_lifetimes_collect(b, guard, &l);
     if (s) return s;
-    mem->tensor_offset = calloc((size_t)(m->n_tensors ? m->n_tensors : 1), sizeof *mem->tensor_offset);
+    mem->tensor_offset = vki_calloc((size_t)(m->n_tensors ? m->n_tensors : 1), sizeof *mem->tensor_offset);
     uint64_t align = vki_arena_alignment(ctx);
     vki_plan_options opts = {.alignment = align};
     vki_plan plan = {0};
@@ -177,7 +177,7 @@ static vki_status plan_arena(vki_context *ctx, const vki_build *b, const vki_gra
 /* Lays the blobs out in device memory, each in its op's precision, and uploads them. */
 static vki_status upload_weights(vki_context *ctx, const vki_build *b, vki_memory *mem) {
     uint64_t align = vki_arena_alignment(ctx), weight_bytes = 0;
-    mem->blob_offset = calloc((size_t)(b->n_blobs ? b->n_blobs : 1), sizeof *mem->blob_offset);
+    mem->blob_offset = vki_calloc((size_t)(b->n_blobs ? b->n_blobs : 1), sizeof *mem->blob_offset);
     if (!mem->blob_offset) return vki_fail_oom("weights");
     for (int i = 0; i < b->n_blobs; i++) {
         mem->blob_offset[i] = align_up(weight_bytes, align);
@@ -187,7 +187,7 @@ static vki_status upload_weights(vki_context *ctx, const vki_build *b, vki_memor
     vki_status s = vki_buffer_create(ctx, align_up(weight_bytes + 16, 16), VKI_MEMORY_DEVICE,
                                      "weights", &mem->weights);
     if (s || !b->n_blobs) return s;
-    unsigned char *packed = calloc(weight_bytes, 1);
+    unsigned char *packed = vki_calloc(weight_bytes, 1);
     if (!packed) return vki_fail_oom("weights");
     for (int i = 0; i < b->n_blobs; i++) {
         const vki_blob *blob = &b->blobs[i];
@@ -208,8 +208,8 @@ static vki_status create_staging(vki_context *ctx, const vki_model *m, vki_memor
     int n = m->n_inputs + m->n_outputs;
     mem->n_inputs = m->n_inputs;
     mem->n_outputs = m->n_outputs;
-    mem->staging = calloc((size_t)n, sizeof *mem->staging);
-    mem->elements = calloc((size_t)n, sizeof *mem->elements);
+    mem->staging = vki_calloc((size_t)n, sizeof *mem->staging);
+    mem->elements = vki_calloc((size_t)n, sizeof *mem->elements);
     if (!mem->staging || !mem->elements) return vki_fail_oom("staging");
     for (int i = 0; i < n; i++) {
         int is_input = i < m->n_inputs;

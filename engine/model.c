@@ -7,7 +7,7 @@
 
 static char *dup_string(const char *s) {
     size_t n = strlen(s ? s : "");
-    char *d = malloc(n + 1);
+    char *d = vki_malloc(n + 1);
     if (d) memcpy(d, s ? s : "", n + 1);
     return d;
 }
@@ -41,7 +41,7 @@ vki_shape4 vki_tensor_shape4(const vki_tensor *t) {
 }
 
 vki_model *vki_model_new(const char *name) {
-    vki_model *m = calloc(1, sizeof *m);
+    vki_model *m = vki_calloc(1, sizeof *m);
     if (!m) return NULL;
     m->name = dup_string(name);
     if (!m->name) { free(m); return NULL; }
@@ -51,7 +51,7 @@ vki_model *vki_model_new(const char *name) {
 int vki_model_add_tensor(vki_model *m, const char *name, vki_dtype dtype, int rank,
                          const int *shape, const void *data, size_t data_bytes) {
     if (rank < 0 || rank > VKI_MAX_RANK) return -1;
-    vki_tensor *grown = realloc(m->tensors, (size_t)(m->n_tensors + 1) * sizeof *grown);
+    vki_tensor *grown = vki_realloc(m->tensors, (size_t)(m->n_tensors + 1) * sizeof *grown);
     if (!grown) return -1;
     m->tensors = grown;
     vki_tensor *t = &m->tensors[m->n_tensors];
@@ -62,7 +62,7 @@ int vki_model_add_tensor(vki_model *m, const char *name, vki_dtype dtype, int ra
     t->rank = rank;
     for (int i = 0; i < rank; i++) t->shape[i] = shape[i];
     if (data) {
-        t->data = malloc(data_bytes ? data_bytes : 1);
+        t->data = vki_malloc(data_bytes ? data_bytes : 1);
         if (!t->data) { free(t->name); return -1; }
         memcpy(t->data, data, data_bytes);
         t->data_bytes = data_bytes;
@@ -74,7 +74,7 @@ vki_op *vki_model_add_op(vki_model *m, vki_op_code code, int n_inputs, const int
                          int n_outputs, const int *outputs) {
     if (n_inputs < 0 || n_inputs > VKI_MAX_OP_INPUTS) return NULL;
     if (n_outputs < 0 || n_outputs > VKI_MAX_OP_OUTPUTS) return NULL;
-    vki_op *grown = realloc(m->ops, (size_t)(m->n_ops + 1) * sizeof *grown);
+    vki_op *grown = vki_realloc(m->ops, (size_t)(m->n_ops + 1) * sizeof *grown);
     if (!grown) return NULL;
     m->ops = grown;
     vki_op *op = &m->ops[m->n_ops++];
@@ -89,8 +89,8 @@ vki_op *vki_model_add_op(vki_model *m, vki_op_code code, int n_inputs, const int
 
 bool vki_model_set_io(vki_model *m, int n_inputs, const int *inputs, int n_outputs,
                       const int *outputs) {
-    int *in = malloc(sizeof(int) * (size_t)(n_inputs ? n_inputs : 1));
-    int *out = malloc(sizeof(int) * (size_t)(n_outputs ? n_outputs : 1));
+    int *in = vki_malloc(sizeof(int) * (size_t)(n_inputs ? n_inputs : 1));
+    int *out = vki_malloc(sizeof(int) * (size_t)(n_outputs ? n_outputs : 1));
     if (!in || !out) { free(in); free(out); return false; }
     memcpy(in, inputs, sizeof(int) * (size_t)n_inputs);
     memcpy(out, outputs, sizeof(int) * (size_t)n_outputs);

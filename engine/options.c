@@ -30,7 +30,9 @@ static vki_status parse_device(const char *text, const char *source, vki_context
 vki_status vki_context_config_resolve(const vki_context_options *o, vki_context_config *out) {
     static const vki_context_options none = {0};
     if (!o) o = &none;
-    *out = (vki_context_config){.disable_features = o->disable_features};
+    *out = (vki_context_config){.disable_features = o->disable_features,
+                                .log = o->log ? o->log : vki_log_stderr,
+                                .log_user = o->log_user};
     const char *env = getenv("VKI_DEVICE");
     vki_status s = env && *env ? parse_device(env, "VKI_DEVICE", out)
                                : parse_device(o->device, "vki_context_create", out);

@@ -34,6 +34,8 @@ typedef struct vki_context_config {
     int validation;
     unsigned disable_features;
     const char *cache_dir;       /* NULL: no disk cache */
+    vki_log_fn log;              /* never NULL: stderr by default */
+    void *log_user;
 } vki_context_config;
 
 /* Options or the environment (VKI_DEVICE, VKI_VALIDATION, VKI_CACHE_DIR) into a config. */

@@ -1,5 +1,6 @@
 /* passes.c: build-time rewrites of the op list (activation fusion). */
 #include "passes.h"
+#include "status.h"
 
 #include <stdlib.h>
 
@@ -36,8 +37,8 @@ static int is_graph_output(const vki_model *m, int t) {
 }
 
 int vki_fuse_activations(const vki_model *m, vki_op *ops, unsigned char *skip) {
-    int *producer = malloc(sizeof(int) * (size_t)(m->n_tensors ? m->n_tensors : 1));
-    int *readers = calloc((size_t)(m->n_tensors ? m->n_tensors : 1), sizeof(int));
+    int *producer = vki_malloc(sizeof(int) * (size_t)(m->n_tensors ? m->n_tensors : 1));
+    int *readers = vki_calloc((size_t)(m->n_tensors ? m->n_tensors : 1), sizeof(int));
     if (!producer || !readers) { free(producer); free(readers); return 0; }
     for (int t = 0; t < m->n_tensors; t++) producer[t] = -1;
     for (int o = 0; o < m->n_ops; o++) {

@@ -3,6 +3,7 @@
 #include "recorder.h"
 
 #include "../tuner/stats.h"
+#include "fault.h"
 #include "options.h"
 #include "status.h"
 
@@ -17,35 +18,35 @@ vki_status vki_submitter_open(vki_context *ctx, uint64_t spin_ns, uint64_t timeo
     VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                   .queueFamilyIndex = ctx->queue_family};
     VkResult r = ctx->vk.vkCreateCommandPool(ctx->device, &pi, NULL, &s->pool);
-    if (r != VK_SUCCESS) return vki_vk_fail(r, "submit", "vkCreateCommandPool");
+    if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, "submit", "vkCreateCommandPool");
     VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                       .commandPool = s->pool,
                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                       .commandBufferCount = 1};
     r = ctx->vk.vkAllocateCommandBuffers(ctx->device, &ai, &s->cmd);
-    if (r != VK_SUCCESS) return vki_vk_fail(r, "submit", "vkAllocateCommandBuffers");
+    if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, "submit", "vkAllocateCommandBuffers");
     VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     r = ctx->vk.vkCreateFence(ctx->device, &fi, NULL, &s->fence);
-    if (r != VK_SUCCESS) return vki_vk_fail(r, "submit", "vkCreateFence");
+    if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, "submit", "vkCreateFence");
     return VKI_OK;
 }
 
 vki_status vki_submitter_record(vki_submitter *s, vki_record_fn fn, void *user, int one_time) {
     const vki_context *ctx = s->ctx;
     VkResult r = ctx->vk.vkResetCommandPool(ctx->device, s->pool, 0);
-    if (r != VK_SUCCESS) return vki_vk_fail(r, "record", "vkResetCommandPool");
+    if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, "record", "vkResetCommandPool");
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                    .flags = one_time ? VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT : 0};
     r = ctx->vk.vkBeginCommandBuffer(s->cmd, &bi);
-    if (r != VK_SUCCESS) return vki_vk_fail(r, "record", "vkBeginCommandBuffer");
+    if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, "record", "vkBeginCommandBuffer");
     fn(user, ctx, s->cmd);
     r = ctx->vk.vkEndCommandBuffer(s->cmd);
-    if (r != VK_SUCCESS) return vki_vk_fail(r, "record", "vkEndCommandBuffer");
+    if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, "record", "vkEndCommandBuffer");
     return VKI_OK;
 }
 
 /* A bounded wait. Polling first skips the scheduler's wake-up (options.h). */
-static VkResult wait_fence(const vki_submitter *s) {
+static VkResult wait_fence(const vki_submitter *s, uint64_t timeout_ns) {
     const vki_context *ctx = s->ctx;
     double start = vki_now_ms();
     for (unsigned polls = 0; s->spin_ns; polls++) {
@@ -53,28 +54,62 @@ static VkResult wait_fence(const vki_submitter *s) {
         if (r != VK_NOT_READY) return r;
         if (polls % 256 == 0) {
             double ns = (vki_now_ms() - start) * 1e6;
-            if (ns > (double)s->timeout_ns) return VK_TIMEOUT;
+            if (ns > (double)timeout_ns) return VK_TIMEOUT;
             if (ns > (double)s->spin_ns) break;
         }
     }
-    return ctx->vk.vkWaitForFences(ctx->device, 1, &s->fence, VK_TRUE, s->timeout_ns);
+    return ctx->vk.vkWaitForFences(ctx->device, 1, &s->fence, VK_TRUE, timeout_ns);
 }
 
-vki_status vki_submitter_submit(vki_submitter *s, const char *what) {
-    const vki_context *ctx = s->ctx;
+vki_status vki_submitter_start(vki_submitter *s, const char *what) {
+    vki_context *ctx = s->ctx;
+    if (atomic_load(&ctx->lost))
+        return vki_fail(VKI_ERROR_DEVICE_LOST, "%s: the device was lost; make a new context", what);
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
                        .pCommandBuffers = &s->cmd};
     VkResult r = ctx->vk.vkResetFences(ctx->device, 1, &s->fence);
+    if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, what, "vkResetFences");
+    /* The queue is the context's one externally synchronised object that runs share. */
+    pthread_mutex_lock(&ctx->queue_lock);
+    r = vki_fault_check(VKI_FAULT_SUBMIT);
     if (r == VK_SUCCESS) r = ctx->vk.vkQueueSubmit(ctx->queue, 1, &si, s->fence);
-    if (r != VK_SUCCESS) return vki_vk_fail(r, what, "vkQueueSubmit");
-    r = wait_fence(s);
-    if (r != VK_SUCCESS) return vki_vk_fail(r, what, "waiting for the fence");
+    pthread_mutex_unlock(&ctx->queue_lock);
+    if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, what, "vkQueueSubmit");
+    s->pending = 1;
     return VKI_OK;
+}
+
+vki_status vki_submitter_wait(vki_submitter *s, uint64_t timeout_ns, const char *what) {
+    VkResult r = vki_fault_check(VKI_FAULT_WAIT);
+    if (r == VK_SUCCESS) r = wait_fence(s, timeout_ns);
+    if (r == VK_SUCCESS || r == VK_ERROR_DEVICE_LOST) s->pending = 0;
+    if (r == VK_TIMEOUT)
+        return vki_fail(VKI_ERROR_TIMEOUT, "%s: not finished after %.3f s", what, (double)timeout_ns / 1e9);
+    if (r != VK_SUCCESS) return vki_vk_fail(s->ctx, r, what, "waiting for the fence");
+    return VKI_OK;
+}
+
+vki_status vki_submitter_submit(vki_submitter *s, const char *what) {
+    vki_status st = vki_submitter_start(s, what);
+    if (st) return st;
+    st = vki_submitter_wait(s, s->timeout_ns, what);
+    /* A wait that gave up leaves the work pending: it must end before anything it uses is
+     * freed, so wait once more for the driver's own limit (the device is then lost). */
+    if (st == VKI_ERROR_TIMEOUT) vki_submitter_drain(s);
+    return st;
+}
+
+void vki_submitter_drain(vki_submitter *s) {
+    const vki_context *ctx = s->ctx;
+    if (!ctx || !s->pending) return;
+    ctx->vk.vkWaitForFences(ctx->device, 1, &s->fence, VK_TRUE, VKI_FENCE_TIMEOUT_NS);
+    s->pending = 0;
 }
 
 void vki_submitter_close(vki_submitter *s) {
     const vki_context *ctx = s->ctx;
     if (!ctx) return;
+    vki_submitter_drain(s);
     if (s->fence) ctx->vk.vkDestroyFence(ctx->device, s->fence, NULL);
     if (s->pool) ctx->vk.vkDestroyCommandPool(ctx->device, s->pool, NULL);
     memset(s, 0, sizeof *s);
@@ -94,15 +129,16 @@ vki_status vki_submit_once(vki_context *ctx, vki_record_fn fn, void *user, const
 vki_status vki_recording_open(vki_context *ctx, int n_steps, uint32_t n_bindings, int profile,
                               uint64_t spin_ns, uint64_t timeout_ns, vki_recording *r) {
     *r = (vki_recording){.ctx = ctx, .n_steps = n_steps};
-    r->steps = calloc((size_t)(n_steps ? n_steps : 1), sizeof *r->steps);
+    r->steps = vki_calloc((size_t)(n_steps ? n_steps : 1), sizeof *r->steps);
     if (!r->steps) return vki_fail_oom("record");
     VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n_bindings ? n_bindings : 1};
     VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                      .maxSets = (uint32_t)(n_steps ? n_steps : 1),
                                      .poolSizeCount = 1,
                                      .pPoolSizes = &size};
-    VkResult res = ctx->vk.vkCreateDescriptorPool(ctx->device, &pi, NULL, &r->descriptors);
-    if (res != VK_SUCCESS) return vki_vk_fail(res, "graph", "vkCreateDescriptorPool");
+    VkResult res = (VkResult)vki_fault_check(VKI_FAULT_DESCRIPTOR);
+    if (res == VK_SUCCESS) res = ctx->vk.vkCreateDescriptorPool(ctx->device, &pi, NULL, &r->descriptors);
+    if (res != VK_SUCCESS) return vki_vk_fail(ctx, res, "graph", "vkCreateDescriptorPool");
     vki_status s = vki_submitter_open(ctx, spin_ns, timeout_ns, &r->sub);
     if (s || !profile) return s;
     if (!ctx->props.limits.timestampComputeAndGraphics || ctx->props.limits.timestampPeriod <= 0)
@@ -112,8 +148,8 @@ vki_status vki_recording_open(vki_context *ctx, int n_steps, uint32_t n_bindings
                                 .queryType = VK_QUERY_TYPE_TIMESTAMP,
                                 .queryCount = (uint32_t)n_steps + 1};
     res = ctx->vk.vkCreateQueryPool(ctx->device, &qi, NULL, &r->timestamps);
-    if (res != VK_SUCCESS) return vki_vk_fail(res, "graph", "vkCreateQueryPool");
-    r->step_ms = calloc((size_t)n_steps + 1, sizeof *r->step_ms);
+    if (res != VK_SUCCESS) return vki_vk_fail(ctx, res, "graph", "vkCreateQueryPool");
+    r->step_ms = vki_calloc((size_t)n_steps + 1, sizeof *r->step_ms);
     if (!r->step_ms) return vki_fail_oom("graph: profile");
     return VKI_OK;
 }
@@ -125,8 +161,9 @@ vki_status vki_recording_bind(vki_recording *r, int k, VkDescriptorSetLayout lay
                                       .descriptorPool = r->descriptors,
                                       .descriptorSetCount = 1,
                                       .pSetLayouts = &layout};
-    VkResult res = ctx->vk.vkAllocateDescriptorSets(ctx->device, &ai, &r->steps[k].set);
-    if (res != VK_SUCCESS) return vki_vk_fail(res, "graph", "vkAllocateDescriptorSets");
+    VkResult res = (VkResult)vki_fault_check(VKI_FAULT_DESCRIPTOR);
+    if (res == VK_SUCCESS) res = ctx->vk.vkAllocateDescriptorSets(ctx->device, &ai, &r->steps[k].set);
+    if (res != VK_SUCCESS) return vki_vk_fail(ctx, res, "graph", "vkAllocateDescriptorSets");
     VkWriteDescriptorSet writes[32];
     if (n > 32) return vki_fail(VKI_ERROR_INTERNAL, "graph: %d bindings in one step", n);
     for (int i = 0; i < n; i++)
@@ -191,7 +228,7 @@ vki_status vki_recording_record(vki_recording *r) {
 static vki_status read_timestamps(vki_recording *r) {
     const vki_context *ctx = r->ctx;
     uint32_t n = (uint32_t)r->n_steps + 1;
-    uint64_t *ticks = malloc(sizeof(uint64_t) * n);
+    uint64_t *ticks = vki_malloc(sizeof(uint64_t) * n);
     if (!ticks) return vki_fail_oom("run: timestamps");
     VkResult res = ctx->vk.vkGetQueryPoolResults(ctx->device, r->timestamps, 0, n, sizeof(uint64_t) * n,
                                                  ticks, sizeof(uint64_t),
@@ -200,11 +237,20 @@ static vki_status read_timestamps(vki_recording *r) {
         for (uint32_t k = 1; k < n; k++)
             r->step_ms[k - 1] = (double)(ticks[k] - ticks[k - 1]) * ctx->props.limits.timestampPeriod / 1e6;
     free(ticks);
-    return res == VK_SUCCESS ? VKI_OK : vki_vk_fail(res, "run", "vkGetQueryPoolResults");
+    return res == VK_SUCCESS ? VKI_OK : vki_vk_fail(ctx, res, "run", "vkGetQueryPoolResults");
 }
 
+vki_status vki_recording_start(vki_recording *r) { return vki_submitter_start(&r->sub, "run"); }
+
 vki_status vki_recording_submit(vki_recording *r) {
-    vki_status s = vki_submitter_submit(&r->sub, "run");
+    vki_status s = vki_recording_start(r);
+    if (!s) s = vki_recording_finish(r, r->sub.timeout_ns);
+    if (s == VKI_ERROR_TIMEOUT) vki_submitter_drain(&r->sub);
+    return s;
+}
+
+vki_status vki_recording_finish(vki_recording *r, uint64_t timeout_ns) {
+    vki_status s = vki_submitter_wait(&r->sub, timeout_ns, "run");
     if (!s && r->timestamps) s = read_timestamps(r);
     return s;
 }

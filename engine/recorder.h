@@ -18,14 +18,22 @@ typedef struct vki_submitter {
     VkFence fence;
     uint64_t spin_ns;            /* poll the fence this long before sleeping on it */
     uint64_t timeout_ns;         /* then give up with VKI_ERROR_TIMEOUT */
+    int pending;                 /* submitted and not yet seen finished */
 } vki_submitter;
 
 vki_status vki_submitter_open(vki_context *ctx, uint64_t spin_ns, uint64_t timeout_ns,
                               vki_submitter *s);
 /* Resets the pool and records fn's commands; one_time marks a buffer submitted once. */
 vki_status vki_submitter_record(vki_submitter *s, vki_record_fn fn, void *user, int one_time);
-/* Submits what was recorded and waits; `what` names the work in messages. */
+/* Submits what was recorded (holding the context's queue lock) without waiting. */
+vki_status vki_submitter_start(vki_submitter *s, const char *what);
+/* Waits up to timeout_ns for the last submit (0: just looks); VKI_ERROR_TIMEOUT leaves it
+ * pending. */
+vki_status vki_submitter_wait(vki_submitter *s, uint64_t timeout_ns, const char *what);
+/* Start, then wait up to the submitter's timeout; `what` names the work in messages. */
 vki_status vki_submitter_submit(vki_submitter *s, const char *what);
+/* Waits (bounded) for pending work before what it uses is freed. */
+void vki_submitter_drain(vki_submitter *s);
 void vki_submitter_close(vki_submitter *s);
 /* Open, record, submit, wait, close: one-off work (weights upload). */
 vki_status vki_submit_once(vki_context *ctx, vki_record_fn fn, void *user, const char *what);
@@ -65,7 +73,11 @@ int vki_recording_fits(const vki_context *ctx, const uint32_t grid[3], const uin
                        uint32_t groups[3]);
 /* (Re)records the command buffer from the steps. */
 vki_status vki_recording_record(vki_recording *r);
-/* One run: submit, wait, read the timestamps when profiling. */
+/* A run: start submits the command buffer; finish waits up to timeout_ns (0: just looks)
+ * and reads the timestamps when profiling. */
+vki_status vki_recording_start(vki_recording *r);
+vki_status vki_recording_finish(vki_recording *r, uint64_t timeout_ns);
+/* Start and finish within the submitter's timeout (tuning's whole-graph timings). */
 vki_status vki_recording_submit(vki_recording *r);
 void vki_recording_close(vki_recording *r);
 

@@ -13,7 +13,7 @@ static char *assemble(const char *kernel_text, const char *precision, const char
     static const char line_reset[] = "\n#line 1\n";
     size_t n = strlen(header) + strlen(precision) + strlen(defines) + strlen(common) +
                strlen(line_reset) + strlen(kernel_text) + 1;
-    char *text = malloc(n);
+    char *text = vki_malloc(n);
     if (!text) return NULL;
     snprintf(text, n, "%s%s%s%s%s%s", header, precision, defines, common, line_reset, kernel_text);
     return text;
@@ -61,7 +61,7 @@ vki_status vki_shader_compile(vki_context *ctx, const char *kernel, const char *
                      res ? shaderc_result_get_error_message(res) : "no result");
     } else {
         size_t len = shaderc_result_get_length(res);
-        *words = malloc(len);
+        *words = vki_malloc(len);
         if (!*words) s = vki_fail_oom("shader");
         else {
             memcpy(*words, shaderc_result_get_bytes(res), len);

@@ -40,7 +40,7 @@ int vki_grow(void **p, int *cap, int need, size_t elem) {
     if (need <= *cap) return 1;
     int n = *cap ? *cap * 2 : 16;
     while (n < need) n *= 2;
-    void *q = realloc(*p, (size_t)n * elem);
+    void *q = vki_realloc(*p, (size_t)n * elem);
     if (!q) return 0;
     *p = q;
     *cap = n;

@@ -3,6 +3,7 @@
 #ifndef VKI_STATUS_H
 #define VKI_STATUS_H
 
+#include "fault.h"
 #include "vkinfer.h"
 
 #include <stddef.h>

@@ -118,7 +118,7 @@ static label op_label(uint32_t i, int32_t code, const char *custom) {
 
 /* Converts n little-endian fp16 values into a new float32 array. */
 static float *half_array_to_float(const void *src, size_t n) {
-    float *dst = malloc(n ? n * sizeof(float) : 1);
+    float *dst = vki_malloc(n ? n * sizeof(float) : 1);
     if (!dst) return NULL;
     const uint8_t *p = src;
     for (size_t i = 0; i < n; i++) dst[i] = vki_half_to_float((uint16_t)(p[2 * i] | p[2 * i + 1] << 8));
@@ -472,7 +472,7 @@ static vki_status read_sparse(loader *L, const vki_fb_table *t, const label *lb,
                    (unsigned long long)stored, esize);
     size_t dense = (size_t)elements * esize;
     if ((st = charge(L, lb, dense)) != VKI_OK) return st;
-    out->data = calloc(dense ? dense : 1, 1);
+    out->data = vki_calloc(dense ? dense : 1, 1);
     if (!out->data) return oom(L, lb->s);
     out->data_bytes = dense;
     sparse_walk w = {.p = &p, .fb = &L->fb, .src = src, .dst = out->data, .esize = esize};
@@ -506,7 +506,7 @@ static vki_status read_constant(loader *L, const vki_fb_table *t, const label *l
                    "needs %llu elements of %zu bytes", lb->s, index, bytes,
                    (unsigned long long)elements, esize);
     if ((st = charge(L, lb, bytes)) != VKI_OK) return st;
-    out->data = malloc(bytes);
+    out->data = vki_malloc(bytes);
     if (!out->data) return oom(L, lb->s);
     memcpy(out->data, src, bytes);
     out->data_bytes = bytes;
@@ -515,7 +515,7 @@ static vki_status read_constant(loader *L, const vki_fb_table *t, const label *l
 
 static char *dup_cstr(const char *s) {
     size_t n = strlen(s);
-    char *d = malloc(n + 1);
+    char *d = vki_malloc(n + 1);
     if (d) memcpy(d, s, n + 1);
     return d;
 }
@@ -544,7 +544,7 @@ static vki_status read_tensors(loader *L, const vki_fb_table *sg) {
     if (v.len > INT_MAX)
         return bad(L, VKI_ERROR_MODEL_FORMAT, "subgraph 0: %u tensors is too many", v.len);
     vki_model *m = L->m;
-    m->tensors = calloc(v.len ? v.len : 1, sizeof *m->tensors);
+    m->tensors = vki_calloc(v.len ? v.len : 1, sizeof *m->tensors);
     if (!m->tensors) return oom(L, "tensors");
     /* Entries are zeroed, so the model can be destroyed at any point of the loop. */
     m->n_tensors = (int)v.len;
@@ -581,7 +581,7 @@ static vki_status read_opcode(loader *L, uint32_t i, const vki_fb_table *t, opco
 static vki_status read_opcodes(loader *L, const vki_fb_table *model) {
     vki_fb_vec v;
     if (!vki_fb_vec_field(model, MODEL_OPCODES, 4, &v)) return bad_fb(L, "operator_codes");
-    L->opcodes = calloc(v.len ? v.len : 1, sizeof *L->opcodes);
+    L->opcodes = vki_calloc(v.len ? v.len : 1, sizeof *L->opcodes);
     if (!L->opcodes) return oom(L, "operator codes");
     L->n_opcodes = v.len;
     for (uint32_t i = 0; i < v.len; i++) {
@@ -817,7 +817,7 @@ static vki_status read_ops(loader *L, const vki_fb_table *sg) {
     if (v.len > INT_MAX)
         return bad(L, VKI_ERROR_MODEL_FORMAT, "subgraph 0: %u operators is too many", v.len);
     vki_model *m = L->m;
-    m->ops = calloc(v.len ? v.len : 1, sizeof *m->ops);
+    m->ops = vki_calloc(v.len ? v.len : 1, sizeof *m->ops);
     if (!m->ops) return oom(L, "operators");
     m->n_ops = (int)v.len;
     for (uint32_t i = 0; i < v.len; i++) {
@@ -837,7 +837,7 @@ static vki_status read_io_list(loader *L, const vki_fb_table *sg, unsigned field
     if (!vki_fb_vec_field(sg, field, 4, &v)) return bad_fb(L, "subgraph 0: %s", what);
     if (v.len > INT_MAX)
         return bad(L, VKI_ERROR_MODEL_FORMAT, "subgraph 0: %u %s is too many", v.len, what);
-    int *list = malloc(sizeof(int) * (v.len ? v.len : 1));
+    int *list = vki_malloc(sizeof(int) * (v.len ? v.len : 1));
     if (!list) return oom(L, what);
     for (uint32_t k = 0; k < v.len; k++) {
         int32_t idx = vki_fb_vec_i32(&L->fb, &v, k);
@@ -932,7 +932,7 @@ static vki_status fold_densify(loader *L, int op_index, const vki_op *op) {
         return bad(L, VKI_ERROR_MODEL_FORMAT, "op %d DENSIFY: output '%.64s' does not match "
                    "input '%.64s' in type or size, or is a constant", op_index, out->name,
                    in->name);
-    out->data = malloc(in->data_bytes ? in->data_bytes : 1);
+    out->data = vki_malloc(in->data_bytes ? in->data_bytes : 1);
     if (!out->data) return oom(L, "DENSIFY");
     memcpy(out->data, in->data, in->data_bytes);
     out->data_bytes = in->data_bytes;
@@ -986,7 +986,7 @@ static vki_status convert_half_constants(loader *L) {
  * so that their data is neither kept nor uploaded, and renumbers the rest. */
 static vki_status drop_unused_tensors(loader *L) {
     vki_model *m = L->m;
-    int *map = calloc((size_t)m->n_tensors + 1, sizeof *map);
+    int *map = vki_calloc((size_t)m->n_tensors + 1, sizeof *map);
     if (!map) return oom(L, "tensor map");
     for (int i = 0; i < m->n_ops; i++) {
         for (int k = 0; k < m->ops[i].n_inputs; k++)
@@ -1083,7 +1083,7 @@ static vki_status read_whole_file(const char *path, uint8_t **buf, size_t *size)
     for (;;) {
         if (len == cap) {
             size_t ncap = cap ? cap * 2 : (size_t)1 << 20;
-            uint8_t *grown = ncap > cap ? realloc(data, ncap) : NULL;
+            uint8_t *grown = ncap > cap ? vki_realloc(data, ncap) : NULL;
             if (!grown) {
                 free(data);
                 fclose(f);

@@ -31,7 +31,7 @@ uint64_t vki_tune_key(const vki_context *ctx, const vki_kernel_variant *v, const
 vki_status vki_tuning_open(vki_tuning *t, vki_context *ctx, const vki_graph_config *cfg, int n_steps) {
     *t = (vki_tuning){.ctx = ctx, .cfg = cfg, .n_steps = n_steps};
     t->device = vki_context_wg_device(ctx);
-    t->steps = calloc((size_t)(n_steps ? n_steps : 1), sizeof *t->steps);
+    t->steps = vki_calloc((size_t)(n_steps ? n_steps : 1), sizeof *t->steps);
     if (!t->steps) return vki_fail_oom("tune");
     if (cfg->tuning_file && vki_wg_store_load(&t->store, cfg->tuning_file) < 0)
         return vki_fail_oom("tune: reading the tuning file");
@@ -107,7 +107,7 @@ static double measure(void *user, const uint32_t wg[3]) {
         VkResult r = ctx->vk.vkGetQueryPoolResults(ctx->device, t->queries, 0, 2, sizeof ticks, ticks,
                                                    sizeof ticks[0],
                                                    VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-        if (r != VK_SUCCESS) { t->failure = vki_vk_fail(r, "tune", "vkGetQueryPoolResults"); return -1; }
+        if (r != VK_SUCCESS) { t->failure = vki_vk_fail(ctx, r, "tune", "vkGetQueryPoolResults"); return -1; }
         samples[n] = (double)(ticks[1] - ticks[0]) * ctx->props.limits.timestampPeriod / 1e6 / VKI_TUNE_REPEATS;
     }
     return vki_sample_stats_of(samples, VKI_TUNE_SAMPLES).median;
@@ -123,7 +123,7 @@ static vki_status timer_open(timer *t, vki_recording *rec) {
     VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                 .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2};
     VkResult r = ctx->vk.vkCreateQueryPool(ctx->device, &qi, NULL, &t->queries);
-    return r == VK_SUCCESS ? VKI_OK : vki_vk_fail(r, "tune", "vkCreateQueryPool");
+    return r == VK_SUCCESS ? VKI_OK : vki_vk_fail(ctx, r, "tune", "vkCreateQueryPool");
 }
 
 static void timer_close(timer *t) {

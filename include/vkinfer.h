@@ -10,6 +10,25 @@
  * and where, e.g. "op 37 CONV_2D: weights tensor 12 has 3 dims, need 4".
  *
  * Options structs are zero-initialised to mean "default"; pass NULL for all defaults.
+ *
+ * Threads. A context may be used from any number of threads at once: graphs of one context
+ * may be created, run and destroyed on different threads concurrently (the context
+ * serialises its queue submits and its kernel cache internally), and two contexts share
+ * nothing, so each may live on its own thread. The library keeps no global mutable state:
+ * each context loads its own Vulkan entry points. A model may be read by several threads
+ * at once (vki_graph_create only reads it). A graph is used by one thread at a time: a
+ * call on a graph while another thread is inside a call on the same graph returns
+ * VKI_ERROR_INVALID_ARGUMENT ("... is in a call on another thread") and changes nothing;
+ * it never races. Calls on different threads one after another, properly ordered by the
+ * app (a mutex, a queue hand-off), are fine. vki_graph_destroy must not overlap another
+ * call on the same graph; if it finds one it logs an error and leaves the graph alone.
+ *
+ * Faults. A lost device (VK_ERROR_DEVICE_LOST) marks the context lost: from then on every
+ * run, input and output call of each of its graphs, and vki_graph_create, return
+ * VKI_ERROR_DEVICE_LOST; destroy the graphs and the context and make a new one. Other
+ * failures (out of host or device memory, a pipeline that fails to build) return their
+ * status and leave the context usable. No wait is unbounded: a run that does not finish
+ * within 60 s returns VKI_ERROR_TIMEOUT.
  */
 #ifndef VKINFER_H
 #define VKINFER_H
@@ -68,6 +87,17 @@ VKI_API const char *vki_last_error(void);
 
 /* ---- context ------------------------------------------------------------------------ */
 
+typedef enum vki_log_level {
+    VKI_LOG_ERROR = 0,
+    VKI_LOG_WARNING,
+    VKI_LOG_INFO,
+} vki_log_level;
+
+/* Receives every message the library would otherwise print: validation layer messages,
+ * warnings such as a requested layer that is not installed. Called from any thread that
+ * uses the context, and from driver threads; message lives only for the call. */
+typedef void (*vki_log_fn)(void *user, vki_log_level level, const char *message);
+
 typedef struct vki_context_options {
     /* Device choice: an index counted from 0, as vki_enumerate_devices lists them ("1"), or
      * a case-insensitive part of a device name ("llvmpipe"). NULL picks the best: discrete
@@ -85,6 +115,9 @@ typedef struct vki_context_options {
      * environment variable VKI_CACHE_DIR names one. A damaged or foreign entry is
      * ignored and rewritten. */
     const char *cache_dir;
+    /* Where messages go; NULL prints them to stderr as "vkinfer: <message>". */
+    vki_log_fn log;
+    void *log_user;
 } vki_context_options;
 
 typedef struct vki_kernel_stats {
@@ -258,8 +291,17 @@ VKI_API void vki_graph_destroy(vki_graph *graph);
 /* Copies float32 NHWC data in; size is in bytes and must equal element_count * 4. */
 VKI_API vki_status vki_graph_set_input(vki_graph *graph, int index, const float *data,
                                        size_t size);
-/* Submits the recorded command buffer and waits for it. */
+/* Submits the recorded command buffer and waits for it (at most 60 s, then
+ * VKI_ERROR_TIMEOUT with the run still in flight: vki_graph_wait may wait longer). */
 VKI_API vki_status vki_graph_run(vki_graph *graph);
+/* Asynchronous runs, for pipelining camera frames: vki_graph_submit starts a run and
+ * returns at once; the app prepares the next frame meanwhile, then vki_graph_wait waits up
+ * to timeout_ns (0 just looks) for it. VKI_ERROR_TIMEOUT from vki_graph_wait leaves the
+ * run in flight; call it again. While a run is in flight, set_input, get_output, run and
+ * submit on the graph return VKI_ERROR_INVALID_ARGUMENT; vki_graph_wait without a run in
+ * flight does too. Runs of different graphs may be in flight at once. */
+VKI_API vki_status vki_graph_submit(vki_graph *graph);
+VKI_API vki_status vki_graph_wait(vki_graph *graph, uint64_t timeout_ns);
 /* Copies float32 NHWC data out; size is in bytes and must equal element_count * 4. */
 VKI_API vki_status vki_graph_get_output(vki_graph *graph, int index, float *data, size_t size);
 VKI_API vki_status vki_graph_memory(const vki_graph *graph, vki_memory_report *out);

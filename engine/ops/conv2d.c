@@ -87,7 +87,7 @@ static float *pack_weights(const float *f, const vki_conv_window *g, int tile_s,
     const int groups = (out_s + tile_s - 1) / tile_s;
     const int ic = g->in.c, oc = g->out.c;
     *count = (size_t)groups * g->kh * g->kw * in_s * tile_s * 16;
-    float *w = calloc(*count, sizeof(float));
+    float *w = vki_calloc(*count, sizeof(float));
     if (!w) return NULL;
     size_t at = 0;
     for (int gi = 0; gi < groups; gi++)

@@ -45,7 +45,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
 
     /* One vec4 per (output slice, ky, kx); padded lanes zero so padded outputs stay 0. */
     size_t count = (size_t)out_s * kh * kw * 4;
-    float *w = calloc(count, sizeof(float));
+    float *w = vki_calloc(count, sizeof(float));
     if (!w) return vki_fail_oom("graph build");
     for (int s = 0; s < out_s; s++)
         for (int ky = 0; ky < kh; ky++)

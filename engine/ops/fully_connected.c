@@ -127,7 +127,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     size_t k_vec4 = (size_t)row_slices * (size_t)row.h * (size_t)row.w;
     int out_slices = (n + 3) / 4;
     size_t count = (size_t)out_slices * k_vec4 * 16;
-    float *packed = calloc(count, sizeof(float));
+    float *packed = vki_calloc(count, sizeof(float));
     if (!packed) return vki_fail_oom("graph build");
     for (int s = 0; s < out_slices; s++)
         for (int sl = 0; sl < row_slices; sl++)

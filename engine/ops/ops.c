@@ -37,9 +37,10 @@ const vki_op_def *vki_op_find(const vki_op *op) {
 static void append(vki_dispatch *d, const char *text) {
     size_t n = strlen(text);
     if (d->defines_len + n + 1 > sizeof d->defines) {
-        /* Op files use a handful of short defines; overflowing is a programming error. */
-        fprintf(stderr, "vkinfer: defines overflow in kernel %s\n", d->kernel);
-        abort();
+        /* Op files use a handful of short defines; overflowing is a programming error,
+         * which vki_build_dispatch reports as VKI_ERROR_INTERNAL. */
+        d->overflow = 1;
+        return;
     }
     memcpy(d->defines + d->defines_len, text, n + 1);
     d->defines_len += n;
@@ -89,8 +90,8 @@ void vki_dispatch_init(vki_dispatch *d, const char *kernel, vki_wg_class wg_clas
 
 static void bind(vki_dispatch *d, vki_binding_kind kind, int index) {
     if (d->n_bindings >= VKI_MAX_BINDINGS) {
-        fprintf(stderr, "vkinfer: too many bindings in kernel %s\n", d->kernel);
-        abort();
+        d->overflow = 1;
+        return;
     }
     d->bindings[d->n_bindings++] = (vki_binding){kind, index};
 }
@@ -313,7 +314,7 @@ static vki_status validate_io(vki_model *m) {
 /* Every activation an op reads must be produced earlier (or be a graph input), and every
  * graph output must be produced: the engine relies on the list being in execution order. */
 static vki_status validate_order(vki_model *m) {
-    unsigned char *ready = calloc((size_t)m->n_tensors + 1, 1);
+    unsigned char *ready = vki_calloc((size_t)m->n_tensors + 1, 1);
     if (!ready) return vki_fail_oom(m->name);
     vki_status s = VKI_OK;
     for (int i = 0; i < m->n_inputs; i++) ready[m->inputs[i]] = 1;
@@ -360,12 +361,12 @@ vki_status vki_model_validate(vki_model *m) {
 
 vki_status vki_model_reference_run(const vki_model *m, const float *const *inputs,
                                    float *const *outputs) {
-    float **values = calloc((size_t)m->n_tensors, sizeof *values);
+    float **values = vki_calloc((size_t)m->n_tensors, sizeof *values);
     if (!values) return vki_fail_oom("graph build");
     vki_status s = VKI_OK;
     for (int t = 0; t < m->n_tensors && !s; t++) {
         size_t n = vki_tensor_elements(&m->tensors[t]);
-        values[t] = malloc((n ? n : 1) * sizeof(float));
+        values[t] = vki_malloc((n ? n : 1) * sizeof(float));
         if (!values[t]) s = vki_fail_oom("graph build");
         else if (m->tensors[t].data && m->tensors[t].dtype == VKI_DTYPE_FLOAT32)
             memcpy(values[t], m->tensors[t].data, n * sizeof(float));

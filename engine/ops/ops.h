@@ -44,6 +44,7 @@ typedef struct vki_dispatch {
     uint32_t grid[3];           /* threads in x, y, z before rounding to the work group */
     vki_wg_class wg_class;
     int op_index;               /* set by the builder */
+    int overflow;               /* defines or bindings did not fit: a bug in the op file */
 } vki_dispatch;
 
 typedef struct vki_build vki_build;   /* owned by the graph builder */

@@ -213,7 +213,7 @@ static float *pack_weights(const float *f, const tconv_geometry *g, size_t *coun
     const int in_s = (g->in.c + 3) / 4, out_s = (g->out.c + 3) / 4;
     const int ic = g->in.c, oc = g->out.c;
     *count = (size_t)out_s * g->kh * g->kw * in_s * 16;
-    float *w = calloc(*count, sizeof(float));
+    float *w = vki_calloc(*count, sizeof(float));
     if (!w) return NULL;
     size_t at = 0;
     for (int os = 0; os < out_s; os++)
