@@ -33,6 +33,7 @@ vki_status vki_submitter_open(vki_context *ctx, uint64_t spin_ns, uint64_t timeo
 
 vki_status vki_submitter_record(vki_submitter *s, vki_record_fn fn, void *user, int one_time) {
     const vki_context *ctx = s->ctx;
+    vki_submitter_drain(s);
     VkResult r = ctx->vk.vkResetCommandPool(ctx->device, s->pool, 0);
     if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, "record", "vkResetCommandPool");
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
@@ -65,6 +66,8 @@ vki_status vki_submitter_start(vki_submitter *s, const char *what) {
     vki_context *ctx = s->ctx;
     if (atomic_load(&ctx->lost))
         return vki_fail(VKI_ERROR_DEVICE_LOST, "%s: the device was lost; make a new context", what);
+    /* Work whose wait failed may still run: it must end before its fence is reused. */
+    vki_submitter_drain(s);
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
                        .pCommandBuffers = &s->cmd};
     VkResult r = ctx->vk.vkResetFences(ctx->device, 1, &s->fence);
@@ -82,7 +85,9 @@ vki_status vki_submitter_start(vki_submitter *s, const char *what) {
 vki_status vki_submitter_wait(vki_submitter *s, uint64_t timeout_ns, const char *what) {
     VkResult r = vki_fault_check(VKI_FAULT_WAIT);
     if (r == VK_SUCCESS) r = wait_fence(s, timeout_ns);
-    if (r == VK_SUCCESS || r == VK_ERROR_DEVICE_LOST) s->pending = 0;
+    /* Only a finished wait ends the work: after any failure (even a reported loss) the
+     * submitter drains before it reuses or frees what the work uses. */
+    if (r == VK_SUCCESS) s->pending = 0;
     if (r == VK_TIMEOUT)
         return vki_fail(VKI_ERROR_TIMEOUT, "%s: not finished after %.3f s", what, (double)timeout_ns / 1e9);
     if (r != VK_SUCCESS) return vki_vk_fail(s->ctx, r, what, "waiting for the fence");
