@@ -5,9 +5,23 @@
  *   vki_model    a parsed, validated .tflite model (no device work)
  *   vki_graph    a model built for a context: pipelines, memory, one recorded command buffer
  *
- * Every call that can fail returns a vki_status. The message for the last failure on a
- * handle (or, for calls that create one, the thread's last failure) says what went wrong
- * and where, e.g. "op 37 CONV_2D: weights tensor 12 has 3 dims, need 4".
+ * Every call that can fail returns a vki_status; each call below lists the ones it returns
+ * besides VKI_OK. A failure also leaves a message for the calling thread, read with
+ * vki_last_error(), that says what went wrong and where, e.g. "op 37 CONV_2D: weights
+ * tensor 12 has 3 dims, need 4". A failing Vulkan call ("Vulkan failures" below) becomes
+ * VKI_ERROR_OUT_OF_MEMORY (memory, pool or object limits), VKI_ERROR_DEVICE_FEATURE (a
+ * feature, extension or layer missing), VKI_ERROR_NO_DEVICE (initialisation failed, an
+ * incompatible driver), VKI_ERROR_TIMEOUT, or else VKI_ERROR_DEVICE_LOST.
+ *
+ * Handles and lifetimes:
+ *   - Calls that create a handle set *out to NULL when they fail (out itself non-NULL).
+ *   - Every *_destroy accepts NULL and then does nothing.
+ *   - Destroy every graph of a context before the context. A model may be destroyed as
+ *     soon as vki_graph_create has returned: graphs keep no reference to it.
+ *   - Returned strings: vki_status_name, vki_version_string, kernel names in
+ *     vki_dispatch_profile and strategy names in vki_memory_report/vki_memory_plan_info
+ *     are static; vki_model_op_name and vki_tensor_info.name live as long as the model;
+ *     vki_last_error is the calling thread's and lasts until its next failing call.
  *
  * Options structs are zero-initialised to mean "default"; pass NULL for all defaults.
  *
@@ -48,9 +62,28 @@ extern "C" {
 #define VKI_API
 #endif
 
+/* ---- version ------------------------------------------------------------------------
+ * The version of this header. meson.build's project version is the same (configuring fails
+ * when they differ); the SONAME carries the major version: libvkinfer.so.0. */
 #define VKI_VERSION_MAJOR 0
 #define VKI_VERSION_MINOR 1
 #define VKI_VERSION_PATCH 0
+
+/* A version packed in 32 bits as Vulkan packs its own: major in bits 22-31, minor in
+ * 12-21, patch in 0-11, so that packed versions compare in order. */
+#define VKI_MAKE_VERSION(major, minor, patch) \
+    (((uint32_t)(major) << 22) | ((uint32_t)(minor) << 12) | (uint32_t)(patch))
+#define VKI_VERSION_GET_MAJOR(version) ((uint32_t)(version) >> 22)
+#define VKI_VERSION_GET_MINOR(version) (((uint32_t)(version) >> 12) & 0x3ffu)
+#define VKI_VERSION_GET_PATCH(version) ((uint32_t)(version) & 0xfffu)
+/* The version this header describes. */
+#define VKI_VERSION VKI_MAKE_VERSION(VKI_VERSION_MAJOR, VKI_VERSION_MINOR, VKI_VERSION_PATCH)
+
+/* The version of the library linked at run time, packed as VKI_VERSION: compare the two to
+ * catch a header and a library from different releases. Never fails. */
+VKI_API uint32_t vki_version(void);
+/* The same as text, "0.1.0": a static string. Never fails. */
+VKI_API const char *vki_version_string(void);
 
 /* Every status, its value and what it means: the enum and vki_status_name come from this
  * one list. */
@@ -79,10 +112,12 @@ typedef struct vki_model vki_model;
 typedef struct vki_graph vki_graph;
 
 /* A short fixed name for a status code ("VKI_ERROR_MODEL_FORMAT"); "VKI_ERROR_UNKNOWN"
- * for a value outside the list. */
+ * for a value outside the list. A static string, never NULL. Never fails. */
 VKI_API const char *vki_status_name(vki_status status);
 
-/* The message of the last failure on this thread (creation calls report here too). */
+/* The message of the last failure on the calling thread, every call's failures included;
+ * "" before any. Never NULL. The text is thread-local and stays until the next call that
+ * fails on the same thread (calls that succeed leave it as it is): copy it to keep it. */
 VKI_API const char *vki_last_error(void);
 
 /* ---- context ------------------------------------------------------------------------ */
@@ -146,22 +181,47 @@ typedef struct vki_device_info {
     int fp16_arithmetic;         /* shaderFloat16 */
 } vki_device_info;
 
+/* Loads the Vulkan loader (at run time), picks a device and creates the context.
+ * VKI_ERROR_INVALID_ARGUMENT: out is NULL, or a device index (options->device or
+ * VKI_DEVICE) is out of range. VKI_ERROR_NO_DEVICE: no Vulkan loader, one older than 1.1,
+ * or no device with Vulkan 1.1 and a compute queue (or none that options->device names).
+ * VKI_ERROR_IO: cache_dir cannot be created or is not a directory. VKI_ERROR_SHADER: the
+ * shader compiler did not start. VKI_ERROR_OUT_OF_MEMORY, and Vulkan failures. */
 VKI_API vki_status vki_context_create(const vki_context_options *options, vki_context **out);
+/* Writes the driver's pipeline cache to cache_dir, if any, and frees the context. Its
+ * graphs must be destroyed first. NULL is allowed and does nothing. */
 VKI_API void vki_context_destroy(vki_context *ctx);
+/* The context's device; fp16_storage and fp16_arithmetic say what this context enabled
+ * (disable_features may have turned them off). VKI_ERROR_INVALID_ARGUMENT: a NULL
+ * argument. */
 VKI_API vki_status vki_context_device_info(const vki_context *ctx, vki_device_info *out);
+/* Kernels compiled or loaded from cache_dir so far. VKI_ERROR_INVALID_ARGUMENT: a NULL
+ * argument. */
 VKI_API vki_status vki_context_kernel_stats(const vki_context *ctx, vki_kernel_stats *out);
 
 /* Lists the devices the loader sees without creating a context. Writes up to max entries
- * and the total count to *count. */
+ * (infos may be NULL when max is 0) and the total count, at most 16, to *count; no device
+ * at all is VKI_OK with a count of 0. VKI_ERROR_INVALID_ARGUMENT: count is NULL.
+ * VKI_ERROR_NO_DEVICE: no Vulkan loader, or one older than 1.1. VKI_ERROR_OUT_OF_MEMORY,
+ * and Vulkan failures. */
 VKI_API vki_status vki_enumerate_devices(vki_device_info *infos, int max, int *count);
 
 /* ---- model -------------------------------------------------------------------------- */
 
 /* Parses and validates a model. The bytes are copied where needed; the caller may free
- * them after the call returns. */
+ * them after the call returns. name (load_memory; load_file uses the file's base name)
+ * is copied and prefixes the model's messages. VKI_ERROR_INVALID_ARGUMENT: a NULL
+ * argument. VKI_ERROR_IO (load_file): the file cannot be opened or read.
+ * VKI_ERROR_MODEL_FORMAT: not a well-formed .tflite model (truncated, out-of-range
+ * offsets or indices, a wrong file identifier). VKI_ERROR_UNSUPPORTED_OP: an op or an op
+ * option vkinfer lacks. VKI_ERROR_UNSUPPORTED_MODEL: well-formed but beyond vkinfer (e.g.
+ * batch > 1, a dynamic shape, a tensor type other than float32). VKI_ERROR_OUT_OF_MEMORY. */
 VKI_API vki_status vki_model_load_file(const char *path, vki_model **out);
 VKI_API vki_status vki_model_load_memory(const void *data, size_t size, const char *name,
                                          vki_model **out);
+/* Frees the model; allowed as soon as vki_graph_create has returned (graphs keep no
+ * reference to it), after which its op names and tensor info names are gone. NULL is
+ * allowed and does nothing. */
 VKI_API void vki_model_destroy(vki_model *model);
 
 typedef struct vki_tensor_info {
@@ -171,12 +231,17 @@ typedef struct vki_tensor_info {
     size_t element_count;        /* product of shape */
 } vki_tensor_info;
 
+/* Counts of the graph inputs and outputs; 0 for a NULL model. Never fail. */
 VKI_API int vki_model_input_count(const vki_model *model);
 VKI_API int vki_model_output_count(const vki_model *model);
+/* Name, shape and size of graph input or output index; out->name lives as long as the
+ * model. VKI_ERROR_INVALID_ARGUMENT: a NULL argument or an index out of range. */
 VKI_API vki_status vki_model_input_info(const vki_model *model, int index, vki_tensor_info *out);
 VKI_API vki_status vki_model_output_info(const vki_model *model, int index, vki_tensor_info *out);
+/* Ops after load-time folding; 0 for a NULL model. Never fails. */
 VKI_API int vki_model_op_count(const vki_model *model);
-/* The TFLite builtin name of op i after load-time folding ("CONV_2D"), or NULL. */
+/* The TFLite builtin name of op i after load-time folding ("CONV_2D"), living as long as
+ * the model; NULL for a NULL model or an index out of range (no error message is set). */
 VKI_API const char *vki_model_op_name(const vki_model *model, int index);
 
 /* ---- graph -------------------------------------------------------------------------- */
@@ -283,35 +348,64 @@ typedef struct vki_memory_plan_info {
 } vki_memory_plan_info;
 
 /* Builds the model for the context: compiles kernels, uploads weights, records the
- * command buffer. The model may be destroyed afterwards. */
+ * command buffer. The model may be destroyed afterwards; the context must outlive the
+ * graph. VKI_ERROR_INVALID_ARGUMENT: a NULL argument, an option out of its enum, fp32_ops
+ * NULL or naming an op the model lacks. VKI_ERROR_DEVICE_FEATURE: an fp16 precision on a
+ * device without 16-bit storage, profile or tune on a queue without timestamps.
+ * VKI_ERROR_UNSUPPORTED_OP, VKI_ERROR_UNSUPPORTED_MODEL: an op vkinfer cannot build, or
+ * one beyond the device's limits (work-group counts, maxStorageBufferRange).
+ * VKI_ERROR_SHADER: a kernel did not compile or its pipeline did not build. VKI_ERROR_IO:
+ * tuning_file cannot be written. VKI_ERROR_INTERNAL: a memory plan failed its check.
+ * VKI_ERROR_OUT_OF_MEMORY (host or device), and Vulkan failures (weights are uploaded and
+ * tuning runs on the device). */
 VKI_API vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
                                     const vki_graph_options *options, vki_graph **out);
+/* Frees the graph and its device memory, after waiting (bounded) for a run in flight; call
+ * it before destroying the graph's context. NULL is allowed and does nothing. */
 VKI_API void vki_graph_destroy(vki_graph *graph);
 
-/* Copies float32 NHWC data in; size is in bytes and must equal element_count * 4. */
+/* Copies float32 NHWC data in; size is in bytes and must equal element_count * 4.
+ * VKI_ERROR_INVALID_ARGUMENT: a NULL argument, an index out of range, a wrong size, a run
+ * in flight, the graph in a call on another thread. VKI_ERROR_DEVICE_LOST: the device was
+ * lost. */
 VKI_API vki_status vki_graph_set_input(vki_graph *graph, int index, const float *data,
                                        size_t size);
-/* Submits the recorded command buffer and waits for it (at most 60 s, then
- * VKI_ERROR_TIMEOUT with the run still in flight: vki_graph_wait may wait longer). */
+/* Submits the recorded command buffer and waits for it. VKI_ERROR_INVALID_ARGUMENT: graph
+ * is NULL, in a call on another thread, or with a run in flight. VKI_ERROR_TIMEOUT: the
+ * run did not finish within 60 s (it stays in flight: vki_graph_wait may wait longer).
+ * VKI_ERROR_DEVICE_LOST: the submit or the wait failed, or the device was lost earlier.
+ * VKI_ERROR_INTERNAL: with debug_guards, a kernel wrote past a tensor (the message names
+ * both). VKI_ERROR_OUT_OF_MEMORY, and Vulkan failures. */
 VKI_API vki_status vki_graph_run(vki_graph *graph);
 /* Asynchronous runs, for pipelining camera frames: vki_graph_submit starts a run and
  * returns at once; the app prepares the next frame meanwhile, then vki_graph_wait waits up
  * to timeout_ns (0 just looks) for it. VKI_ERROR_TIMEOUT from vki_graph_wait leaves the
  * run in flight; call it again. While a run is in flight, set_input, get_output, run and
  * submit on the graph return VKI_ERROR_INVALID_ARGUMENT; vki_graph_wait without a run in
- * flight does too. Runs of different graphs may be in flight at once. */
+ * flight does too. Runs of different graphs may be in flight at once. Otherwise the
+ * statuses of vki_graph_run. */
 VKI_API vki_status vki_graph_submit(vki_graph *graph);
 VKI_API vki_status vki_graph_wait(vki_graph *graph, uint64_t timeout_ns);
-/* Copies float32 NHWC data out; size is in bytes and must equal element_count * 4. */
+/* Copies float32 NHWC data out, from the last run; size is in bytes and must equal
+ * element_count * 4. VKI_ERROR_INVALID_ARGUMENT: a NULL argument, an index out of range,
+ * a wrong size, a run in flight, the graph in a call on another thread.
+ * VKI_ERROR_DEVICE_LOST: the device was lost. */
 VKI_API vki_status vki_graph_get_output(vki_graph *graph, int index, float *data, size_t size);
+/* The graph's device memory; out->strategy is a static string. VKI_ERROR_INVALID_ARGUMENT:
+ * a NULL argument. */
 VKI_API vki_status vki_graph_memory(const vki_graph *graph, vki_memory_report *out);
-/* What work-group tuning did for this graph. */
+/* What work-group tuning did for this graph. VKI_ERROR_INVALID_ARGUMENT: a NULL argument. */
 VKI_API vki_status vki_graph_tuning(const vki_graph *graph, vki_tuning_report *out);
-/* How many ops are float16 and whether they compute in float16. */
+/* How many ops are float16 and whether they compute in float16.
+ * VKI_ERROR_INVALID_ARGUMENT: a NULL argument. */
 VKI_API vki_status vki_graph_precision(const vki_graph *graph, vki_precision_report *out);
 /* Plans the model's intermediates with every strategy (as built for ctx with options,
  * whose memory field is ignored) without allocating anything: out[i] for strategy i,
- * up to max entries (VKI_MEMORY_STRATEGY_COUNT for all). */
+ * up to max entries (VKI_MEMORY_STRATEGY_COUNT for all); names are static strings.
+ * VKI_ERROR_INVALID_ARGUMENT: ctx or model NULL, out NULL with max > 0, options as for
+ * vki_graph_create. VKI_ERROR_DEVICE_FEATURE: an fp16 precision without 16-bit storage.
+ * VKI_ERROR_UNSUPPORTED_OP, VKI_ERROR_UNSUPPORTED_MODEL: as for vki_graph_create.
+ * VKI_ERROR_OUT_OF_MEMORY: host memory, or a plan larger than 2^64 bytes. */
 VKI_API vki_status vki_memory_plans(vki_context *ctx, const vki_model *model,
                                     const vki_graph_options *options, vki_memory_plan_info *out,
                                     int max);
@@ -329,15 +423,21 @@ typedef struct vki_calibration_options {
  * Writes the op indices (for vki_graph_options.fp32_ops) to ops, at most max, and their
  * count to *n_ops (0 when all-fp16 already meets the tolerance). Builds and runs about
  * log2(op count) + 2 graphs. Calibrate on inputs like the real ones: the answer holds for
- * inputs like them, not for every input. */
+ * inputs like them, not for every input. *n_ops is 0 after a failure.
+ * VKI_ERROR_INVALID_ARGUMENT: ctx, model, inputs or n_ops NULL, ops NULL with max > 0,
+ * a precision other than the fp16 ones, or more ops must stay fp32 than max.
+ * VKI_ERROR_UNSUPPORTED_MODEL: more than 64 outputs. And every status of vki_graph_create
+ * and vki_graph_run, for the graphs it builds and runs. */
 VKI_API vki_status vki_calibrate_fp32_ops(vki_context *ctx, const vki_model *model,
                                           const float *const *inputs,
                                           const vki_calibration_options *options, int *ops,
                                           int max, int *n_ops);
 /* Per-dispatch GPU times of the last run of a graph built with options.profile; writes up
- * to max entries and returns the number of dispatches (or -1 without profiling). */
+ * to max entries (out may be NULL) and returns the number of dispatches, or -1 for a NULL
+ * graph or one built without profiling (no error message is set). Kernel names are static
+ * strings. */
 VKI_API int vki_graph_profile(const vki_graph *graph, vki_dispatch_profile *out, int max);
-/* Number of compute dispatches recorded in the graph's command buffer. */
+/* Number of compute dispatches recorded in the graph's command buffer; 0 for NULL. */
 VKI_API int vki_graph_dispatch_count(const vki_graph *graph);
 
 #ifdef __cplusplus

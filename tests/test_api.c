@@ -4,6 +4,7 @@
 #include "harness.h"
 
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,4 +253,52 @@ Test(kernel_cache, a_file_is_not_a_cache_directory) {
     cr_assert(strstr(vki_last_error(), "not a directory"), "%s", vki_last_error());
     cr_assert_null(ctx);
     remove(path);
+}
+
+/* ---- version, destroy(NULL), the thread's last error ----------------------------------- */
+
+Test(api, version_matches_the_header) {
+    cr_assert_eq(vki_version(), VKI_VERSION);
+    cr_assert_eq(VKI_VERSION_GET_MAJOR(vki_version()), VKI_VERSION_MAJOR);
+    cr_assert_eq(VKI_VERSION_GET_MINOR(vki_version()), VKI_VERSION_MINOR);
+    cr_assert_eq(VKI_VERSION_GET_PATCH(vki_version()), VKI_VERSION_PATCH);
+    char text[32];
+    snprintf(text, sizeof text, "%d.%d.%d", VKI_VERSION_MAJOR, VKI_VERSION_MINOR, VKI_VERSION_PATCH);
+    cr_assert_str_eq(vki_version_string(), text);
+    cr_assert(VKI_MAKE_VERSION(0, 2, 0) > VKI_MAKE_VERSION(0, 1, 9));
+    cr_assert(VKI_MAKE_VERSION(1, 0, 0) > VKI_MAKE_VERSION(0, 1023, 4095));
+}
+
+Test(api, destroy_null_does_nothing) {
+    vki_graph_destroy(NULL);
+    vki_model_destroy(NULL);
+    vki_context_destroy(NULL);
+}
+
+/* The message stays through calls that succeed and is the calling thread's own. */
+static void *fail_on_another_thread(void *arg) {
+    (void)arg;
+    cr_assert_eq(vki_last_error()[0], 0, "a new thread starts with no message");
+    cr_assert_eq(vki_graph_run(NULL), VKI_ERROR_INVALID_ARGUMENT);
+    return NULL;
+}
+
+Test(api, last_error_is_per_thread_and_kept_until_the_next_failure) {
+    vki_model *m = NULL;
+    cr_assert_eq(vki_model_load_memory("not a model", 11, "junk", &m), VKI_ERROR_MODEL_FORMAT);
+    cr_assert_null(m);
+    char first[1024];
+    snprintf(first, sizeof first, "%s", vki_last_error());
+    cr_assert(strstr(first, "junk"), "%s", first);
+    vki_model *tiny = tiny_model();
+    vki_tensor_info info;
+    cr_assert_eq(vki_model_input_info(tiny, 0, &info), VKI_OK);
+    cr_assert_str_eq(vki_last_error(), first, "a call that succeeds keeps the message");
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, fail_on_another_thread, NULL), 0);
+    cr_assert_eq(pthread_join(t, NULL), 0);
+    cr_assert_str_eq(vki_last_error(), first, "another thread's failure is its own");
+    cr_assert_eq(vki_model_output_info(tiny, 5, &info), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(vki_last_error(), "index 5 out of range"), "%s", vki_last_error());
+    vki_model_destroy(tiny);
 }
