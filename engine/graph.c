@@ -10,6 +10,7 @@
 #include "graph.h"
 
 #include "builder.h"
+#include "image_input.h"
 #include "kernels.h"
 #include "status.h"
 #include "tune.h"
@@ -106,6 +107,7 @@ static vki_status build(vki_graph *g, const vki_model *model, const vki_graph_co
     if (s) return s;
     g->precision = b->precision;
     s = vki_memory_create(ctx, b, cfg, &g->mem);
+    if (!s) s = vki_image_inputs_open(g, b);
     if (s) return s;
     uint32_t n_bindings = 0;
     for (int k = 0; k < b->n_dispatches; k++) n_bindings += (uint32_t)b->dispatches[k].n_bindings;
@@ -193,6 +195,7 @@ vki_status vki_memory_plans(vki_context *ctx, const vki_model *model,
 void vki_graph_destroy(vki_graph *g) {
     if (!g) return;
     vki_recording_close(&g->rec);
+    vki_image_inputs_close(g);
     vki_memory_destroy(g->ctx, &g->mem);
     vki_model_destroy(g->model_io);
     free(g);
@@ -215,6 +218,7 @@ static vki_status check_io(const vki_graph *g, int index, int is_input, size_t s
 
 vki_status vki_graph_set_input(vki_graph *g, int index, const float *data, size_t size) {
     vki_status s = check_io(g, index, 1, size, data);
+    if (!s) s = vki_image_inputs_floats(g, index);
     if (s) return s;
     vki_buffer *staging = &g->mem.staging[index];
     memcpy(staging->mapped, data, size);
@@ -224,6 +228,8 @@ vki_status vki_graph_set_input(vki_graph *g, int index, const float *data, size_
 
 vki_status vki_graph_run(vki_graph *g) {
     if (!g) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_run: graph is NULL");
+    /* Inputs written through vki_graph_input_pointer reach non-coherent memory here. */
+    for (int i = 0; i < g->mem.n_inputs; i++) vki_buffer_flush(g->ctx, &g->mem.staging[i]);
     vki_status s = vki_recording_submit(&g->rec);
     if (s) return s;
     for (int i = 0; i < g->mem.n_outputs; i++)
@@ -267,4 +273,42 @@ int vki_graph_profile(const vki_graph *g, vki_dispatch_profile *out, int max) {
                                         {s->wg[0], s->wg[1], s->wg[2]}};
     }
     return g->rec.n_steps;
+}
+
+/* ---- camera frames and zero-copy I/O ------------------------------------------------- */
+
+vki_status vki_graph_set_input_image(vki_graph *g, int index, const vki_image *image,
+                                     const vki_image_transform *transform) {
+    return vki_image_inputs_set(g, index, image, transform);
+}
+
+static vki_status io_pointer(vki_graph *g, int index, int is_input, void **data, size_t *size) {
+    const char *call = is_input ? "vki_graph_input_pointer" : "vki_graph_output_pointer";
+    if (data) *data = NULL;
+    if (size) *size = 0;
+    if (!g || !data || !size) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: NULL argument", call);
+    int n = is_input ? g->mem.n_inputs : g->mem.n_outputs;
+    if (index < 0 || index >= n)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: %s: index %d out of range (%d %s)", call,
+                        g->model_io->name, index, n, is_input ? "inputs" : "outputs");
+    int k = is_input ? index : g->mem.n_inputs + index;
+    vki_status s = is_input ? vki_image_inputs_floats(g, index) : VKI_OK;
+    if (s) return s;
+    *data = g->mem.staging[k].mapped;
+    *size = g->mem.elements[k] * sizeof(float);
+    return VKI_OK;
+}
+
+vki_status vki_graph_input_pointer(vki_graph *g, int index, float **data, size_t *size) {
+    void *p = NULL;
+    vki_status s = io_pointer(g, index, 1, data ? &p : NULL, size);
+    if (data) *data = p;
+    return s;
+}
+
+vki_status vki_graph_output_pointer(vki_graph *g, int index, const float **data, size_t *size) {
+    void *p = NULL;
+    vki_status s = io_pointer(g, index, 0, data ? &p : NULL, size);
+    if (data) *data = p;
+    return s;
 }

@@ -13,6 +13,7 @@ struct vki_graph {
     vki_recording rec;
     vki_precision_report precision;
     vki_tuning_report tuning;
+    struct vki_image_inputs *images;   /* camera frames into inputs (image_input.c) */
 };
 
 #endif
