@@ -11,6 +11,7 @@
 #include "graph.h"
 
 #include "builder.h"
+#include "image_input.h"
 #include "kernels.h"
 #include "status.h"
 #include "tune.h"
@@ -107,6 +108,7 @@ static vki_status build(vki_graph *g, const vki_model *model, const vki_graph_co
     if (s) return s;
     g->precision = b->precision;
     s = vki_memory_create(ctx, b, cfg, &g->mem);
+    if (!s) s = vki_image_inputs_open(g, b);
     if (s) return s;
     uint32_t n_bindings = 0;
     for (int k = 0; k < b->n_dispatches; k++) n_bindings += (uint32_t)b->dispatches[k].n_bindings;
@@ -220,6 +222,7 @@ void vki_graph_destroy(vki_graph *g) {
         return;
     }
     vki_recording_close(&g->rec);   /* waits for a run still in flight */
+    vki_image_inputs_close(g);
     vki_memory_destroy(g->ctx, &g->mem);
     vki_model_destroy(g->model_io);
     free(g);
@@ -247,6 +250,7 @@ vki_status vki_graph_set_input(vki_graph *g, int index, const float *data, size_
     vki_status s = vki_graph_enter(g, "vki_graph_set_input");
     if (s) return s;
     s = check_io(g, index, 1, size, data);
+    if (!s) s = vki_image_inputs_floats(g, index);
     if (!s) {
         vki_buffer *staging = &g->mem.staging[index];
         memcpy(staging->mapped, data, size);
@@ -260,6 +264,8 @@ static vki_status submit(vki_graph *g, const char *call) {
     if (g->pending)
         return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: graph %s has a run in flight; call "
                         "vki_graph_wait first", call, g->model_io->name);
+    /* Inputs written through vki_graph_input_pointer reach non-coherent memory here. */
+    for (int i = 0; i < g->mem.n_inputs; i++) vki_buffer_flush(g->ctx, &g->mem.staging[i]);
     vki_status s = vki_recording_start(&g->rec);
     if (!s) g->pending = 1;
     return s;
@@ -345,4 +351,67 @@ int vki_graph_profile(const vki_graph *g, vki_dispatch_profile *out, int max) {
     }
     vki_graph_leave((vki_graph *)g);
     return g->rec.n_steps;
+}
+
+/* ---- camera frames and zero-copy I/O ------------------------------------------------- */
+
+/* A run in flight reads the staging buffers and the recorded command buffer: nothing that
+ * writes or re-records them may run meanwhile. */
+static vki_status not_in_flight(const vki_graph *g, const char *call) {
+    if (!g->pending) return VKI_OK;
+    return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: graph %s has a run in flight; call "
+                    "vki_graph_wait first", call, g->model_io->name);
+}
+
+vki_status vki_graph_set_input_image(vki_graph *g, int index, const vki_image *image,
+                                     const vki_image_transform *transform) {
+    vki_status s = vki_graph_enter(g, "vki_graph_set_input_image");
+    if (s) return s;
+    s = not_in_flight(g, "vki_graph_set_input_image");
+    if (!s) s = vki_image_inputs_set(g, index, image, transform);
+    vki_graph_leave(g);
+    return s;
+}
+
+static vki_status io_pointer(vki_graph *g, int index, int is_input, void **data, size_t *size) {
+    const char *call = is_input ? "vki_graph_input_pointer" : "vki_graph_output_pointer";
+    if (data) *data = NULL;
+    if (size) *size = 0;
+    if (!data || !size) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: NULL argument", call);
+    int n = is_input ? g->mem.n_inputs : g->mem.n_outputs;
+    if (index < 0 || index >= n)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: %s: index %d out of range (%d %s)", call,
+                        g->model_io->name, index, n, is_input ? "inputs" : "outputs");
+    int k = is_input ? index : g->mem.n_inputs + index;
+    vki_status s = is_input ? vki_image_inputs_floats(g, index) : VKI_OK;
+    if (s) return s;
+    *data = g->mem.staging[k].mapped;
+    *size = g->mem.elements[k] * sizeof(float);
+    return VKI_OK;
+}
+
+vki_status vki_graph_input_pointer(vki_graph *g, int index, float **data, size_t *size) {
+    void *p = NULL;
+    if (size) *size = 0;
+    vki_status s = vki_graph_enter(g, "vki_graph_input_pointer");
+    if (!s) {
+        s = not_in_flight(g, "vki_graph_input_pointer");
+        if (!s) s = io_pointer(g, index, 1, data ? &p : NULL, size);
+        vki_graph_leave(g);
+    }
+    if (data) *data = p;
+    return s;
+}
+
+vki_status vki_graph_output_pointer(vki_graph *g, int index, const float **data, size_t *size) {
+    void *p = NULL;
+    if (size) *size = 0;
+    vki_status s = vki_graph_enter(g, "vki_graph_output_pointer");
+    if (!s) {
+        s = not_in_flight(g, "vki_graph_output_pointer");
+        if (!s) s = io_pointer(g, index, 0, data ? &p : NULL, size);
+        vki_graph_leave(g);
+    }
+    if (data) *data = p;
+    return s;
 }

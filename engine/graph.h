@@ -17,6 +17,7 @@ struct vki_graph {
     vki_recording rec;
     vki_precision_report precision;
     vki_tuning_report tuning;
+    struct vki_image_inputs *images;   /* camera frames into inputs (image_input.c) */
 };
 
 /* Takes the graph for a call named `call`: VKI_ERROR_INVALID_ARGUMENT when it is NULL or

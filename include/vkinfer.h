@@ -440,6 +440,72 @@ VKI_API int vki_graph_profile(const vki_graph *graph, vki_dispatch_profile *out,
 /* Number of compute dispatches recorded in the graph's command buffer; 0 for NULL. */
 VKI_API int vki_graph_dispatch_count(const vki_graph *graph);
 
+/* ---- camera frames and zero-copy I/O ------------------------------------------------ */
+
+typedef enum vki_pixel_format {
+    VKI_PIXEL_RGBA8888 = 0,      /* 4 bytes a pixel, R G B A; alpha is ignored */
+    VKI_PIXEL_RGB888,            /* 3 bytes a pixel, R G B */
+    VKI_PIXEL_NV21,              /* Y plane, then interleaved V U at half width and height */
+    VKI_PIXEL_NV12,              /* Y plane, then interleaved U V at half width and height */
+} vki_pixel_format;
+
+/* A frame in host memory. NV21/NV12 chroma is subsampled 2x2, rounding up: the chroma
+ * plane has ceil(height/2) rows of ceil(width/2) pairs, and pixel (x, y) takes the pair
+ * (x/2, y/2). Only the rows and columns of the transform's crop are read. */
+typedef struct vki_image {
+    vki_pixel_format format;
+    int width, height;           /* 1 .. 16384 each */
+    int row_stride;              /* bytes per row of the first plane; 0 = tightly packed */
+    const void *data;            /* RGBA/RGB pixels, or the Y plane */
+    const void *uv;              /* NV12/NV21 interleaved chroma plane; NULL = right after
+                                  * the Y plane (data + row_stride * height) */
+    /* Bytes per chroma row; 0 = row_stride, or 2*ceil(width/2) where that is more (a
+     * tightly packed frame of odd width). Both ignored for RGBA and RGB. */
+    int uv_row_stride;
+} vki_image;
+
+/* What happens to a frame on its way into the model's input, in this order: crop, rotate,
+ * mirror, resize to the input's H x W (bilinear), normalise. Zero means the default;
+ * NULL means all defaults (the whole frame, upright, values in [0, 1]). */
+typedef struct vki_image_transform {
+    /* In frame pixels; a width or height of 0 reaches the frame's right or bottom edge. */
+    int crop_x, crop_y, crop_width, crop_height;
+    int rotation;                /* clockwise, 0, 90, 180 or 270 degrees */
+    int mirror;                  /* nonzero: flip horizontally (after rotation) */
+    /* out = (pixel - mean) / std for pixel values in 0..255, per channel R, G, B (a
+     * one-channel input uses [0]). All std 0 (with all mean 0) gives pixel / 255. */
+    float mean[3], std[3];
+    /* Nonzero: keep the aspect ratio, fitting the rotated crop inside H x W, centred; the
+     * pixels around it take the value `fill` (0..255, normalised like a pixel). */
+    int letterbox;
+    float fill;
+} vki_image_transform;
+
+/* Feeds input `index` from a camera frame instead of float NHWC: the frame's bytes are
+ * copied once into a host-visible buffer of the graph, and one dispatch of the graph's
+ * command buffer crops, resizes, rotates, mirrors, converts YUV to RGB and normalises,
+ * writing the input tensor directly. The input must be [1,H,W,3] (RGB) or [1,H,W,1]
+ * (luma). Resizing is bilinear with half-pixel centres, as OpenCV's cv::resize
+ * (INTER_LINEAR) and TFLite's RESIZE_BILINEAR with half_pixel_centers: the source
+ * coordinate of output pixel x is (x + 0.5) * scale - 0.5, clamped to the crop, so edges
+ * repeat. YUV is BT.601 full range (JPEG/JFIF, as Android camera frames):
+ * R = Y + 1.402 (V-128), G = Y - 0.344136 (U-128) - 0.714136 (V-128), B = Y + 1.772 (U-128),
+ * each clamped to 0..255; luma from RGB is 0.299 R + 0.587 G + 0.114 B. The input stays
+ * fed from frames until vki_graph_set_input or vki_graph_input_pointer is called for it.
+ * Changing the frame or the transform costs no re-recording; switching an input between
+ * frames and floats, or a frame larger than any before, re-records the command buffer. */
+VKI_API vki_status vki_graph_set_input_image(vki_graph *graph, int index, const vki_image *image,
+                                             const vki_image_transform *transform);
+
+/* Zero-copy: the mapped host-visible memory that input or output `index` passes through,
+ * as dense float32 NHWC, valid until the graph is destroyed; *size is in bytes. Write an
+ * input before vki_graph_run (asking for an input's pointer puts it back on floats, as
+ * vki_graph_set_input does); read an output after a run, until the next run. */
+VKI_API vki_status vki_graph_input_pointer(vki_graph *graph, int index, float **data,
+                                           size_t *size);
+VKI_API vki_status vki_graph_output_pointer(vki_graph *graph, int index, const float **data,
+                                            size_t *size);
+
 #ifdef __cplusplus
 }
 #endif
