@@ -95,6 +95,28 @@ void harness_expect_invalid_list(vki_model *m, vki_status want, const char *cons
 
 static vki_context *shared_ctx;
 
+harness_io_model harness_load_io_model(const char *file) {
+    size_t size = 0;
+    uint8_t *bytes = harness_read_model(file, &size);
+    cr_assert(bytes, "%s is missing: run tools/fetch_models.sh", file);
+    harness_io_model l = {0};
+    vki_status s = vki_model_load_memory(bytes, size, file, &l.model);
+    free(bytes);
+    cr_assert_eq(s, VKI_OK, "%s: %s", file, vki_last_error());
+    l.n_in = vki_model_input_count(l.model);
+    l.n_out = vki_model_output_count(l.model);
+    cr_assert(l.n_in <= 8 && l.n_out <= 8, "%s: more than 8 inputs or outputs", file);
+    for (int i = 0; i < l.n_in + l.n_out; i++) {
+        vki_tensor_info t;
+        if (i < l.n_in) vki_model_input_info(l.model, i, &t);
+        else vki_model_output_info(l.model, i - l.n_in, &t);
+        if (i < l.n_in) l.in_elems[i] = t.element_count;
+        else l.out_elems[i - l.n_in] = t.element_count;
+        if (i >= l.n_in) l.out_total += t.element_count;
+    }
+    return l;
+}
+
 vki_context *harness_context(void) {
     if (!shared_ctx) {
         vki_status s = vki_context_create(NULL, &shared_ctx);

@@ -120,6 +120,16 @@ double harness_check_precisions(vki_model *m, uint32_t seed, double tol, double 
  * file is not there. */
 uint8_t *harness_read_model(const char *file, size_t *size);
 
+/* A model of VKI_MODEL_DIR loaded from memory (as an app loads one), with its inputs' and
+ * outputs' element counts; asserts that it loaded and has at most 8 of each. */
+typedef struct harness_io_model {
+    vki_model *model;
+    int n_in, n_out;
+    size_t in_elems[8], out_elems[8];
+    size_t out_total;            /* all outputs' elements */
+} harness_io_model;
+harness_io_model harness_load_io_model(const char *file);
+
 /* The shared context (created on first use, VKI_DEVICE respected). */
 vki_context *harness_context(void);
 

@@ -19,55 +19,36 @@
 #define MODEL "face_detection_short_range.tflite"
 
 typedef struct fixture {
-    vki_model *model;
-    int n_in, n_out;
-    size_t in_elems[4], out_elems[4], out_total;
-    float *inputs[4];
+    harness_io_model io;
+    float *inputs[8];
     float *want;                 /* outputs of a clean run */
 } fixture;
 
 static fixture load(void) {
-    size_t size = 0;
-    uint8_t *bytes = harness_read_model(MODEL, &size);
-    cr_assert(bytes, "%s is missing: run tools/fetch_models.sh", MODEL);
-    fixture f = {0};
-    cr_assert_eq(vki_model_load_memory(bytes, size, MODEL, &f.model), VKI_OK, "%s", vki_last_error());
-    free(bytes);
-    f.n_in = vki_model_input_count(f.model);
-    f.n_out = vki_model_output_count(f.model);
-    cr_assert(f.n_in <= 4 && f.n_out <= 4);
-    for (int i = 0; i < f.n_in; i++) {
-        vki_tensor_info t;
-        vki_model_input_info(f.model, i, &t);
-        f.in_elems[i] = t.element_count;
-        f.inputs[i] = malloc(t.element_count * sizeof(float));
-        harness_fill(f.inputs[i], t.element_count, 31u + (uint32_t)i, -1.0f, 1.0f);
-    }
-    for (int i = 0; i < f.n_out; i++) {
-        vki_tensor_info t;
-        vki_model_output_info(f.model, i, &t);
-        f.out_elems[i] = t.element_count;
-        f.out_total += t.element_count;
+    fixture f = {.io = harness_load_io_model(MODEL)};
+    for (int i = 0; i < f.io.n_in; i++) {
+        f.inputs[i] = malloc(f.io.in_elems[i] * sizeof(float));
+        harness_fill(f.inputs[i], f.io.in_elems[i], 31u + (uint32_t)i, -1.0f, 1.0f);
     }
     return f;
 }
 
 static void unload(fixture *f) {
-    for (int i = 0; i < f->n_in; i++) free(f->inputs[i]);
+    for (int i = 0; i < f->io.n_in; i++) free(f->inputs[i]);
     free(f->want);
-    vki_model_destroy(f->model);
+    vki_model_destroy(f->io.model);
 }
 
 /* Build, set inputs, run, read outputs into out (may be NULL); destroys the graph. */
 static vki_status build_and_run(vki_context *ctx, const fixture *f, float *out) {
     vki_graph *g = NULL;
-    vki_status s = vki_graph_create(ctx, f->model, NULL, &g);
-    for (int i = 0; !s && i < f->n_in; i++)
-        s = vki_graph_set_input(g, i, f->inputs[i], f->in_elems[i] * sizeof(float));
+    vki_status s = vki_graph_create(ctx, f->io.model, NULL, &g);
+    for (int i = 0; !s && i < f->io.n_in; i++)
+        s = vki_graph_set_input(g, i, f->inputs[i], f->io.in_elems[i] * sizeof(float));
     if (!s) s = vki_graph_run(g);
-    for (int i = 0; !s && out && i < f->n_out; i++) {
-        s = vki_graph_get_output(g, i, out, f->out_elems[i] * sizeof(float));
-        out += f->out_elems[i];
+    for (int i = 0; !s && out && i < f->io.n_out; i++) {
+        s = vki_graph_get_output(g, i, out, f->io.out_elems[i] * sizeof(float));
+        out += f->io.out_elems[i];
     }
     vki_graph_destroy(g);
     return s;
@@ -109,10 +90,10 @@ static long count_points(vki_context *ctx, const fixture *f, vki_fault_kind kind
 }
 
 static void expect_clean_run(vki_context *ctx, const fixture *f, const char *after) {
-    float *got = malloc(f->out_total * sizeof(float));
+    float *got = malloc(f->io.out_total * sizeof(float));
     vki_status s = build_and_run(ctx, f, got);
     cr_assert_eq(s, VKI_OK, "after %s: the same context fails: %s", after, vki_last_error());
-    cr_assert(!memcmp(got, f->want, f->out_total * sizeof(float)),
+    cr_assert(!memcmp(got, f->want, f->io.out_total * sizeof(float)),
               "after %s: outputs differ from a clean run", after);
     free(got);
 }
@@ -127,7 +108,7 @@ static vki_status want_status(int result) {
 static int fail_at(vki_context *ctx, const fixture *f, vki_fault_kind kind, long at, int result,
                    int cold_cache) {
     if (cold_cache) vki_kernels_release(ctx);
-    float *got = malloc(f->out_total * sizeof(float));
+    float *got = malloc(f->io.out_total * sizeof(float));
     vki_fault_arm(kind, at, result);
     vki_status s = build_and_run(ctx, f, got);
     int fired = vki_fault_fired();
@@ -135,7 +116,7 @@ static int fail_at(vki_context *ctx, const fixture *f, vki_fault_kind kind, long
     cr_assert(fired, "%s point %ld was not reached", vki_fault_kind_name(kind), at);
     const char *msg = vki_last_error();
     if (s == VKI_OK && result != VK_ERROR_DEVICE_LOST) {
-        cr_assert(!memcmp(got, f->want, f->out_total * sizeof(float)),
+        cr_assert(!memcmp(got, f->want, f->io.out_total * sizeof(float)),
                   "%s point %ld: reported success with wrong outputs", vki_fault_kind_name(kind), at);
         free(got);
         return 0;
@@ -152,7 +133,7 @@ static int fail_at(vki_context *ctx, const fixture *f, vki_fault_kind kind, long
 static long walk(vki_fault_kind kind, int cold_cache) {
     fixture f = load();
     vki_context *ctx = new_context();
-    f.want = malloc(f.out_total * sizeof(float));
+    f.want = malloc(f.io.out_total * sizeof(float));
     cr_assert_eq(build_and_run(ctx, &f, f.want), VKI_OK, "%s", vki_last_error());
     long n = count_points(ctx, &f, kind, cold_cache);
     cr_assert_gt(n, 0, "no %s point in a build and run", vki_fault_kind_name(kind));
@@ -191,7 +172,7 @@ Test(faults, host_malloc_compiling, .timeout = 900) { walk(VKI_FAULT_MALLOC, 1);
 Test(faults, device_lost_stays_lost_and_a_new_context_works, .timeout = 600) {
     fixture f = load();
     vki_context *probe = new_context();
-    f.want = malloc(f.out_total * sizeof(float));
+    f.want = malloc(f.io.out_total * sizeof(float));
     cr_assert_eq(build_and_run(probe, &f, f.want), VKI_OK, "%s", vki_last_error());
     static const vki_fault_kind kinds[] = {VKI_FAULT_MEMORY, VKI_FAULT_BUFFER, VKI_FAULT_SHADER,
                                            VKI_FAULT_PIPELINE, VKI_FAULT_DESCRIPTOR,
@@ -205,7 +186,7 @@ Test(faults, device_lost_stays_lost_and_a_new_context_works, .timeout = 600) {
             vki_context *ctx = new_context();
             /* A graph built before the loss, to see how it behaves after. */
             vki_graph *before = NULL;
-            cr_assert_eq(vki_graph_create(ctx, f.model, NULL, &before), VKI_OK, "%s", vki_last_error());
+            cr_assert_eq(vki_graph_create(ctx, f.io.model, NULL, &before), VKI_OK, "%s", vki_last_error());
             fail_at(ctx, &f, kinds[k], points[p], VK_ERROR_DEVICE_LOST, cold(kinds[k]));
             float x[4];
             cr_expect_eq(vki_graph_run(before), VKI_ERROR_DEVICE_LOST);
@@ -214,7 +195,7 @@ Test(faults, device_lost_stays_lost_and_a_new_context_works, .timeout = 600) {
             cr_expect_eq(vki_graph_get_output(before, 0, x, sizeof x), VKI_ERROR_DEVICE_LOST);
             cr_expect(strstr(vki_last_error(), "lost"), "%s", vki_last_error());
             vki_graph *after = NULL;
-            cr_expect_eq(vki_graph_create(ctx, f.model, NULL, &after), VKI_ERROR_DEVICE_LOST);
+            cr_expect_eq(vki_graph_create(ctx, f.io.model, NULL, &after), VKI_ERROR_DEVICE_LOST);
             cr_expect_null(after);
             vki_graph_destroy(before);
             vki_context_destroy(ctx);

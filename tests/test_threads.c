@@ -19,43 +19,12 @@
 #define THREADS 4
 #define RUNS 6
 
-/* A loaded model and its I/O sizes. */
-typedef struct loaded {
-    vki_model *model;
-    int n_in, n_out;
-    size_t in_elems[4], out_elems[4];
-} loaded;
+typedef harness_io_model loaded;
 
-static loaded load(const char *file) {
-    size_t size = 0;
-    uint8_t *bytes = harness_read_model(file, &size);
-    cr_assert(bytes, "%s is missing: run tools/fetch_models.sh", file);
-    loaded l = {0};
-    vki_status s = vki_model_load_memory(bytes, size, file, &l.model);
-    free(bytes);
-    cr_assert_eq(s, VKI_OK, "%s: %s", file, vki_last_error());
-    l.n_in = vki_model_input_count(l.model);
-    l.n_out = vki_model_output_count(l.model);
-    cr_assert(l.n_in <= 4 && l.n_out <= 4);
-    for (int i = 0; i < l.n_in; i++) {
-        vki_tensor_info t;
-        vki_model_input_info(l.model, i, &t);
-        l.in_elems[i] = t.element_count;
-    }
-    for (int i = 0; i < l.n_out; i++) {
-        vki_tensor_info t;
-        vki_model_output_info(l.model, i, &t);
-        l.out_elems[i] = t.element_count;
-    }
-    return l;
-}
+static loaded load(const char *file) { return harness_load_io_model(file); }
 
 /* Outputs of one run: all outputs concatenated. */
-static size_t out_total(const loaded *l) {
-    size_t n = 0;
-    for (int i = 0; i < l->n_out; i++) n += l->out_elems[i];
-    return n;
-}
+static size_t out_total(const loaded *l) { return l->out_total; }
 
 /* Sets inputs from `seed` and runs; returns the status of the first failing call, with
  * its message copied to why. */
