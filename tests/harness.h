@@ -70,7 +70,8 @@ void harness_expect_invalid_list(vki_model *m, vki_status want, const char *cons
 /* ---- device against reference ------------------------------------------------------- */
 
 /* The graph precisions a check runs. fp16 ones run only where the device has fp16
- * storage (with fp16 arithmetic, VKI_PRECISION_FP16 also computes in fp16). */
+ * storage (with fp16 arithmetic, VKI_PRECISION_FP16 also computes in fp16), and only
+ * those VKI_TEST_PRECISIONS lists where it is set ("fp32,fp16,fp16-storage"). */
 enum {
     HARNESS_FP32 = 1u << 0,
     HARNESS_FP16 = 1u << 1,
