@@ -139,7 +139,7 @@ const char *harness_precision_name(int index) {
 /* The precisions VKI_TEST_PRECISIONS allows: a comma-separated list of "fp32", "fp16" and
  * "fp16-storage" (unset or empty: all three). For a driver that offers fp16 storage but
  * cannot compile fp16 kernels, as lavapipe under qemu-aarch64 (tools/test-arm64.sh). */
-static unsigned allowed_precisions(void) {
+unsigned harness_allowed_precisions(void) {
     const char *env = getenv("VKI_TEST_PRECISIONS");
     if (!env || !*env) return HARNESS_ALL_PRECISIONS;
     unsigned mask = 0;
@@ -281,7 +281,7 @@ int harness_compare(const vki_model *m, const harness_spec *spec, harness_result
         ok = 0;
     } else {
         unsigned want = (spec->precisions ? spec->precisions : HARNESS_ALL_PRECISIONS) &
-                        allowed_precisions();
+                        harness_allowed_precisions();
         vki_device_info dev;
         vki_context_device_info(harness_context(), &dev);
         for (int p = 0; p < HARNESS_N_PRECISIONS; p++) {

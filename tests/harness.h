@@ -79,6 +79,9 @@ enum {
     HARNESS_ALL_PRECISIONS = HARNESS_FP32 | HARNESS_FP16 | HARNESS_FP16_STORAGE,
 };
 #define HARNESS_N_PRECISIONS 3
+/* The HARNESS_* precisions VKI_TEST_PRECISIONS allows ("fp32,fp16,fp16-storage"; unset:
+ * all). */
+unsigned harness_allowed_precisions(void);
 /* "fp32", "fp16", "fp16-storage" for precision index 0, 1, 2. */
 const char *harness_precision_name(int index);
 

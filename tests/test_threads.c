@@ -106,7 +106,8 @@ Test(threads, graphs_of_one_context_in_parallel, .timeout = 600) {
         vki_graph_options o = {0};
         vki_device_info info;
         vki_context_device_info(ctx, &info);
-        if (t % 2 && info.fp16_storage) o.precision = VKI_PRECISION_FP16_STORAGE;
+        if (t % 2 && info.fp16_storage && (harness_allowed_precisions() & HARNESS_FP16_STORAGE))
+            o.precision = VKI_PRECISION_FP16_STORAGE;
         want[t] = reference(ctx, &l, &o, 1000u + (uint32_t)t);
         w[t] = (worker){.ctx = ctx, .l = &l, .options = o, .seed = 1000u + (uint32_t)t,
                         .want = want[t], .runs = RUNS};
