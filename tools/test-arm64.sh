@@ -18,7 +18,7 @@
 #
 # What runs (every test in fp32 only: lavapipe under qemu-aarch64 offers fp16 storage,
 # but its LLVM aborts compiling fp16 loads, "Cannot select: v4f32 = fp_extend v4i16"):
-#   api, loader, planner, tuner, and threads where tests/meson.build has it: every test;
+#   api, loader, planner, tuner and threads: every test;
 #   ops_eltwise, ops_conv, ops_layout, ops_spatial, ops_tconv, ops_coverage: every
 #     validation and reference test, and cases 0, 11, 22, ... of every case table
 #     (VKI_OP_CASES_EVERY=11: 280 of 2601 cases, every op and table, all of them small
@@ -145,12 +145,7 @@ run_suites() {  # run_suites LABEL CRITERION_ARGS SUITE...
   [ "$status" = ok ] || grep -E 'FAIL|CRASH|ERROR|Assertion|crashed' "$log" | grep -v SKIP | head -40
 }
 
-suites=$(meson test -C "$dir" --no-rebuild --list 2>/dev/null)
-has() { echo "$suites" | grep -qx "$1"; }
-plain="api loader planner tuner"
-if has threads; then plain="$plain threads"; else echo "test-arm64: no threads suite here, skipped"; fi
-# shellcheck disable=SC2086
-run_suites plain "" $plain
+run_suites plain "" api loader planner tuner threads
 ops_filter='!(conv2d/heuristic_tiles_on_larger_shapes)'
 run_suites ops "--filter=$ops_filter" ops_eltwise ops_conv ops_layout ops_spatial ops_tconv ops_coverage
 run_suites conformance "--filter=conformance/face_detection_short_range" conformance
