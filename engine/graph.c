@@ -228,12 +228,19 @@ void vki_graph_destroy(vki_graph *g) {
     free(g);
 }
 
+/* A run in flight reads the staging buffers and the recorded command buffer: nothing that
+ * writes or re-records them may run meanwhile. */
+static vki_status not_in_flight(const vki_graph *g, const char *call) {
+    if (!g->pending) return VKI_OK;
+    return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: graph %s has a run in flight; call "
+                    "vki_graph_wait first", call, g->model_io->name);
+}
+
 static vki_status check_io(const vki_graph *g, int index, int is_input, size_t size, const void *data) {
     const char *call = is_input ? "vki_graph_set_input" : "vki_graph_get_output";
     if (!data) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: data is NULL", call);
-    if (g->pending)
-        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: graph %s has a run in flight; call "
-                        "vki_graph_wait first", call, g->model_io->name);
+    vki_status s = not_in_flight(g, call);
+    if (s) return s;
     int n = is_input ? g->mem.n_inputs : g->mem.n_outputs;
     if (index < 0 || index >= n)
         return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: index %d out of range (%d %s)", call,
@@ -261,12 +268,11 @@ vki_status vki_graph_set_input(vki_graph *g, int index, const float *data, size_
 }
 
 static vki_status submit(vki_graph *g, const char *call) {
-    if (g->pending)
-        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: graph %s has a run in flight; call "
-                        "vki_graph_wait first", call, g->model_io->name);
+    vki_status s = not_in_flight(g, call);
+    if (s) return s;
     /* Inputs written through vki_graph_input_pointer reach non-coherent memory here. */
     for (int i = 0; i < g->mem.n_inputs; i++) vki_buffer_flush(g->ctx, &g->mem.staging[i]);
-    vki_status s = vki_recording_start(&g->rec);
+    s = vki_recording_start(&g->rec);
     if (!s) g->pending = 1;
     return s;
 }
@@ -355,13 +361,6 @@ int vki_graph_profile(const vki_graph *g, vki_dispatch_profile *out, int max) {
 
 /* ---- camera frames and zero-copy I/O ------------------------------------------------- */
 
-/* A run in flight reads the staging buffers and the recorded command buffer: nothing that
- * writes or re-records them may run meanwhile. */
-static vki_status not_in_flight(const vki_graph *g, const char *call) {
-    if (!g->pending) return VKI_OK;
-    return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: graph %s has a run in flight; call "
-                    "vki_graph_wait first", call, g->model_io->name);
-}
 
 vki_status vki_graph_set_input_image(vki_graph *g, int index, const vki_image *image,
                                      const vki_image_transform *transform) {
@@ -373,45 +372,36 @@ vki_status vki_graph_set_input_image(vki_graph *g, int index, const vki_image *i
     return s;
 }
 
-static vki_status io_pointer(vki_graph *g, int index, int is_input, void **data, size_t *size) {
+/* The mapped staging memory of input or output `index`; an input goes back to floats. */
+static vki_status io_pointer(vki_graph *g, int index, int is_input, float **data, size_t *size) {
     const char *call = is_input ? "vki_graph_input_pointer" : "vki_graph_output_pointer";
     if (data) *data = NULL;
     if (size) *size = 0;
-    if (!data || !size) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: NULL argument", call);
-    int n = is_input ? g->mem.n_inputs : g->mem.n_outputs;
-    if (index < 0 || index >= n)
-        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: %s: index %d out of range (%d %s)", call,
-                        g->model_io->name, index, n, is_input ? "inputs" : "outputs");
-    int k = is_input ? index : g->mem.n_inputs + index;
-    vki_status s = is_input ? vki_image_inputs_floats(g, index) : VKI_OK;
+    vki_status s = vki_graph_enter(g, call);
     if (s) return s;
-    *data = g->mem.staging[k].mapped;
-    *size = g->mem.elements[k] * sizeof(float);
-    return VKI_OK;
-}
-
-vki_status vki_graph_input_pointer(vki_graph *g, int index, float **data, size_t *size) {
-    void *p = NULL;
-    if (size) *size = 0;
-    vki_status s = vki_graph_enter(g, "vki_graph_input_pointer");
+    int n = is_input ? g->mem.n_inputs : g->mem.n_outputs;
+    if (!data || !size) s = vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: NULL argument", call);
+    if (!s) s = not_in_flight(g, call);
+    if (!s && (index < 0 || index >= n))
+        s = vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: %s: index %d out of range (%d %s)", call,
+                     g->model_io->name, index, n, is_input ? "inputs" : "outputs");
+    if (!s && is_input) s = vki_image_inputs_floats(g, index);
     if (!s) {
-        s = not_in_flight(g, "vki_graph_input_pointer");
-        if (!s) s = io_pointer(g, index, 1, data ? &p : NULL, size);
-        vki_graph_leave(g);
+        int k = is_input ? index : g->mem.n_inputs + index;
+        *data = g->mem.staging[k].mapped;
+        *size = g->mem.elements[k] * sizeof(float);
     }
-    if (data) *data = p;
+    vki_graph_leave(g);
     return s;
 }
 
+vki_status vki_graph_input_pointer(vki_graph *g, int index, float **data, size_t *size) {
+    return io_pointer(g, index, 1, data, size);
+}
+
 vki_status vki_graph_output_pointer(vki_graph *g, int index, const float **data, size_t *size) {
-    void *p = NULL;
-    if (size) *size = 0;
-    vki_status s = vki_graph_enter(g, "vki_graph_output_pointer");
-    if (!s) {
-        s = not_in_flight(g, "vki_graph_output_pointer");
-        if (!s) s = io_pointer(g, index, 0, data ? &p : NULL, size);
-        vki_graph_leave(g);
-    }
+    float *p = NULL;
+    vki_status s = io_pointer(g, index, 0, data ? &p : NULL, size);
     if (data) *data = p;
     return s;
 }

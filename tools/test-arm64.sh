@@ -120,8 +120,7 @@ else
   exit 1
 fi
 
-passed=0
-failed=0
+. "$root/tools/tally.sh"
 run_suites() {  # run_suites LABEL CRITERION_ARGS SUITE...
   label=$1 args=$2
   shift 2
@@ -132,14 +131,8 @@ run_suites() {  # run_suites LABEL CRITERION_ARGS SUITE...
   else
     status=FAILED
   fi
-  ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$log" | tail -1)
-  bad=$(sed -n 's/^Fail: *\([0-9]*\).*/\1/p' "$log" | tail -1)
-  timeouts=$(sed -n 's/^Timeout: *\([0-9]*\).*/\1/p' "$log" | tail -1)
-  bad=$(( ${bad:-0} + ${timeouts:-0} ))
-  [ "$status" = ok ] || [ "$bad" -gt 0 ] || bad=1
-  passed=$(( passed + ${ok:-0} ))
-  failed=$(( failed + bad ))
-  echo "== $label ($*): ${ok:-0} suites passed, $bad failed ($status)"
+  tally "$log" "$status"
+  echo "== $label ($*): $ok suites passed, $bad failed ($status)"
   grep -E '^ *[0-9]+/[0-9]+ ' "$log" | sed 's/^ */   /'
   grep -h "conformance:" "$dir/meson-logs/testlog.txt" 2>/dev/null | sort -u | sed 's/^/   /' || true
   [ "$status" = ok ] || grep -E 'FAIL|CRASH|ERROR|Assertion|crashed' "$log" | grep -v SKIP | head -40

@@ -12,8 +12,7 @@ cd "$root"
 "$root/tools/setup.sh"
 "$root/tools/fetch_models.sh"
 
-passed=0
-failed=0
+. "$root/tools/tally.sh"
 run_suite() {  # run_suite LABEL BUILD_DIR [ENV=VALUE...]
   label=$1 dir=$2
   shift 2
@@ -22,14 +21,8 @@ run_suite() {  # run_suite LABEL BUILD_DIR [ENV=VALUE...]
   else
     status=FAILED
   fi
-  ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$dir/test-$label.log" | tail -1)
-  bad=$(sed -n 's/^Fail: *\([0-9]*\).*/\1/p' "$dir/test-$label.log" | tail -1)
-  timeouts=$(sed -n 's/^Timeout: *\([0-9]*\).*/\1/p' "$dir/test-$label.log" | tail -1)
-  bad=$(( ${bad:-0} + ${timeouts:-0} ))
-  [ "$status" = ok ] || [ "$bad" -gt 0 ] || bad=1
-  passed=$(( passed + ${ok:-0} ))
-  failed=$(( failed + bad ))
-  echo "== $label: ${ok:-0} suites passed, $bad failed ($status)"
+  tally "$dir/test-$label.log" "$status"
+  echo "== $label: $ok suites passed, $bad failed ($status)"
   grep -h "conformance:" "$dir"/meson-logs/testlog.txt 2>/dev/null | sort -u | sed 's/^/   /' || true
   [ "$status" = ok ] || sed -n '/^=* *[0-9]*\/[0-9]* .*FAIL/,/^=*$/p;/ERROR\|FAIL\|Assertion/p' "$dir/meson-logs/testlog.txt" | head -60
 }
