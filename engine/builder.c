@@ -76,6 +76,27 @@ vki_status vki_build_dispatch(vki_build *b, const vki_dispatch *d) {
     return VKI_OK;
 }
 
+vki_status vki_build_bind_output(vki_build *b, vki_dispatch *d, const vki_op *op) {
+    const vki_fused *fu = &op->fused;
+    if (fu->dense_out) {
+        vki_define_int(d, "DENSE_OUT", 1);
+        vki_define_int(d, "DENSE_BASE", fu->dense_base);
+        if (d->n_bindings < VKI_MAX_BINDINGS)
+            d->bindings[d->n_bindings++] = (vki_binding){VKI_BIND_OUTPUT_STAGING, fu->dense_output};
+        else
+            d->overflow = 1;
+    } else {
+        vki_dispatch_bind_tensor(d, op->outputs[0]);
+    }
+    if (fu->has_residual) {
+        vki_define_int(d, "RESIDUAL", 1);
+        vki_define_int(d, "RES_BINDING", d->n_bindings);
+        vki_define_shape(d, "RES", vki_tensor_shape4(&b->m->tensors[fu->residual]));
+        vki_dispatch_bind_tensor(d, fu->residual);
+    }
+    return VKI_OK;
+}
+
 static int storage_root(const vki_build *b, int t) {
     while (b->storage_of[t] != t) t = b->storage_of[t];
     return t;

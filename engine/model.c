@@ -19,9 +19,14 @@ const char *vki_op_name(int code) {
         VKI_OP_LIST(NAME_)
         VKI_FOLDED_OP_LIST(NAME_)
     }
-#undef NAME_
     return "UNKNOWN";
 }
+
+const char *vki_activation_name(vki_activation act) {
+    switch (act) { VKI_ACTIVATION_LIST(NAME_) }
+    return "UNKNOWN";
+}
+#undef NAME_
 
 size_t vki_tensor_elements(const vki_tensor *t) {
     size_t n = 1;

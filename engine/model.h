@@ -28,13 +28,21 @@ typedef enum vki_op_code {
 } vki_op_code;
 #undef VKI_OP_ENUM_
 
-typedef enum vki_activation {
-    VKI_ACT_NONE = 0,
-    VKI_ACT_RELU = 1,
-    VKI_ACT_RELU_N1_TO_1 = 2,
-    VKI_ACT_RELU6 = 3,
-    VKI_ACT_TANH = 4,
-} vki_activation;
+/* Fused activations: X(NAME, VALUE). The first five are TFLite's ActivationFunctionType
+ * values, read from files; the others only come from graph passes (engine/passes.c) that
+ * fold a LOGISTIC or HARD_SWISH op into its producer. Kernels see ACT_<NAME>. */
+#define VKI_ACTIVATION_LIST(X) \
+    X(NONE, 0)                 \
+    X(RELU, 1)                 \
+    X(RELU_N1_TO_1, 2)         \
+    X(RELU6, 3)                \
+    X(TANH, 4)                 \
+    X(SIGMOID, 16)             \
+    X(HARD_SWISH, 17)
+
+#define VKI_ACT_ENUM_(name, value) VKI_ACT_##name = value,
+typedef enum vki_activation { VKI_ACTIVATION_LIST(VKI_ACT_ENUM_) } vki_activation;
+#undef VKI_ACT_ENUM_
 
 typedef enum vki_padding { VKI_PAD_SAME = 0, VKI_PAD_VALID = 1 } vki_padding;
 
@@ -74,6 +82,24 @@ typedef struct vki_pool_options {
     vki_activation activation;
 } vki_pool_options;
 
+/* What graph passes (engine/passes.c) folded into an op, on the builder's private copy of
+ * the op list; all zero in a model as loaded. */
+typedef struct vki_fused {
+    /* A spatial PAD (zeros) folded into a convolution's window: the op's input 0 is the
+     * PAD's input, which the window sees with these rows and columns of zeros around it. */
+    int pad_top, pad_bottom, pad_left, pad_right;
+    /* An ADD folded into the op's epilogue: `residual` is added to the op's output before
+     * its activation (which is the ADD's). Its channels may be fewer than the output's:
+     * a channel PAD that zero-extended it was folded in too. */
+    bool has_residual;
+    int residual;
+    /* The op writes graph output `dense_output` in its dense NHWC layout, at float offset
+     * `dense_base`, in place of the RESHAPE / CONCATENATION ops that led there. */
+    bool dense_out;
+    int dense_output;
+    long dense_base;
+} vki_fused;
+
 typedef struct vki_op {
     vki_op_code code;
     char custom_name[64];       /* for VKI_OP_CUSTOM */
@@ -98,6 +124,7 @@ typedef struct vki_op {
         /* TRANSPOSE_CONV and MediaPipe's Convolution2DTransposeBias custom op. */
         struct { vki_padding padding; int stride_w, stride_h; vki_activation activation; } transpose_conv;
     } opt;
+    vki_fused fused;
 } vki_op;
 
 struct vki_model {
@@ -111,6 +138,8 @@ struct vki_model {
 
 /* Name of a builtin code ("CONV_2D"), or "UNKNOWN". */
 const char *vki_op_name(int code);
+/* "RELU", "HARD_SWISH", ...: the activation's name in VKI_ACTIVATION_LIST. */
+const char *vki_activation_name(vki_activation act);
 
 size_t vki_tensor_elements(const vki_tensor *t);
 

@@ -59,13 +59,21 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 // The activations vki_define_activation emits (none, or one of four), and the window
 // vki_conv_dispatch defines, for the kernels' variant tables (glsl/embed.py).
-// variant-set: ACT = {|ACT_RELU|ACT_RELU6|ACT_RELU_N1_TO_1|ACT_TANH}
+// variant-set: ACT = {|ACT_RELU|ACT_RELU6|ACT_RELU_N1_TO_1|ACT_TANH|ACT_SIGMOID|ACT_HARD_SWISH}
 // variant-set: CONV_WINDOW = IN_W=9 IN_H=7 IN_C=5 IN_S=2 OUT_W=5 OUT_H=4 OUT_C=10 OUT_S=3
 //   + KH=3 KW=3 STRIDE_H=2 STRIDE_W=2 DIL_H=1 DIL_W=1 PAD_H=1 PAD_W=1
 #if defined(ACT_TANH)
 // tanh is exactly +-1 in float beyond |x| ~ 9; the clamp keeps drivers that build it
 // from exp() away from inf/inf.
 #define ACTIVATE_BODY(T) return tanh(clamp(v, T(-10.0), T(10.0)));
+#elif defined(ACT_SIGMOID)
+// The LOGISTIC op's formula (unary.comp), so a fused sigmoid rounds the same: for x < 0
+// it is e/(1+e) with e = exp(x), and exp never overflows.
+#define ACTIVATE_BODY(T) T e = exp(-abs(v)); T r = T(1.0) / (T(1.0) + e); \
+    return mix(e * r, r, greaterThanEqual(v, T(0.0)));
+#elif defined(ACT_HARD_SWISH)
+// The HARD_SWISH op's formula (unary.comp).
+#define ACTIVATE_BODY(T) return v * clamp(v + T(3.0), T(0.0), T(6.0)) / T(6.0);
 #elif defined(ACT_RELU)
 #define ACTIVATE_BODY(T) return max(v, T(0.0));
 #elif defined(ACT_RELU6)
@@ -79,6 +87,42 @@ vec4 activate(vec4 v) { ACTIVATE_BODY(vec4) }
 #ifdef VKI_FP16_ARITH
 f16vec4 activate(f16vec4 v) { ACTIVATE_BODY(f16vec4) }
 #endif
+
+// ---- The epilogue of producer kernels ----------------------------------------------
+// Kernels that graph passes fuse work into (conv2d, depthwise_conv2d) declare their output
+// with OUTPUT(binding) and store every output vec4 through STORE_OUTPUT(x, y, s, v), v being
+// the raw sum with the bias. The epilogue then, in order:
+//  - adds the residual operand of a fused ADD (RESIDUAL: binding RES_BINDING, shape RES_*,
+//    same W and H; slices from RES_S on read zero, which is how a channel PAD that
+//    zero-extends the residual is folded in);
+//  - applies the activation (the producer's, or the fused ADD's or unary op's);
+//  - zeroes the padded lanes of the last slice, since an activation need not map 0 to 0;
+//  - stores to the PHWC4 tensor, or with DENSE_OUT straight into a graph output's dense
+//    float32 staging at DENSE_BASE + the NHWC index (a RESHAPE / CONCATENATION the
+//    output-layout pass folded away).
+// variant-set: EPILOGUE = {N_BINDINGS=4|N_BINDINGS=5 RESIDUAL RES_BINDING=4 RES_W=5 RES_H=4
+//   + RES_C=6 RES_S=2|N_BINDINGS=4 DENSE_OUT DENSE_BASE=12}
+#ifdef RESIDUAL
+TENSOR_IN(RES_BINDING, residual)
+#define ADD_RESIDUAL(v, x, y, s) if ((s) < RES_S) v += LOAD(residual, IDX(RES, x, y, s));
+#else
+#define ADD_RESIDUAL(v, x, y, s)
+#endif
+#ifdef DENSE_OUT
+#define OUTPUT(b) RAW_OUT(b, dst) \
+    void output_put(int x, int y, int s, vec4 v) { \
+        int base = DENSE_BASE + (y * OUT_W + x) * OUT_C + s * 4; \
+        for (int i = 0; i < 4; i++) if (s * 4 + i < OUT_C) dst[base + i] = v[i]; }
+#else
+#define OUTPUT(b) TENSOR_OUT(b, dst) \
+    void output_put(int x, int y, int s, vec4 v) { STORE(dst, IDX(OUT, x, y, s), v); }
+#endif
+#define STORE_OUTPUT(x, y, s, v) { \
+    vec4 v_ = vec4(v); \
+    ADD_RESIDUAL(v_, x, y, s) \
+    v_ = activate(v_); \
+    for (int i_ = 0; i_ < 4; i_++) if ((s) * 4 + i_ >= OUT_C) v_[i_] = 0.0; \
+    output_put(x, y, s, v_); }
 
 // The thread's output position; threads past the output return early.
 #define OUTPUT_POSITION(P, x, y, s) \

@@ -13,10 +13,11 @@
 // TILE_S and TILE_X: conv2d.c picks 1, 2 or 4 by 1 or 2; VKI_CONV_TILE forces up to 8 by 8.
 // variant: @bindings=4 $ACT TILE_S={1|2|4} TILE_X={1|2} $CONV_WINDOW
 // variant: @bindings=4 TILE_S={3|8} TILE_X={3|8} $CONV_WINDOW
+// variant: @bindings=N_BINDINGS ACT_RELU TILE_S={1|4} TILE_X=2 $EPILOGUE $CONV_WINDOW
 TENSOR_IN(0, src)
 WEIGHTS(1, weights)
 WEIGHTS(2, bias)
-TENSOR_OUT(3, dst)
+OUTPUT(3)
 
 #define TILE (TILE_S * TILE_X)
 
@@ -77,6 +78,6 @@ void main() {
         int s = group * TILE_S + j;
         if (s >= OUT_S) break;
         for (int t = 0; t < TILE_X; t++)
-            if (x0 + t < OUT_W) STORE(dst, IDX(OUT, x0 + t, y, s), activate(acc[j * TILE_X + t]));
+            if (x0 + t < OUT_W) STORE_OUTPUT(x0 + t, y, s, acc[j * TILE_X + t])
     }
 }

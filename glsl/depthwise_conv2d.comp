@@ -10,10 +10,11 @@
 // Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
 // compiles each in fp32, fp16 storage and fp16 arithmetic).
 // variant: @bindings=4 $ACT DEPTH_MULTIPLIER={1|2} $CONV_WINDOW
+// variant: @bindings=N_BINDINGS ACT_RELU DEPTH_MULTIPLIER=1 $EPILOGUE $CONV_WINDOW
 TENSOR_IN(0, src)
 WEIGHTS(1, weights)
 WEIGHTS(2, bias)
-TENSOR_OUT(3, dst)
+OUTPUT(3)
 
 void main() {
     OUTPUT_POSITION(OUT, x, y, s)
@@ -41,5 +42,5 @@ void main() {
             acc += vec4(LOADF(weights, w + ky * KW + kx) * v);
         }
     }
-    STORE(dst, IDX(OUT, x, y, s), activate(acc));
+    STORE_OUTPUT(x, y, s, acc)
 }

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <criterion/hooks.h>
 #include <criterion/logging.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -65,14 +66,11 @@ const char *op_case_pair(char *buf, size_t size, const char *prefix, int y, int 
 }
 
 const char *op_case_activation(vki_activation act) {
-    switch (act) {
-    case VKI_ACT_NONE: return "";
-    case VKI_ACT_RELU: return "relu";
-    case VKI_ACT_RELU_N1_TO_1: return "relu_n1_to_1";
-    case VKI_ACT_RELU6: return "relu6";
-    case VKI_ACT_TANH: return "tanh";
-    }
-    return "?";
+    static _Thread_local char name[32];
+    if (act == VKI_ACT_NONE) return "";
+    snprintf(name, sizeof name, "%s", vki_activation_name(act));
+    for (char *p = name; *p; p++) *p = (char)tolower((unsigned char)*p);
+    return name;
 }
 
 static void format_errors(char *buf, size_t size, const harness_result *r) {

@@ -124,7 +124,9 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
 
     vki_dispatch d;
     vki_conv_dispatch(&d, VKI_KERNEL_conv2d, VKI_WG_CONV, &g, op->opt.conv.activation,
-                      op->inputs[0], wblob, bblob, op->outputs[0]);
+                      op->inputs[0], wblob, bblob, -1);
+    vki_status st = vki_build_bind_output(b, &d, op);
+    if (st) return st;
     vki_define_int(&d, "TILE_S", tile_s);
     vki_define_int(&d, "TILE_X", tile_x);
     d.grid[0] = (uint32_t)((g.out.w + tile_x - 1) / tile_x);

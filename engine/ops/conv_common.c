@@ -34,7 +34,11 @@ vki_conv_window vki_conv_window_of(const vki_model *m, const vki_op *op) {
     const vki_conv_options *c = &op->opt.conv;
     const vki_tensor *f = vki_op_in(m, op, 1);
     vki_conv_window w;
+    const vki_fused *fu = &op->fused;
     w.in = vki_tensor_shape4(vki_op_in(m, op, 0));
+    /* With a folded PAD the padding is reckoned on the padded input, as the model has it. */
+    w.in.h += fu->pad_top + fu->pad_bottom;
+    w.in.w += fu->pad_left + fu->pad_right;
     w.out = vki_tensor_shape4(vki_op_out(m, op, 0));
     w.kh = f->shape[1];
     w.kw = f->shape[2];
@@ -44,6 +48,11 @@ vki_conv_window vki_conv_window_of(const vki_model *m, const vki_op *op) {
     w.dil_w = vki_conv_dilation(c->dilation_w);
     w.pad_h = vki_conv_pad_before(c->padding, w.in.h, w.kh, w.stride_h, w.dil_h);
     w.pad_w = vki_conv_pad_before(c->padding, w.in.w, w.kw, w.stride_w, w.dil_w);
+    /* The kernel reads the unpadded input: rows and columns outside it are the zeros. */
+    w.in.h -= fu->pad_top + fu->pad_bottom;
+    w.in.w -= fu->pad_left + fu->pad_right;
+    w.pad_h += fu->pad_top;
+    w.pad_w += fu->pad_left;
     return w;
 }
 
@@ -65,7 +74,7 @@ void vki_conv_dispatch(vki_dispatch *d, const char *kernel, vki_wg_class wg_clas
     vki_dispatch_bind_tensor(d, src);
     vki_dispatch_bind_weights(d, weights);
     vki_dispatch_bind_weights(d, bias);
-    vki_dispatch_bind_tensor(d, dst);
+    if (dst >= 0) vki_dispatch_bind_tensor(d, dst);
 }
 
 vki_status vki_conv_check_operands(const vki_model *m, int o) {

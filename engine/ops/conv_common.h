@@ -23,12 +23,14 @@ typedef struct vki_conv_window {
     int kh, kw, stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
 } vki_conv_window;
 
-/* The window of a CONV_2D or DEPTHWISE_CONV_2D op (weights are input 1). */
+/* The window of a CONV_2D or DEPTHWISE_CONV_2D op (weights are input 1), a folded PAD
+ * (op->fused) included. */
 vki_conv_window vki_conv_window_of(const vki_model *m, const vki_op *op);
 
 /* Starts a convolution dispatch of `kernel` (a VKI_KERNEL_* name): the window's #defines
  * (IN_*, OUT_*, KH, KW, STRIDE_*, DIL_*, PAD_*), the activation, and the bindings src,
- * weights, bias, dst in that order. The caller adds its own defines and the grid. */
+ * weights, bias, dst in that order (dst < 0: the caller binds its output, e.g. with
+ * vki_build_bind_output). The caller adds its own defines and the grid. */
 void vki_conv_dispatch(vki_dispatch *d, const char *kernel, vki_wg_class wg_class,
                        const vki_conv_window *w, vki_activation act, int src, int weights,
                        int bias, int dst);

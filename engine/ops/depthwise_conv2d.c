@@ -64,7 +64,9 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
 
     vki_dispatch d;
     vki_conv_dispatch(&d, VKI_KERNEL_depthwise_conv2d, VKI_WG_DEPTHWISE, &win, c->activation,
-                      op->inputs[0], wblob, bblob, op->outputs[0]);
+                      op->inputs[0], wblob, bblob, -1);
+    vki_status st = vki_build_bind_output(b, &d, op);
+    if (st) return st;
     vki_define_int(&d, "DEPTH_MULTIPLIER", oc / in.c);
     vki_dispatch_grid_phwc4(&d, out);
     return vki_build_dispatch(b, &d);

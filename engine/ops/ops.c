@@ -72,13 +72,11 @@ void vki_define_shape(vki_dispatch *d, const char *prefix, vki_shape4 s) {
 }
 
 void vki_define_activation(vki_dispatch *d, vki_activation act) {
-    switch (act) {
-    case VKI_ACT_NONE: break;
-    case VKI_ACT_RELU: append(d, "#define ACT_RELU 1\n"); break;
-    case VKI_ACT_RELU6: append(d, "#define ACT_RELU6 1\n"); break;
-    case VKI_ACT_RELU_N1_TO_1: append(d, "#define ACT_RELU_N1_TO_1 1\n"); break;
-    case VKI_ACT_TANH: append(d, "#define ACT_TANH 1\n"); break;
-    }
+#define ACT_DEFINE_(name, value) \
+    case VKI_ACT_##name: append(d, "#define ACT_" #name " 1\n"); break;
+    if (act == VKI_ACT_NONE) return;
+    switch (act) { VKI_ACTIVATION_LIST(ACT_DEFINE_) }
+#undef ACT_DEFINE_
 }
 
 void vki_dispatch_init(vki_dispatch *d, const char *kernel, vki_wg_class wg_class) {
@@ -277,6 +275,11 @@ float vki_apply_activation(vki_activation act, float x) {
     case VKI_ACT_RELU6: return x < 0.0f ? 0.0f : (x > 6.0f ? 6.0f : x);
     case VKI_ACT_RELU_N1_TO_1: return x < -1.0f ? -1.0f : (x > 1.0f ? 1.0f : x);
     case VKI_ACT_TANH: return tanhf(x);
+    case VKI_ACT_SIGMOID: return 1.0f / (1.0f + expf(-x));
+    case VKI_ACT_HARD_SWISH: {
+        float r6 = x + 3.0f < 0.0f ? 0.0f : (x + 3.0f > 6.0f ? 6.0f : x + 3.0f);
+        return x * r6 / 6.0f;
+    }
     }
     return x;
 }

@@ -82,6 +82,12 @@ int vki_build_bias(vki_build *b, const vki_tensor *bias, int channels, size_t co
 /* Binds tensor t as the dispatch's next operand: an activation's storage, or, for a
  * constant the loader did not fold, its data packed to PHWC4 (as shape s) in the weights. */
 vki_status vki_build_bind_operand(vki_build *b, vki_dispatch *d, int t, vki_shape4 s);
+/* Binds the output of a kernel that stores through common.glsl's OUTPUT() /
+ * STORE_OUTPUT(): the op's output tensor, or the graph output's dense staging where a pass
+ * set op->fused.dense_out; then the residual of a fused ADD as one more binding. Adds the
+ * epilogue's #defines (DENSE_OUT, DENSE_BASE, RESIDUAL, RES_BINDING, RES_*). Call it where
+ * the kernel's OUTPUT binding goes, last. */
+vki_status vki_build_bind_output(vki_build *b, vki_dispatch *d, const vki_op *op);
 /* Marks output tensor `alias` as sharing storage with `of` (same PHWC4 bytes), so the
  * op needs no dispatch. Only valid when the PHWC4 layouts are identical. */
 vki_status vki_build_alias(vki_build *b, int alias, int of);

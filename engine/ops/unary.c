@@ -48,15 +48,12 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
 /* TFLite's float kernels, written out plainly. */
 static float apply(const vki_op *op, float x) {
     switch (op->code) {
-    case VKI_OP_RELU6: return x < 0.0f ? 0.0f : (x > 6.0f ? 6.0f : x);
-    case VKI_OP_LOGISTIC: return 1.0f / (1.0f + expf(-x));
-    case VKI_OP_TANH: return tanhf(x);
-    case VKI_OP_HARD_SWISH: {
-        float r6 = x + 3.0f < 0.0f ? 0.0f : (x + 3.0f > 6.0f ? 6.0f : x + 3.0f);
-        return x * r6 / 6.0f;
-    }
+    case VKI_OP_RELU6: return vki_apply_activation(VKI_ACT_RELU6, x);
+    case VKI_OP_LOGISTIC: return vki_apply_activation(VKI_ACT_SIGMOID, x);
+    case VKI_OP_TANH: return vki_apply_activation(VKI_ACT_TANH, x);
+    case VKI_OP_HARD_SWISH: return vki_apply_activation(VKI_ACT_HARD_SWISH, x);
     case VKI_OP_LEAKY_RELU: return x > 0.0f ? x : x * op->opt.leaky_relu.alpha;
-    default: return x > 0.0f ? x : 0.0f;
+    default: return vki_apply_activation(VKI_ACT_RELU, x);
     }
 }
 
