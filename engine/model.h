@@ -98,6 +98,10 @@ typedef struct vki_fused {
     bool dense_out;
     int dense_output;
     long dense_base;
+    /* On a DEPTHWISE_CONV_2D: 1 + the index of the 1x1 CONV_2D that reads its output and
+     * runs in the same dispatch (engine/ops/dw_pw.c); 0: none. The CONV_2D is skipped and
+     * keeps what was fused into it (residual, activation, dense output). */
+    int pointwise;
 } vki_fused;
 
 typedef struct vki_op {

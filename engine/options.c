@@ -44,6 +44,32 @@ vki_status vki_context_config_resolve(const vki_context_options *o, vki_context_
     return VKI_OK;
 }
 
+/* VKI_DISABLE_PASSES: "all", or pass names (VKI_PASS_LIST) separated by commas. */
+static vki_status passes_from_env(unsigned *disable) {
+    const char *env = getenv("VKI_DISABLE_PASSES");
+    if (!env || !*env) return VKI_OK;
+    if (!strcmp(env, "all")) {
+        *disable = ~0u;
+        return VKI_OK;
+    }
+    for (const char *p = env; *p;) {
+        size_t n = strcspn(p, ",");
+        unsigned bit = 0;
+#define PASS_NAME_(name, b, text) \
+        if (n == sizeof text - 1 && !strncmp(p, text, n)) bit = VKI_PASS_##name;
+        VKI_PASS_LIST(PASS_NAME_)
+#undef PASS_NAME_
+        if (!bit)
+#define PASS_TEXT_(name, b, text) text ", "
+            return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "VKI_DISABLE_PASSES: unknown pass '%.*s' "
+                            "(passes: " VKI_PASS_LIST(PASS_TEXT_) "or all)", (int)n, p);
+#undef PASS_TEXT_
+        *disable |= bit;
+        p += n + (p[n] == ',');
+    }
+    return VKI_OK;
+}
+
 vki_status vki_graph_config_resolve(const vki_context *ctx, const vki_model *m,
                                     const vki_graph_options *o, vki_graph_config *out) {
     static const vki_graph_options none = {0};
@@ -70,6 +96,9 @@ vki_status vki_graph_config_resolve(const vki_context *ctx, const vki_model *m,
                         "%s: fp16 precision needs storageBuffer16BitAccess, which %s lacks "
                         "(or the context disabled)",
                         m->name, ctx->props.deviceName);
+    unsigned disable = o->disable_passes;
+    vki_status st = passes_from_env(&disable);
+    if (st) return st;
     int cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     const char *guards = getenv("VKI_DEBUG_GUARDS");
     *out = (vki_graph_config){
@@ -86,6 +115,7 @@ vki_status vki_graph_config_resolve(const vki_context *ctx, const vki_model *m,
         .tuning_file = o->tuning_file && *o->tuning_file ? o->tuning_file : NULL,
         .tune = o->tune != 0,
         .debug_guards = o->debug_guards || (guards && *guards && strcmp(guards, "0")),
+        .passes = ~disable,
     };
     return VKI_OK;
 }

@@ -54,6 +54,7 @@ typedef struct vki_graph_config {
     const char *tuning_file;     /* NULL: none */
     int tune;
     int debug_guards;
+    unsigned passes;             /* VKI_PASS_* bits of the passes that run */
 } vki_graph_config;
 
 /* Checks the options against the context's device and the model, and fills the config. */

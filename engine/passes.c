@@ -1,5 +1,6 @@
 /* passes.c: build-time rewrites of the op list (activation fusion). */
 #include "passes.h"
+#include "ops/conv_common.h"
 #include "status.h"
 
 #include <stdlib.h>
@@ -64,4 +65,12 @@ int vki_fuse_activations(const vki_model *m, vki_op *ops, unsigned char *skip) {
     free(producer);
     free(readers);
     return fused;
+}
+
+int vki_passes_run(vki_model *view, unsigned char *skip, const vki_wg_device *dev,
+                   unsigned passes) {
+    int folded = 0;
+    if (passes & VKI_PASS_ACTIVATION) folded += vki_fuse_activations(view, view->ops, skip);
+    if (passes & VKI_PASS_DW_PW) folded += vki_fuse_dw_pw(view, view->ops, skip, dev);
+    return folded;
 }

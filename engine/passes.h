@@ -4,7 +4,14 @@
 #ifndef VKI_PASSES_H
 #define VKI_PASSES_H
 
+#include "../tuner/workgroup.h"
 #include "model.h"
+
+/* Runs the passes whose VKI_PASS_* bit is set in `passes`, in VKI_PASS_LIST's order, on
+ * `view` (a model whose ops are the builder's private copy); skip[o] is set for every op
+ * that no longer needs a dispatch. Returns the number of ops folded away. */
+int vki_passes_run(vki_model *view, unsigned char *skip, const vki_wg_device *dev,
+                   unsigned passes);
 
 /* Folds RELU / RELU6 / RELU_N1_TO_1 / TANH ops into the fused activation of the op that
  * produces their input, when that op has none and nothing else reads the tensor. In

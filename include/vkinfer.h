@@ -273,6 +273,25 @@ typedef enum vki_memory_strategy {
     VKI_MEMORY_STRATEGY_COUNT
 } vki_memory_strategy;
 
+/* Graph passes (engine/passes.c), in the order they run: X(NAME, BIT, "name"). Each folds
+ * ops into others so that fewer dispatches run; none changes what a graph computes (fp32
+ * outputs stay bit-identical where the fused kernel does the same arithmetic, as all of
+ * these do). Turning one off is for comparing and debugging. */
+#define VKI_PASS_LIST(X)                                                                    \
+    X(ACTIVATION, 0, "activation")       /* RELU, RELU6, TANH, LOGISTIC, HARD_SWISH into   \
+                                            their producer's activation */                  \
+    X(SPATIAL_PAD, 1, "spatial_pad")     /* a zero PAD of H, W into the convolution after */ \
+    X(RESIDUAL, 2, "residual")           /* an ADD (and a channel PAD feeding it) into the  \
+                                            epilogue of the convolution making an operand */ \
+    X(CHANNEL_PAD, 3, "channel_pad")     /* a channel PAD into the ADD reading it */         \
+    X(OUTPUT_LAYOUT, 4, "output_layout") /* RESHAPE / CONCATENATION heads: producers write \
+                                            the graph output's dense layout */              \
+    X(DW_PW, 5, "dw_pw")                 /* depthwise + 1x1 conv in one dispatch */
+
+#define VKI_PASS_ENUM_(name, bit, text) VKI_PASS_##name = 1u << bit,
+enum { VKI_PASS_LIST(VKI_PASS_ENUM_) };
+#undef VKI_PASS_ENUM_
+
 typedef struct vki_graph_options {
     vki_precision precision;
     vki_memory_strategy memory;
@@ -297,6 +316,9 @@ typedef struct vki_graph_options {
      * its tensor makes vki_graph_run fail with VKI_ERROR_INTERNAL naming the tensor and
      * the op that wrote it. Also set by VKI_DEBUG_GUARDS=1 in the environment. */
     int debug_guards;
+    /* VKI_PASS_* bits of passes to leave out; 0 runs them all. VKI_DISABLE_PASSES in the
+     * environment adds to these: pass names separated by commas, or "all". */
+    unsigned disable_passes;
 } vki_graph_options;
 
 typedef struct vki_tuning_report {

@@ -37,6 +37,7 @@ static vki_status validate(const vki_model *m, int o) {
 
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
+    if (op->fused.pointwise) return vki_build_dw_pw(b, m, o, op->fused.pointwise - 1);
     const vki_conv_options *c = &op->opt.conv;
     const float *f = vki_op_in(m, op, 1)->data;
     const vki_conv_window win = vki_conv_window_of(m, op);
