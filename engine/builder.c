@@ -140,7 +140,8 @@ static vki_status emit_all(vki_build *b) {
         s = def->build(b, m, o);
     }
     b->current_op = -1;
-    for (int i = 0; i < m->n_outputs && !s; i++) s = emit_io_conversion(b, i, 0);
+    for (int i = 0; i < m->n_outputs && !s; i++)
+        if (!vki_output_is_dense(m, b->skip, i)) s = emit_io_conversion(b, i, 0);
     return s;
 }
 

@@ -1,9 +1,108 @@
-/* passes.c: build-time rewrites of the op list (activation fusion). */
+/* passes.c: build-time rewrites of the op list, run in VKI_PASS_LIST's order on the
+ * builder's private copy. Each folds an op into another so that it needs no dispatch of
+ * its own: the folded op is marked in skip[] and the op that absorbs it records what it
+ * took over in op->fused (model.h), which its kernel's epilogue or window then applies.
+ *
+ * Why these: in face_detection_short_range's 76 dispatches, 16 were ADDs and 11 channel
+ * PADs feeding them, 6 the heads' RESHAPE / CONCATENATION and 2 the output conversions;
+ * pose_landmark_lite has 25 ADDs and 5 spatial PADs ahead of stride-2 depthwise convs,
+ * and selfie_segmentation 11 HARD_SWISH and 11 LOGISTIC ops after convolutions. A
+ * dispatch costs 2.4 us on an H100 and 28.7 us on lavapipe before it does any work
+ * (../shared/probe), more than most of these ops' arithmetic.
+ */
 #include "passes.h"
+
 #include "ops/conv_common.h"
+#include "ops/ops.h"
 #include "status.h"
 
 #include <stdlib.h>
+
+/* ---- the graph as the passes see it ---------------------------------------------------- */
+
+/* Who writes each tensor and how many ops read it, among the ops still dispatched. */
+typedef struct graph_index {
+    int *producer;              /* op index, or -1 for graph inputs and constants */
+    int *readers;
+} graph_index;
+
+static int index_build(const vki_model *m, const unsigned char *skip, graph_index *g) {
+    size_t nt = (size_t)(m->n_tensors ? m->n_tensors : 1);
+    g->producer = vki_malloc(sizeof(int) * nt);
+    g->readers = vki_calloc(nt, sizeof(int));
+    if (!g->producer || !g->readers) {
+        free(g->producer);
+        free(g->readers);
+        return 0;
+    }
+    for (int t = 0; t < m->n_tensors; t++) g->producer[t] = -1;
+    for (int o = 0; o < m->n_ops; o++) {
+        if (skip[o]) continue;
+        const vki_op *op = &m->ops[o];
+        for (int i = 0; i < op->n_inputs; i++)
+            if (op->inputs[i] >= 0) g->readers[op->inputs[i]]++;
+        if (op->fused.has_residual) g->readers[op->fused.residual]++;
+        for (int i = 0; i < op->n_outputs; i++)
+            if (op->outputs[i] >= 0) g->producer[op->outputs[i]] = o;
+    }
+    return 1;
+}
+
+static void index_free(graph_index *g) {
+    free(g->producer);
+    free(g->readers);
+}
+
+static int is_graph_output(const vki_model *m, int t) {
+    for (int i = 0; i < m->n_outputs; i++)
+        if (m->outputs[i] == t) return 1;
+    return 0;
+}
+
+static int is_graph_input(const vki_model *m, int t) {
+    for (int i = 0; i < m->n_inputs; i++)
+        if (m->inputs[i] == t) return 1;
+    return 0;
+}
+
+/* A tensor only `reader` consumes: one reader, not a graph output, written by an op. */
+static int private_to_reader(const vki_model *m, const graph_index *g, int t) {
+    return t >= 0 && g->readers[t] == 1 && !is_graph_output(m, t) && g->producer[t] >= 0;
+}
+
+/* The producer of t if it is a dispatched op with this code, else -1. */
+static int producer_of(const vki_model *m, const graph_index *g, int t, vki_op_code code) {
+    int p = t >= 0 ? g->producer[t] : -1;
+    return p >= 0 && m->ops[p].code == code ? p : -1;
+}
+
+static int is_convolution(const vki_op *op) {
+    return op->code == VKI_OP_CONV_2D || op->code == VKI_OP_DEPTHWISE_CONV_2D;
+}
+
+/* Ops whose kernel stores through common.glsl's STORE_OUTPUT epilogue (and binds its
+ * output with vki_build_bind_output): they can take a residual, any activation, and write
+ * a graph output's dense layout. */
+static int has_epilogue(const vki_op *op) {
+    return is_convolution(op) || op->code == VKI_OP_FULLY_CONNECTED;
+}
+
+static int same_shape(vki_shape4 a, vki_shape4 b) {
+    return a.n == b.n && a.h == b.h && a.w == b.w && a.c == b.c;
+}
+
+/* A PAD whose paddings are all zero but for `keep`: 'c' trailing channels only, or 's'
+ * rows and columns only. Fills before / after. */
+static int pad_only(const vki_model *m, const vki_op *op, char keep, vki_shape4 *before,
+                    vki_shape4 *after) {
+    if (op->code != VKI_OP_PAD || op->n_inputs != 2) return 0;
+    vki_pad_amounts(m, op, before, after);
+    if (before->n || after->n) return 0;
+    if (keep == 'c') return !before->h && !after->h && !before->w && !after->w && !before->c;
+    return !before->c && !after->c;
+}
+
+/* ---- activation ----------------------------------------------------------------------- */
 
 static int activation_of_op(vki_op_code code, vki_activation *act) {
     switch (code) {
@@ -11,6 +110,8 @@ static int activation_of_op(vki_op_code code, vki_activation *act) {
     case VKI_OP_RELU6: *act = VKI_ACT_RELU6; return 1;
     case VKI_OP_TANH: *act = VKI_ACT_TANH; return 1;
     case VKI_OP_RELU_N1_TO_1: *act = VKI_ACT_RELU_N1_TO_1; return 1;
+    case VKI_OP_LOGISTIC: *act = VKI_ACT_SIGMOID; return 1;
+    case VKI_OP_HARD_SWISH: *act = VKI_ACT_HARD_SWISH; return 1;
     default: return 0;
     }
 }
@@ -31,46 +132,270 @@ static vki_activation *activation_slot(vki_op *op) {
 #undef NO_ACT
 }
 
-static int is_graph_output(const vki_model *m, int t) {
-    for (int i = 0; i < m->n_outputs; i++)
-        if (m->outputs[i] == t) return 1;
-    return 0;
+/* Sigmoid maps 0 to 0.5: only kernels that zero their padded output lanes after the
+ * activation may take it (STORE_OUTPUT's epilogue, binary.comp). */
+static int zeroes_padded_lanes(const vki_op *op) {
+    switch (op->code) {
+    case VKI_OP_ADD: case VKI_OP_SUB: case VKI_OP_MUL: case VKI_OP_DIV:
+        return 1;
+    default:
+        return has_epilogue(op);
+    }
 }
 
 int vki_fuse_activations(const vki_model *m, vki_op *ops, unsigned char *skip) {
-    int *producer = vki_malloc(sizeof(int) * (size_t)(m->n_tensors ? m->n_tensors : 1));
-    int *readers = vki_calloc((size_t)(m->n_tensors ? m->n_tensors : 1), sizeof(int));
-    if (!producer || !readers) { free(producer); free(readers); return 0; }
-    for (int t = 0; t < m->n_tensors; t++) producer[t] = -1;
-    for (int o = 0; o < m->n_ops; o++) {
-        for (int i = 0; i < ops[o].n_inputs; i++)
-            if (ops[o].inputs[i] >= 0) readers[ops[o].inputs[i]]++;
-        if (ops[o].n_outputs == 1) producer[ops[o].outputs[0]] = o;
-    }
+    graph_index g;
+    vki_model view = *m;
+    view.ops = ops;
+    if (!index_build(&view, skip, &g)) return 0;
     int fused = 0;
     for (int o = 0; o < m->n_ops; o++) {
         vki_activation act;
-        if (!activation_of_op(ops[o].code, &act) || ops[o].n_inputs != 1) continue;
+        if (skip[o] || !activation_of_op(ops[o].code, &act) || ops[o].n_inputs != 1) continue;
         int t = ops[o].inputs[0];
-        int p = t >= 0 ? producer[t] : -1;
-        if (p < 0 || skip[p] || readers[t] != 1 || is_graph_output(m, t)) continue;
+        if (!private_to_reader(m, &g, t)) continue;
+        int p = g.producer[t];
         vki_activation *slot = activation_slot(&ops[p]);
-        if (!slot || *slot != VKI_ACT_NONE) continue;
+        if (!slot || *slot != VKI_ACT_NONE || ops[p].n_outputs != 1) continue;
+        if (act == VKI_ACT_SIGMOID && !zeroes_padded_lanes(&ops[p])) continue;
         *slot = act;
         ops[p].outputs[0] = ops[o].outputs[0];
-        producer[ops[o].outputs[0]] = p;
+        g.producer[ops[o].outputs[0]] = p;
         skip[o] = 1;
         fused++;
     }
-    free(producer);
-    free(readers);
+    index_free(&g);
     return fused;
 }
+
+/* ---- spatial PAD into the convolution after it ----------------------------------------- */
+
+static int fuse_spatial_pads(vki_model *m, unsigned char *skip) {
+    graph_index g;
+    if (!index_build(m, skip, &g)) return 0;
+    int fused = 0;
+    for (int c = 0; c < m->n_ops; c++) {
+        vki_op *conv = &m->ops[c];
+        if (skip[c] || !is_convolution(conv) || conv->fused.pad_top || conv->fused.pad_left ||
+            conv->fused.pad_bottom || conv->fused.pad_right)
+            continue;
+        int t = conv->inputs[0];
+        int p = producer_of(m, &g, t, VKI_OP_PAD);
+        vki_shape4 before, after;
+        if (p < 0 || !private_to_reader(m, &g, t) || !pad_only(m, &m->ops[p], 's', &before, &after))
+            continue;
+        conv->inputs[0] = m->ops[p].inputs[0];
+        conv->fused.pad_top = before.h;
+        conv->fused.pad_bottom = after.h;
+        conv->fused.pad_left = before.w;
+        conv->fused.pad_right = after.w;
+        skip[p] = 1;
+        fused++;
+    }
+    index_free(&g);
+    return fused;
+}
+
+/* ---- residual ADD into the epilogue of the op making an operand ------------------------- */
+
+/* Operand `other` of an ADD whose output has shape `out`, as the epilogue would read it:
+ * the tensor itself when its shape is the output's, or the input of a channel PAD that
+ * only zero-extends it (*pad = that PAD). -1 if neither. */
+static int residual_source(const vki_model *m, const graph_index *g, int other, vki_shape4 out,
+                           int *pad) {
+    *pad = -1;
+    if (m->tensors[other].data) return -1;
+    int p = producer_of(m, g, other, VKI_OP_PAD);
+    vki_shape4 before, after;
+    if (p >= 0 && private_to_reader(m, g, other) && pad_only(m, &m->ops[p], 'c', &before, &after)) {
+        int src = m->ops[p].inputs[0];
+        vki_shape4 s = vki_tensor_shape4(&m->tensors[src]);
+        if (s.h == out.h && s.w == out.w && s.c <= out.c && !m->tensors[src].data) {
+            *pad = p;
+            return src;
+        }
+    }
+    return same_shape(vki_tensor_shape4(&m->tensors[other]), out) ? other : -1;
+}
+
+static int fuse_residuals(vki_model *m, unsigned char *skip) {
+    graph_index g;
+    if (!index_build(m, skip, &g)) return 0;
+    int fused = 0;
+    for (int a = 0; a < m->n_ops; a++) {
+        vki_op *add = &m->ops[a];
+        if (skip[a] || add->code != VKI_OP_ADD || add->n_inputs != 2) continue;
+        vki_shape4 out = vki_tensor_shape4(&m->tensors[add->outputs[0]]);
+        /* Try the operand made last first: the other one is then more likely ready. */
+        int p0 = add->inputs[0] >= 0 ? g.producer[add->inputs[0]] : -1;
+        int p1 = add->inputs[1] >= 0 ? g.producer[add->inputs[1]] : -1;
+        int first = p1 > p0;
+        for (int k = 0; k < 2; k++) {
+            int i = k ? 1 - first : first;
+            int t = add->inputs[i];
+            int p = t >= 0 ? g.producer[t] : -1;
+            if (p < 0 || !private_to_reader(m, &g, t)) continue;
+            vki_op *conv = &m->ops[p];
+            vki_activation *slot = has_epilogue(conv) ? activation_slot(conv) : NULL;
+            if (!slot || *slot != VKI_ACT_NONE || conv->fused.has_residual ||
+                conv->fused.dense_out || conv->n_outputs != 1 ||
+                !same_shape(vki_tensor_shape4(&m->tensors[t]), out))
+                continue;
+            int pad;
+            int r = residual_source(m, &g, add->inputs[1 - i], out, &pad);
+            /* The residual must exist when the convolution runs. */
+            if (r < 0 || r == t || g.producer[r] >= p || (g.producer[r] < 0 && !is_graph_input(m, r)))
+                continue;
+            conv->fused.has_residual = true;
+            conv->fused.residual = r;
+            *slot = add->opt.eltwise.activation;
+            conv->outputs[0] = add->outputs[0];
+            g.producer[add->outputs[0]] = p;
+            g.readers[r]++;
+            skip[a] = 1;
+            fused++;
+            if (pad >= 0) {
+                skip[pad] = 1;
+                fused++;
+            }
+            break;
+        }
+    }
+    index_free(&g);
+    return fused;
+}
+
+/* ---- channel PAD into the elementwise op reading it ------------------------------------ */
+
+/* binary.comp reads an operand with fewer slices than the output as zero past its last
+ * slice: exactly what a PAD of trailing channels with zeros gives. A 1-channel operand
+ * would be broadcast instead, so those stay. */
+static int fuse_channel_pads(vki_model *m, unsigned char *skip) {
+    graph_index g;
+    if (!index_build(m, skip, &g)) return 0;
+    int fused = 0;
+    for (int o = 0; o < m->n_ops; o++) {
+        vki_op *op = &m->ops[o];
+        if (skip[o] || op->n_inputs != 2 ||
+            (op->code != VKI_OP_ADD && op->code != VKI_OP_SUB && op->code != VKI_OP_MUL))
+            continue;
+        vki_shape4 out = vki_tensor_shape4(&m->tensors[op->outputs[0]]);
+        for (int i = 0; i < 2; i++) {
+            int t = op->inputs[i];
+            int p = producer_of(m, &g, t, VKI_OP_PAD);
+            vki_shape4 before, after;
+            if (p < 0 || !private_to_reader(m, &g, t) ||
+                !pad_only(m, &m->ops[p], 'c', &before, &after))
+                continue;
+            int src = m->ops[p].inputs[0];
+            vki_shape4 s = vki_tensor_shape4(&m->tensors[src]);
+            if (s.c < 2 || s.h != out.h || s.w != out.w || m->tensors[src].data) continue;
+            op->inputs[i] = src;
+            skip[p] = 1;
+            fused++;
+        }
+    }
+    index_free(&g);
+    return fused;
+}
+
+/* ---- the heads' RESHAPE / CONCATENATION: producers write the output's dense layout ---- */
+
+#define MAX_DENSE_PRODUCERS 64
+
+typedef struct dense_plan {
+    int producers[MAX_DENSE_PRODUCERS];
+    long bases[MAX_DENSE_PRODUCERS];
+    int n;
+    int folded[MAX_DENSE_PRODUCERS];   /* RESHAPE / CONCATENATION ops made redundant */
+    int n_folded;
+} dense_plan;
+
+/* Plans tensor t to be written densely at float offset `base` of its graph output: walks
+ * back through RESHAPEs (dense order is unchanged) and CONCATENATIONs whose inputs are
+ * contiguous chunks (every axis before the concatenation axis has extent 1) down to
+ * convolutions, whose epilogue then writes there. Fails (0) on anything else. */
+static int plan_dense(const vki_model *m, const graph_index *g, int t, long base, int top,
+                      dense_plan *plan) {
+    if (!top && !private_to_reader(m, g, t)) return 0;
+    int p = g->producer[t];
+    if (p < 0) return 0;
+    const vki_op *op = &m->ops[p];
+    if (has_epilogue(op)) {
+        if (op->fused.dense_out || op->n_outputs != 1 || plan->n == MAX_DENSE_PRODUCERS) return 0;
+        plan->producers[plan->n] = p;
+        plan->bases[plan->n++] = base;
+        return 1;
+    }
+    if (plan->n_folded == MAX_DENSE_PRODUCERS) return 0;
+    if (op->code == VKI_OP_RESHAPE) {
+        int u = op->inputs[0];
+        if (u < 0 || m->tensors[u].data ||
+            vki_tensor_elements(&m->tensors[u]) != vki_tensor_elements(&m->tensors[t]))
+            return 0;
+        plan->folded[plan->n_folded++] = p;
+        return plan_dense(m, g, u, base, 0, plan);
+    }
+    if (op->code == VKI_OP_CONCATENATION) {
+        const vki_tensor *to = &m->tensors[t];
+        int axis = op->opt.concat.axis;
+        if (op->opt.concat.activation != VKI_ACT_NONE || axis < 0 || axis >= to->rank) return 0;
+        for (int d = 0; d < axis; d++)
+            if (to->shape[d] != 1) return 0;
+        plan->folded[plan->n_folded++] = p;
+        long at = base;
+        for (int i = 0; i < op->n_inputs; i++) {
+            int u = op->inputs[i];
+            if (u < 0 || m->tensors[u].data || !plan_dense(m, g, u, at, 0, plan)) return 0;
+            at += (long)vki_tensor_elements(&m->tensors[u]);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static int fuse_output_layouts(vki_model *m, unsigned char *skip) {
+    graph_index g;
+    if (!index_build(m, skip, &g)) return 0;
+    int fused = 0;
+    for (int io = 0; io < m->n_outputs; io++) {
+        int t = m->outputs[io];
+        int twice = 0;
+        for (int j = 0; j < m->n_outputs; j++) twice += m->outputs[j] == t;
+        /* The graph output's own readers still need its PHWC4 tensor. */
+        if (twice != 1 || g.readers[t] || is_graph_input(m, t)) continue;
+        dense_plan plan = {.n = 0};
+        if (!plan_dense(m, &g, t, 0, 1, &plan)) continue;
+        for (int k = 0; k < plan.n; k++) {
+            vki_op *op = &m->ops[plan.producers[k]];
+            op->fused.dense_out = true;
+            op->fused.dense_output = io;
+            op->fused.dense_base = plan.bases[k];
+        }
+        for (int k = 0; k < plan.n_folded; k++) skip[plan.folded[k]] = 1;
+        fused += plan.n_folded + 1;   /* and the output's conversion */
+    }
+    index_free(&g);
+    return fused;
+}
+
+int vki_output_is_dense(const vki_model *view, const unsigned char *skip, int io) {
+    for (int o = 0; o < view->n_ops; o++)
+        if (!skip[o] && view->ops[o].fused.dense_out && view->ops[o].fused.dense_output == io)
+            return 1;
+    return 0;
+}
+
+/* ---- all of them ------------------------------------------------------------------------ */
 
 int vki_passes_run(vki_model *view, unsigned char *skip, const vki_wg_device *dev,
                    unsigned passes) {
     int folded = 0;
     if (passes & VKI_PASS_ACTIVATION) folded += vki_fuse_activations(view, view->ops, skip);
+    if (passes & VKI_PASS_SPATIAL_PAD) folded += fuse_spatial_pads(view, skip);
+    if (passes & VKI_PASS_RESIDUAL) folded += fuse_residuals(view, skip);
+    if (passes & VKI_PASS_CHANNEL_PAD) folded += fuse_channel_pads(view, skip);
+    if (passes & VKI_PASS_OUTPUT_LAYOUT) folded += fuse_output_layouts(view, skip);
     if (passes & VKI_PASS_DW_PW) folded += vki_fuse_dw_pw(view, view->ops, skip, dev);
     return folded;
 }

@@ -13,6 +13,10 @@
 int vki_passes_run(vki_model *view, unsigned char *skip, const vki_wg_device *dev,
                    unsigned passes);
 
+/* Whether a dispatched op writes graph output `io` in its dense layout (the output-layout
+ * pass), so that the output needs no conversion dispatch. */
+int vki_output_is_dense(const vki_model *view, const unsigned char *skip, int io);
+
 /* Folds RELU / RELU6 / RELU_N1_TO_1 / TANH ops into the fused activation of the op that
  * produces their input, when that op has none and nothing else reads the tensor. In
  * `ops` (a copy of m->ops) the producer takes over the activation's output; skip[i] is

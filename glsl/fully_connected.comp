@@ -8,10 +8,12 @@
 // compiles each in fp32, fp16 storage and fp16 arithmetic).
 // variant: @bindings=4 {FC_ONE_ROW|FC_PER_PIXEL} $ACT IN_W=3 IN_H=2 IN_C=10 IN_S=3
 //   + OUT_W=3 OUT_H=2 OUT_C=6 OUT_S=2 K_VEC4=3
+// variant: @bindings=N_BINDINGS FC_ONE_ROW ACT_SIGMOID IN_W=3 IN_H=2 IN_C=10 IN_S=3
+//   + OUT_W=1 OUT_H=1 OUT_C=6 OUT_S=2 K_VEC4=3 $EPILOGUE
 TENSOR_IN(0, src)
 WEIGHTS(1, weights)
 WEIGHTS(2, bias)
-TENSOR_OUT(3, dst)
+OUTPUT(3)
 
 void main() {
 #if defined(FC_ONE_ROW)
@@ -35,9 +37,6 @@ void main() {
         in_at += in_step;
         w_at += 4;
     }
-    // Bias after the sum, as TFLite adds it; padded lanes of weights and bias are zero.
-    acc = activate(acc + LOAD(bias, s));
-    for (int i = 0; i < 4; i++)
-        if (s * 4 + i >= OUT_C) acc[i] = 0.0;
-    STORE(dst, IDX(OUT, x, y, s), acc);
+    // Bias after the sum, as TFLite adds it.
+    STORE_OUTPUT(x, y, s, acc + LOAD(bias, s))
 }

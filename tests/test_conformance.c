@@ -197,46 +197,80 @@ Test(other_models, pose_landmark_full) { matches_reference("pose_landmark_full",
 Test(other_models, pose_landmark_heavy) { matches_reference("pose_landmark_heavy", 5e-4, -1); }
 Test(other_models, selfie_segmentation_landscape) { matches_reference("selfie_segmentation_landscape", 1e-4, 3e-2); }
 
+/* A conformance model loaded with its reference input. */
+typedef struct loaded {
+    vki_model *m;
+    float *input;
+    size_t input_elems;
+} loaded;
+
+static loaded load_with_input(const char *model) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.tflite", env_or("VKI_MODEL_DIR", "models/cache"), model);
+    loaded l = {0};
+    cr_assert_eq(vki_model_load_file(path, &l.m), VKI_OK, "%s", vki_last_error());
+    vki_tensor_info in;
+    vki_model_input_info(l.m, 0, &in);
+    snprintf(path, sizeof path, "%s/ref/%s/input_0.f32", env_or("VKI_TEST_DATA", "tests/data"), model);
+    l.input = read_f32(path, in.element_count);
+    l.input_elems = in.element_count;
+    return l;
+}
+
+static void loaded_free(loaded *l) {
+    free(l->input);
+    vki_model_destroy(l->m);
+}
+
+/* Runs the graph once; returns its outputs concatenated (malloc'd) and *bytes. */
+static float *run_outputs(vki_graph *g, const loaded *l, size_t *bytes) {
+    cr_assert_eq(vki_graph_set_input(g, 0, l->input, l->input_elems * sizeof(float)), VKI_OK);
+    cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+    size_t total = 0;
+    for (int i = 0; i < vki_model_output_count(l->m); i++) {
+        vki_tensor_info t;
+        vki_model_output_info(l->m, i, &t);
+        total += t.element_count;
+    }
+    float *out = malloc(total * sizeof(float)), *at = out;
+    cr_assert(out);
+    for (int i = 0; i < vki_model_output_count(l->m); i++) {
+        vki_tensor_info t;
+        vki_model_output_info(l->m, i, &t);
+        cr_assert_eq(vki_graph_get_output(g, i, at, t.element_count * sizeof(float)), VKI_OK);
+        at += t.element_count;
+    }
+    *bytes = total * sizeof(float);
+    return out;
+}
+
 /* Every memory strategy must give bit-identical outputs (the plan only moves bytes), and
  * the engine must allocate exactly what vki_memory_plans reports for that strategy. */
 static void strategies_agree(const char *model) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s.tflite", env_or("VKI_MODEL_DIR", "models/cache"), model);
-    vki_model *m = NULL;
-    cr_assert_eq(vki_model_load_file(path, &m), VKI_OK, "%s", vki_last_error());
+    loaded l = load_with_input(model);
     vki_memory_plan_info plans[VKI_MEMORY_STRATEGY_COUNT];
-    cr_assert_eq(vki_memory_plans(harness_context(), m, NULL, plans, VKI_MEMORY_STRATEGY_COUNT), VKI_OK,
+    cr_assert_eq(vki_memory_plans(harness_context(), l.m, NULL, plans, VKI_MEMORY_STRATEGY_COUNT), VKI_OK,
                  "%s", vki_last_error());
-    vki_tensor_info in;
-    vki_model_input_info(m, 0, &in);
-    snprintf(path, sizeof path, "%s/ref/%s/input_0.f32", env_or("VKI_TEST_DATA", "tests/data"), model);
-    float *input = read_f32(path, in.element_count);
-    float *first[8] = {0};
+    float *first = NULL;
+    size_t first_bytes = 0;
     for (int s = 0; s < VKI_MEMORY_STRATEGY_COUNT; s++) {
         vki_graph_options o = {.memory = (vki_memory_strategy)s};
         vki_graph *g = NULL;
-        cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_OK, "%s", vki_last_error());
+        cr_assert_eq(vki_graph_create(harness_context(), l.m, &o, &g), VKI_OK, "%s", vki_last_error());
         vki_memory_report mem;
         cr_assert_eq(vki_graph_memory(g, &mem), VKI_OK);
         cr_assert_eq(mem.intermediate_bytes, plans[s].total_bytes, "strategy %s", plans[s].name);
         cr_assert(mem.intermediate_bytes >= mem.lower_bound_bytes);
-        cr_assert_eq(vki_graph_set_input(g, 0, input, in.element_count * sizeof(float)), VKI_OK);
-        cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
-        for (int i = 0; i < vki_model_output_count(m); i++) {
-            vki_tensor_info t;
-            vki_model_output_info(m, i, &t);
-            float *got = malloc(t.element_count * sizeof(float));
-            cr_assert_eq(vki_graph_get_output(g, i, got, t.element_count * sizeof(float)), VKI_OK);
-            if (!first[i]) { first[i] = got; continue; }
-            cr_assert(!memcmp(got, first[i], t.element_count * sizeof(float)),
-                      "%s output %d differs under strategy %s", model, i, plans[s].name);
-            free(got);
-        }
+        size_t bytes;
+        float *got = run_outputs(g, &l, &bytes);
         vki_graph_destroy(g);
+        if (!first) { first = got; first_bytes = bytes; continue; }
+        cr_assert(bytes == first_bytes && !memcmp(got, first, bytes),
+                  "%s outputs differ under strategy %s", model, plans[s].name);
+        free(got);
     }
-    for (int i = 0; i < 8; i++) free(first[i]);
-    free(input);
-    vki_model_destroy(m);
+    free(first);
+    loaded_free(&l);
 }
 
 Test(memory_strategies, face_detection_short_range) { strategies_agree("face_detection_short_range"); }
@@ -244,3 +278,56 @@ Test(memory_strategies, face_detection_full_range) { strategies_agree("face_dete
 Test(memory_strategies, selfie_segmentation) { strategies_agree("selfie_segmentation"); }
 Test(memory_strategies, hand_landmark_lite) { strategies_agree("hand_landmark_lite"); }
 Test(memory_strategies, pose_landmark_lite) { strategies_agree("pose_landmark_lite"); }
+
+/* The graph passes only fold ops into others: in fp32 the outputs must be bit-identical
+ * with every pass, with none, and with each one left out, and each pass must save
+ * dispatches somewhere. Prints the dispatch counts. */
+static const unsigned pass_bits[] = {
+#define PASS_BIT_(name, bit, text) VKI_PASS_##name,
+    VKI_PASS_LIST(PASS_BIT_)
+#undef PASS_BIT_
+};
+static const char *const pass_names[] = {
+#define PASS_TEXT_(name, bit, text) text,
+    VKI_PASS_LIST(PASS_TEXT_)
+#undef PASS_TEXT_
+};
+#define N_PASSES (int)(sizeof pass_bits / sizeof pass_bits[0])
+
+static void passes_agree(const char *model) {
+    loaded l = load_with_input(model);
+    float *none = NULL;
+    size_t none_bytes = 0;
+    int counts[N_PASSES + 2];
+    /* k = 0: every pass off; 1..N_PASSES: all but that one; N_PASSES + 1: all on. */
+    for (int k = 0; k < N_PASSES + 2; k++) {
+        vki_graph_options o = {.disable_passes = k == 0 ? ~0u : k <= N_PASSES ? pass_bits[k - 1] : 0};
+        vki_graph *g = NULL;
+        cr_assert_eq(vki_graph_create(harness_context(), l.m, &o, &g), VKI_OK, "%s", vki_last_error());
+        counts[k] = vki_graph_dispatch_count(g);
+        size_t bytes;
+        float *got = run_outputs(g, &l, &bytes);
+        vki_graph_destroy(g);
+        if (!none) { none = got; none_bytes = bytes; continue; }
+        size_t n = bytes / sizeof(float), at = 0;
+        while (at < n && !memcmp(&got[at], &none[at], sizeof(float))) at++;
+        cr_assert(bytes == none_bytes && at == n,
+                  "%s: outputs with passes %s differ from the unfused graph's at float %zu "
+                  "(%.9g, unfused %.9g)", model,
+                  k <= N_PASSES ? "all but one" : "all", at, at < n ? got[at] : 0.0,
+                  at < n ? none[at] : 0.0);
+        if (k <= N_PASSES) cr_log_info("%s: without %s: %d dispatches", model, pass_names[k - 1], counts[k]);
+        free(got);
+    }
+    cr_log_info("%s: %d dispatches unfused, %d with every pass", model, counts[0], counts[N_PASSES + 1]);
+    printf("passes: %s: %d dispatches unfused, %d fused\n", model, counts[0], counts[N_PASSES + 1]);
+    cr_assert_lt(counts[N_PASSES + 1], counts[0], "%s: the passes saved nothing", model);
+    free(none);
+    loaded_free(&l);
+}
+
+Test(passes_agree, face_detection_short_range) { passes_agree("face_detection_short_range"); }
+Test(passes_agree, face_detection_full_range) { passes_agree("face_detection_full_range"); }
+Test(passes_agree, selfie_segmentation) { passes_agree("selfie_segmentation"); }
+Test(passes_agree, hand_landmark_lite) { passes_agree("hand_landmark_lite"); }
+Test(passes_agree, pose_landmark_lite) { passes_agree("pose_landmark_lite"); }

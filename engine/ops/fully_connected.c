@@ -159,7 +159,8 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_dispatch_bind_tensor(&d, op->inputs[0]);
     vki_dispatch_bind_weights(&d, w_blob);
     vki_dispatch_bind_weights(&d, b_blob);
-    vki_dispatch_bind_tensor(&d, op->outputs[0]);
+    vki_status st = vki_build_bind_output(b, &d, op);
+    if (st) return st;
     if (pixels) {
         vki_dispatch_grid_phwc4(&d, out);
     } else {

@@ -151,6 +151,9 @@ vki_status vki_model_reference_run(const vki_model *m, const float *const *input
 
 /* ---- helpers shared by op files ---------------------------------------------------- */
 
+/* A validated PAD's leading and trailing zeros per NHWC axis (pad.c; for graph passes). */
+void vki_pad_amounts(const vki_model *m, const vki_op *op, vki_shape4 *before, vki_shape4 *after);
+
 /* vki_fail with an "<model>: op <i> <NAME>: " prefix. */
 vki_status vki_op_fail(const vki_model *m, int op_index, vki_status status, const char *fmt,
                        ...) VKI_PRINTF(4, 5);

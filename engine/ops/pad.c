@@ -5,21 +5,26 @@
 
 #include <stdio.h>
 
+void vki_pad_amounts(const vki_model *m, const vki_op *op, vki_shape4 *before, vki_shape4 *after) {
+    const vki_tensor *in = vki_op_in(m, op, 0);
+    const int32_t *p = (const int32_t *)vki_op_in(m, op, 1)->data;
+    *before = *after = (vki_shape4){0, 0, 0, 0};
+    int *b[4] = {&before->n, &before->h, &before->w, &before->c};
+    int *a[4] = {&after->n, &after->h, &after->w, &after->c};
+    /* The NHWC dimension each row pads, by rank: the mapping of vki_tensor_shape4. */
+    static const int dims[5][4] = {{0}, {3}, {0, 3}, {0, 2, 3}, {0, 1, 2, 3}};
+    for (int i = 0; i < in->rank && i < 4; i++) {
+        *b[dims[in->rank][i]] = p[2 * i];
+        *a[dims[in->rank][i]] = p[2 * i + 1];
+    }
+}
+
 /* Leading / trailing padding of the NHWC view, from the [rank,2] paddings constant. */
 typedef struct pad4 { vki_shape4 before, after; } pad4;
 
 static pad4 read_paddings(const vki_model *m, const vki_op *op) {
-    const vki_tensor *in = vki_op_in(m, op, 0);
-    const int32_t *p = (const int32_t *)vki_op_in(m, op, 1)->data;
-    pad4 r = {{0, 0, 0, 0}, {0, 0, 0, 0}};
-    int *before[4] = {&r.before.n, &r.before.h, &r.before.w, &r.before.c};
-    int *after[4] = {&r.after.n, &r.after.h, &r.after.w, &r.after.c};
-    /* The NHWC dimension each row pads, by rank: the mapping of vki_tensor_shape4. */
-    static const int dims[5][4] = {{0}, {3}, {0, 3}, {0, 2, 3}, {0, 1, 2, 3}};
-    for (int i = 0; i < in->rank; i++) {
-        *before[dims[in->rank][i]] = p[2 * i];
-        *after[dims[in->rank][i]] = p[2 * i + 1];
-    }
+    pad4 r;
+    vki_pad_amounts(m, op, &r.before, &r.after);
     return r;
 }
 
