@@ -3,6 +3,8 @@
 #include "harness.h"
 
 #include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int dispatches(vki_model *m) {
     vki_graph *g = NULL;
@@ -81,4 +83,193 @@ Test(fusion, conv_pool_chain) {
     vki_model_set_io(m, 1, &x, 1, &r6);
     cr_assert_eq(dispatches(m), 4, "input, CONV+RELU, POOL+RELU6, output");
     harness_check(m, 23, 1e-5);
+}
+
+/* ---- the fusion passes of engine/passes.c, each on a graph of its own -------------------
+ * Odd shapes throughout (5 and 17 channels leave padded lanes, odd H and W, stride 2 on
+ * odd input); harness_check compares every element with the unfused C reference in fp32,
+ * fp16 and fp16 storage. */
+
+/* A CONV_2D (cout output channels) or DEPTHWISE_CONV_2D (multiplier 1) of x. */
+static int conv(vki_model *m, vki_op_code code, int x, int k, int stride, vki_padding pad,
+                int cout, vki_activation act, uint32_t seed) {
+    const vki_tensor *in = &m->tensors[x];
+    int h = in->shape[1], w = in->shape[2], ci = in->shape[3];
+    int dw = code == VKI_OP_DEPTHWISE_CONV_2D;
+    int oc = dw ? ci : cout;
+    int fshape[4] = {dw ? 1 : oc, k, k, dw ? oc : ci};
+    int f = harness_const(m, 4, fshape, seed, -1.0f, 1.0f);
+    int b = harness_const(m, 1, &oc, seed + 1, -1.0f, 1.0f);
+    int out = harness_tensor(m, vki_conv_out_size(pad, h, k, stride, 1),
+                             vki_conv_out_size(pad, w, k, stride, 1), oc);
+    int ins[3] = {x, f, b};
+    vki_op *op = harness_op(m, code, 3, ins, out);
+    op->opt.conv = (vki_conv_options){.padding = pad, .stride_w = stride, .stride_h = stride,
+                                      .dilation_w = 1, .dilation_h = 1, .activation = act};
+    return out;
+}
+
+/* PAD of x by [top, bottom] rows, [left, right] columns and `channels` trailing channels. */
+static int pad(vki_model *m, int x, int top, int bottom, int left, int right, int channels) {
+    const vki_tensor *in = &m->tensors[x];
+    int32_t p[8] = {0, 0, top, bottom, left, right, 0, channels};
+    int pshape[2] = {4, 2};
+    int pt = harness_int_const(m, "paddings", 2, pshape, p);
+    int out = harness_tensor(m, in->shape[1] + top + bottom, in->shape[2] + left + right,
+                             in->shape[3] + channels);
+    int ins[2] = {x, pt};
+    harness_op(m, VKI_OP_PAD, 2, ins, out);
+    return out;
+}
+
+static int add(vki_model *m, int a, int b, vki_activation act) {
+    const vki_tensor *t = &m->tensors[a];
+    int out = harness_tensor(m, t->shape[1], t->shape[2], t->shape[3]);
+    int ins[2] = {a, b};
+    harness_op(m, VKI_OP_ADD, 2, ins, out)->opt.eltwise.activation = act;
+    return out;
+}
+
+static int unary(vki_model *m, vki_op_code code, int x) {
+    const vki_tensor *t = &m->tensors[x];
+    int out = harness_tensor(m, t->shape[1], t->shape[2], t->shape[3]);
+    harness_op(m, code, 1, &x, out);
+    return out;
+}
+
+/* Dispatches with every pass and with none (VKI_DISABLE_PASSES=all). */
+static void expect_dispatches(vki_model *m, int fused, int unfused) {
+    int f = dispatches(m);
+    cr_assert_eq(f, fused, "with the passes: %d dispatches, expected %d", f, fused);
+    setenv("VKI_DISABLE_PASSES", "all", 1);
+    int n = dispatches(m);
+    unsetenv("VKI_DISABLE_PASSES");
+    cr_assert_eq(n, unfused, "with no pass: %d dispatches, expected %d", n, unfused);
+}
+
+Test(fusion, residual_add_into_conv_epilogue) {
+    /* MobileNetV2's block: 1x1 expand, depthwise, 1x1 project, ADD of the block's input. */
+    vki_model *m = vki_model_new("residual");
+    int x = harness_tensor(m, 9, 7, 5);
+    int e = conv(m, VKI_OP_CONV_2D, x, 1, 1, VKI_PAD_SAME, 17, VKI_ACT_RELU6, 31);
+    int d = conv(m, VKI_OP_DEPTHWISE_CONV_2D, e, 3, 1, VKI_PAD_SAME, 0, VKI_ACT_RELU6, 33);
+    int p = conv(m, VKI_OP_CONV_2D, d, 1, 1, VKI_PAD_SAME, 5, VKI_ACT_NONE, 35);
+    int y = add(m, p, x, VKI_ACT_RELU);
+    vki_model_set_io(m, 1, &x, 1, &y);
+    /* input, expand, depthwise, project + ADD writing the dense output */
+    expect_dispatches(m, 4, 6);
+    harness_check(m, 37, 1e-5);
+}
+
+Test(fusion, residual_through_a_channel_pad) {
+    /* BlazeFace's block: the input zero-extended from 3 to 5 channels, then a RELU op. */
+    vki_model *m = vki_model_new("residual_pad");
+    int x = harness_tensor(m, 11, 9, 3);
+    int d = conv(m, VKI_OP_DEPTHWISE_CONV_2D, x, 5, 1, VKI_PAD_SAME, 0, VKI_ACT_NONE, 41);
+    int c = conv(m, VKI_OP_CONV_2D, d, 1, 1, VKI_PAD_SAME, 5, VKI_ACT_NONE, 43);
+    int xp = pad(m, x, 0, 0, 0, 0, 2);
+    int y = unary(m, VKI_OP_RELU, add(m, c, xp, VKI_ACT_NONE));
+    vki_model_set_io(m, 1, &x, 1, &y);
+    expect_dispatches(m, 3, 7);
+    harness_check(m, 45, 1e-5);
+}
+
+Test(fusion, residual_not_ready_when_the_producer_runs) {
+    /* The other operand is made after the convolution: the ADD stays. */
+    vki_model *m = vki_model_new("residual_late");
+    int x = harness_tensor(m, 5, 3, 5);
+    int c = conv(m, VKI_OP_CONV_2D, x, 3, 1, VKI_PAD_SAME, 5, VKI_ACT_NONE, 51);
+    int r = unary(m, VKI_OP_TANH, x);
+    int y = add(m, c, r, VKI_ACT_NONE);
+    vki_model_set_io(m, 1, &x, 1, &y);
+    expect_dispatches(m, 5, 5);
+    harness_check(m, 53, 1e-5);
+}
+
+Test(fusion, not_into_a_producer_with_its_own_activation_or_readers) {
+    vki_model *m = vki_model_new("residual_no");
+    int x = harness_tensor(m, 5, 3, 5);
+    int c = conv(m, VKI_OP_CONV_2D, x, 1, 1, VKI_PAD_SAME, 5, VKI_ACT_RELU, 55);
+    int y = add(m, x, c, VKI_ACT_NONE);
+    int c2 = conv(m, VKI_OP_CONV_2D, y, 1, 1, VKI_PAD_SAME, 5, VKI_ACT_NONE, 57);
+    int z = add(m, c2, y, VKI_ACT_NONE);
+    int outs[2] = {z, c2};   /* c2 is also a graph output: its ADD stays */
+    vki_model_set_io(m, 1, &x, 2, outs);
+    expect_dispatches(m, 7, 7);
+    harness_check(m, 59, 1e-5);
+}
+
+Test(fusion, spatial_pad_into_the_window) {
+    /* MediaPipe's explicit padding ahead of stride-2 depthwise convs: asymmetric, odd input. */
+    vki_model *m = vki_model_new("spatial_pad");
+    int x = harness_tensor(m, 9, 7, 5);
+    int d = conv(m, VKI_OP_DEPTHWISE_CONV_2D, pad(m, x, 0, 1, 1, 2, 0), 3, 2, VKI_PAD_VALID, 0,
+                 VKI_ACT_RELU, 61);
+    int c = conv(m, VKI_OP_CONV_2D, pad(m, d, 2, 1, 0, 1, 0), 3, 2, VKI_PAD_SAME, 3,
+                 VKI_ACT_NONE, 63);
+    vki_model_set_io(m, 1, &x, 1, &c);
+    expect_dispatches(m, 3, 6);
+    harness_check(m, 65, 1e-5);
+}
+
+Test(fusion, channel_pad_into_the_add) {
+    /* Both operands are graph inputs, so no producer takes the ADD; the PAD still folds. */
+    vki_model *m = vki_model_new("channel_pad");
+    int a = harness_tensor(m, 7, 5, 17), b = harness_tensor(m, 7, 5, 6);
+    int y = add(m, pad(m, b, 0, 0, 0, 0, 11), a, VKI_ACT_RELU6);
+    int ins[2] = {a, b};
+    vki_model_set_io(m, 2, ins, 1, &y);
+    expect_dispatches(m, 4, 5);
+    harness_check(m, 67, 1e-6);
+}
+
+Test(fusion, sigmoid_and_hard_swish_keep_padded_lanes_zero) {
+    /* sigmoid(0) = 0.5: a channel CONCATENATION after it reads the padded lanes' slots. */
+    vki_model *m = vki_model_new("sigmoid");
+    int x = harness_tensor(m, 5, 7, 3);
+    int s = unary(m, VKI_OP_LOGISTIC, conv(m, VKI_OP_CONV_2D, x, 3, 2, VKI_PAD_SAME, 5, VKI_ACT_NONE, 71));
+    int h = unary(m, VKI_OP_HARD_SWISH, conv(m, VKI_OP_CONV_2D, x, 3, 2, VKI_PAD_SAME, 3, VKI_ACT_NONE, 73));
+    int cat = harness_tensor(m, 3, 4, 8);
+    int ins[2] = {s, h};
+    harness_op(m, VKI_OP_CONCATENATION, 2, ins, cat)->opt.concat.axis = 3;
+    vki_model_set_io(m, 1, &x, 1, &cat);
+    expect_dispatches(m, 5, 7);
+    harness_check(m, 75, 1e-5);
+}
+
+Test(fusion, heads_write_the_output_layout) {
+    /* Detection heads: two convs reshaped to [1, n, 4] and concatenated along n. */
+    vki_model *m = vki_model_new("heads");
+    int x = harness_tensor(m, 5, 3, 5);
+    int a = conv(m, VKI_OP_CONV_2D, x, 1, 1, VKI_PAD_SAME, 8, VKI_ACT_NONE, 81);
+    int b = conv(m, VKI_OP_CONV_2D, x, 3, 2, VKI_PAD_SAME, 4, VKI_ACT_NONE, 83);
+    int sa[3] = {1, 30, 4}, sb[3] = {1, 6, 4}, so[3] = {1, 36, 4};
+    int ra = harness_tensor_nd(m, 3, sa), rb = harness_tensor_nd(m, 3, sb);
+    harness_op(m, VKI_OP_RESHAPE, 1, &a, ra);
+    harness_op(m, VKI_OP_RESHAPE, 1, &b, rb);
+    int cat = harness_tensor_nd(m, 3, so);
+    int ins[2] = {ra, rb};
+    harness_op(m, VKI_OP_CONCATENATION, 2, ins, cat)->opt.concat.axis = 1;
+    /* A second output straight from a conv with 17 channels. */
+    int c = conv(m, VKI_OP_DEPTHWISE_CONV_2D, x, 3, 1, VKI_PAD_VALID, 0, VKI_ACT_RELU, 85);
+    int outs[2] = {cat, c};
+    vki_model_set_io(m, 1, &x, 2, outs);
+    /* unfused: one RESHAPE keeps the PHWC4 layout and needs no dispatch */
+    expect_dispatches(m, 4, 8);
+    harness_check(m, 87, 1e-5);
+}
+
+Test(fusion, disable_passes_names_are_checked) {
+    vki_model *m = add_then(VKI_OP_RELU, 0, 0);
+    setenv("VKI_DISABLE_PASSES", "residual,nonsense", 1);
+    vki_graph *g = NULL;
+    vki_status s = vki_graph_create(harness_context(), m, NULL, &g);
+    unsetenv("VKI_DISABLE_PASSES");
+    cr_assert_eq(s, VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(vki_last_error(), "unknown pass 'nonsense'"), "%s", vki_last_error());
+    vki_graph_options o = {.disable_passes = VKI_PASS_ACTIVATION};
+    cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_OK);
+    cr_assert_eq(vki_graph_dispatch_count(g), 4, "input, ADD, RELU, output");
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
 }
