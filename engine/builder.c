@@ -91,6 +91,7 @@ vki_status vki_build_bind_output(vki_build *b, vki_dispatch *d, const vki_op *op
     if (fu->has_residual) {
         vki_define_int(d, "RESIDUAL", 1);
         vki_define_int(d, "RES_BINDING", d->n_bindings);
+        if (fu->pre_activation != VKI_ACT_NONE) vki_define_int(d, "RES_PRE_ACT", fu->pre_activation);
         vki_define_shape(d, "RES", vki_tensor_shape4(&b->m->tensors[fu->residual]));
         vki_dispatch_bind_tensor(d, fu->residual);
     }

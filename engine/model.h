@@ -90,9 +90,11 @@ typedef struct vki_fused {
     int pad_top, pad_bottom, pad_left, pad_right;
     /* An ADD folded into the op's epilogue: `residual` is added to the op's output before
      * its activation (which is the ADD's). Its channels may be fewer than the output's:
-     * a channel PAD that zero-extended it was folded in too. */
+     * a channel PAD that zero-extended it was folded in too. Where the op had an
+     * activation of its own it moves to pre_activation. */
     bool has_residual;
     int residual;
+    vki_activation pre_activation;   /* the op's own activation, applied before the ADD */
     /* The op writes graph output `dense_output` in its dense NHWC layout, at float offset
      * `dense_base`, in place of the RESHAPE / CONCATENATION ops that led there. */
     bool dense_out;

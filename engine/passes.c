@@ -84,7 +84,16 @@ static int is_convolution(const vki_op *op) {
  * output with vki_build_bind_output): they can take a residual, any activation, and write
  * a graph output's dense layout. */
 static int has_epilogue(const vki_op *op) {
-    return is_convolution(op) || op->code == VKI_OP_FULLY_CONNECTED;
+    switch (op->code) {
+    case VKI_OP_CONV_2D: case VKI_OP_DEPTHWISE_CONV_2D: case VKI_OP_FULLY_CONNECTED:
+    case VKI_OP_MAX_POOL_2D: case VKI_OP_AVERAGE_POOL_2D:
+    case VKI_OP_RESIZE_BILINEAR: case VKI_OP_RESIZE_NEAREST_NEIGHBOR:
+    case VKI_OP_ADD: case VKI_OP_SUB: case VKI_OP_MUL: case VKI_OP_DIV:
+    case VKI_OP_MAXIMUM: case VKI_OP_MINIMUM: case VKI_OP_PRELU:
+        return 1;
+    default:
+        return 0;
+    }
 }
 
 static int same_shape(vki_shape4 a, vki_shape4 b) {
@@ -133,15 +142,8 @@ static vki_activation *activation_slot(vki_op *op) {
 }
 
 /* Sigmoid maps 0 to 0.5: only kernels that zero their padded output lanes after the
- * activation may take it (STORE_OUTPUT's epilogue, binary.comp). */
-static int zeroes_padded_lanes(const vki_op *op) {
-    switch (op->code) {
-    case VKI_OP_ADD: case VKI_OP_SUB: case VKI_OP_MUL: case VKI_OP_DIV:
-        return 1;
-    default:
-        return has_epilogue(op);
-    }
-}
+ * activation may take it (STORE_OUTPUT's epilogue does). */
+static int zeroes_padded_lanes(const vki_op *op) { return has_epilogue(op); }
 
 int vki_fuse_activations(const vki_model *m, vki_op *ops, unsigned char *skip) {
     graph_index g;
@@ -196,7 +198,7 @@ static int fuse_spatial_pads(vki_model *m, unsigned char *skip) {
     return fused;
 }
 
-/* ---- residual ADD into the epilogue of the op making an operand ------------------------- */
+/* ---- residual ADD into the epilogue of the op making an operand ------------------------ */
 
 /* Operand `other` of an ADD whose output has shape `out`, as the epilogue would read it:
  * the tensor itself when its shape is the output's, or the input of a channel PAD that
@@ -236,10 +238,12 @@ static int fuse_residuals(vki_model *m, unsigned char *skip) {
             int p = t >= 0 ? g.producer[t] : -1;
             if (p < 0 || !private_to_reader(m, &g, t)) continue;
             vki_op *conv = &m->ops[p];
-            vki_activation *slot = has_epilogue(conv) ? activation_slot(conv) : NULL;
-            if (!slot || *slot != VKI_ACT_NONE || conv->fused.has_residual ||
-                conv->fused.dense_out || conv->n_outputs != 1 ||
-                !same_shape(vki_tensor_shape4(&m->tensors[t]), out))
+            /* The producer's own activation runs before the ADD (RES_PRE_ACT), the ADD's
+             * after; a producer without an activation slot takes only a plain ADD. */
+            vki_activation *slot = activation_slot(conv);
+            if (!has_epilogue(conv) || conv->fused.has_residual || conv->fused.dense_out ||
+                conv->n_outputs != 1 || !same_shape(vki_tensor_shape4(&m->tensors[t]), out) ||
+                (!slot && add->opt.eltwise.activation != VKI_ACT_NONE))
                 continue;
             int pad;
             int r = residual_source(m, &g, add->inputs[1 - i], out, &pad);
@@ -248,7 +252,10 @@ static int fuse_residuals(vki_model *m, unsigned char *skip) {
                 continue;
             conv->fused.has_residual = true;
             conv->fused.residual = r;
-            *slot = add->opt.eltwise.activation;
+            if (slot) {
+                conv->fused.pre_activation = *slot;
+                *slot = add->opt.eltwise.activation;
+            }
             conv->outputs[0] = add->outputs[0];
             g.producer[add->outputs[0]] = p;
             g.readers[r]++;

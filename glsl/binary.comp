@@ -1,4 +1,4 @@
-// binary.comp: out = activate(a OP b) with broadcasting over H, W and C; OP is chosen by
+// binary.comp: out = activate(a OP b) (through the producer epilogue) with broadcasting over H, W and C; OP is chosen by
 // OP_* (PRELU: a is the input, b the alpha).
 // An input whose extent along an axis is 1 is broadcast along it; a 1-channel input is
 // broadcast over all four lanes of every slice. An input with more channels but fewer
@@ -10,12 +10,14 @@
 // broadcast (1 channel, and 1x1 or 1 row).
 // variant: @bindings=3 {OP_ADD|OP_SUB|OP_MUL|OP_DIV} $ACT $BINARY_OPERANDS
 // variant: @bindings=3 {OP_MAXIMUM|OP_MINIMUM|OP_PRELU} $BINARY_OPERANDS
+// variant: @bindings=N_BINDINGS OP_MUL ACT_RELU OUT_W=6 OUT_H=5 OUT_C=7 OUT_S=2
+//   + A_W=6 A_H=5 A_C=7 A_S=2 B_W=1 B_H=1 B_C=7 B_S=2 $EPILOGUE3
 // variant-set: BINARY_OPERANDS = OUT_W=6 OUT_H=5 OUT_C=7 OUT_S=2
 //   + {A_W=6 A_H=5 A_C=7 A_S=2|A_W=1 A_H=1 A_C=1 A_S=1}
 //   + {B_W=6 B_H=5 B_C=7 B_S=2|B_W=6 B_H=1 B_C=1 B_S=1|B_W=6 B_H=5 B_C=3 B_S=1}
 TENSOR_IN(0, a)
 TENSOR_IN(1, b)
-TENSOR_OUT(2, dst)
+OUTPUT(2)
 
 FLT4 fetch_a(int x, int y, int s) {
     int xx = A_W == 1 ? 0 : x, yy = A_H == 1 ? 0 : y;
@@ -59,9 +61,5 @@ void main() {
 #elif defined(OP_PRELU)
     FLT4 v = mix(va * vb, va, greaterThanEqual(va, FLT4(0.0)));
 #endif
-    v = activate(v);
-    // Keep padded channels zero so that later channel-wise reads see clean data.
-    for (int i = 0; i < 4; i++)
-        if (s * 4 + i >= OUT_C) v[i] = FLT(0.0);
-    STORE(dst, IDX(OUT, x, y, s), v);
+    STORE_OUTPUT(x, y, s, v)
 }

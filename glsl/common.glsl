@@ -62,30 +62,48 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 // variant-set: ACT = {|ACT_RELU|ACT_RELU6|ACT_RELU_N1_TO_1|ACT_TANH|ACT_SIGMOID|ACT_HARD_SWISH}
 // variant-set: CONV_WINDOW = IN_W=9 IN_H=7 IN_C=5 IN_S=2 OUT_W=5 OUT_H=4 OUT_C=10 OUT_S=3
 //   + KH=3 KW=3 STRIDE_H=2 STRIDE_W=2 DIL_H=1 DIL_W=1 PAD_H=1 PAD_W=1
-#if defined(ACT_TANH)
-// tanh is exactly +-1 in float beyond |x| ~ 9; the clamp keeps drivers that build it
-// from exp() away from inf/inf.
-#define ACTIVATE_BODY(T) return tanh(clamp(v, T(-10.0), T(10.0)));
-#elif defined(ACT_SIGMOID)
-// The LOGISTIC op's formula (unary.comp), so a fused sigmoid rounds the same: for x < 0
-// it is e/(1+e) with e = exp(x), and exp never overflows.
-#define ACTIVATE_BODY(T) T e = exp(-abs(v)); T r = T(1.0) / (T(1.0) + e); \
-    return mix(e * r, r, greaterThanEqual(v, T(0.0)));
-#elif defined(ACT_HARD_SWISH)
-// The HARD_SWISH op's formula (unary.comp).
-#define ACTIVATE_BODY(T) return v * clamp(v + T(3.0), T(0.0), T(6.0)) / T(6.0);
-#elif defined(ACT_RELU)
-#define ACTIVATE_BODY(T) return max(v, T(0.0));
-#elif defined(ACT_RELU6)
-#define ACTIVATE_BODY(T) return clamp(v, T(0.0), T(6.0));
-#elif defined(ACT_RELU_N1_TO_1)
-#define ACTIVATE_BODY(T) return clamp(v, T(-1.0), T(1.0));
-#else
-#define ACTIVATE_BODY(T) return v;
-#endif
-vec4 activate(vec4 v) { ACTIVATE_BODY(vec4) }
+// An activation by its code (VKI_ACTIVATION_LIST's values); the code is always a
+// compile-time constant, so each use folds to one formula.
+#define ACTIVATION_BODY(T)                                                          \
+    if (code == 1) return max(v, T(0.0));                          /* RELU */         \
+    if (code == 2) return clamp(v, T(-1.0), T(1.0));               /* RELU_N1_TO_1 */ \
+    if (code == 3) return clamp(v, T(0.0), T(6.0));                /* RELU6 */        \
+    /* TANH: exactly +-1 in float beyond |x| ~ 9; the clamp keeps drivers that build */ \
+    /* it from exp() away from inf/inf. */                                           \
+    if (code == 4) return tanh(clamp(v, T(-10.0), T(10.0)));                          \
+    /* SIGMOID: the LOGISTIC op's formula (unary.comp), so a fused sigmoid rounds the */ \
+    /* same: e/(1+e) with e = exp(-|x|) for x < 0, and exp never overflows. */         \
+    if (code == 16) {                                                                 \
+        T e = exp(-abs(v));                                                           \
+        T r = T(1.0) / (T(1.0) + e);                                                  \
+        return mix(e * r, r, greaterThanEqual(v, T(0.0)));                            \
+    }                                                                                 \
+    /* HARD_SWISH: the HARD_SWISH op's formula (unary.comp). */                       \
+    if (code == 17) return v * clamp(v + T(3.0), T(0.0), T(6.0)) / T(6.0);            \
+    return v;
+vec4 activation(vec4 v, const int code) { ACTIVATION_BODY(vec4) }
 #ifdef VKI_FP16_ARITH
-f16vec4 activate(f16vec4 v) { ACTIVATE_BODY(f16vec4) }
+f16vec4 activation(f16vec4 v, const int code) { ACTIVATION_BODY(f16vec4) }
+#endif
+// The op's activation, named by vki_define_activation's ACT_<NAME>.
+#if defined(ACT_RELU)
+#define ACT_CODE 1
+#elif defined(ACT_RELU_N1_TO_1)
+#define ACT_CODE 2
+#elif defined(ACT_RELU6)
+#define ACT_CODE 3
+#elif defined(ACT_TANH)
+#define ACT_CODE 4
+#elif defined(ACT_SIGMOID)
+#define ACT_CODE 16
+#elif defined(ACT_HARD_SWISH)
+#define ACT_CODE 17
+#else
+#define ACT_CODE 0
+#endif
+vec4 activate(vec4 v) { return activation(v, ACT_CODE); }
+#ifdef VKI_FP16_ARITH
+f16vec4 activate(f16vec4 v) { return activation(v, ACT_CODE); }
 #endif
 
 // ---- The epilogue of producer kernels ----------------------------------------------
@@ -94,17 +112,27 @@ f16vec4 activate(f16vec4 v) { ACTIVATE_BODY(f16vec4) }
 // the raw sum with the bias. The epilogue then, in order:
 //  - adds the residual operand of a fused ADD (RESIDUAL: binding RES_BINDING, shape RES_*,
 //    same W and H; slices from RES_S on read zero, which is how a channel PAD that
-//    zero-extends the residual is folded in);
+//    zero-extends the residual is folded in), after the producer's own activation
+//    (RES_PRE_ACT, an activation code) where it had one;
 //  - applies the activation (the producer's, or the fused ADD's or unary op's);
 //  - zeroes the padded lanes of the last slice, since an activation need not map 0 to 0;
 //  - stores to the PHWC4 tensor, or with DENSE_OUT straight into a graph output's dense
 //    float32 staging at DENSE_BASE + the NHWC index (a RESHAPE / CONCATENATION the
 //    output-layout pass folded away).
 // variant-set: EPILOGUE = {N_BINDINGS=4|N_BINDINGS=5 RESIDUAL RES_BINDING=4 RES_W=5 RES_H=4
-//   + RES_C=6 RES_S=2|N_BINDINGS=4 DENSE_OUT DENSE_BASE=12}
+//   + RES_C=6 RES_S=2 RES_PRE_ACT=3|N_BINDINGS=4 DENSE_OUT DENSE_BASE=12}
+// variant-set: EPILOGUE2 = {N_BINDINGS=2|N_BINDINGS=3 RESIDUAL RES_BINDING=2 RES_W=5 RES_H=4
+//   + RES_C=5 RES_S=2|N_BINDINGS=2 DENSE_OUT DENSE_BASE=12}
+// variant-set: EPILOGUE3 = {N_BINDINGS=4 RESIDUAL RES_BINDING=3 RES_W=6 RES_H=5 RES_C=7 RES_S=2
+//   + RES_PRE_ACT=16|N_BINDINGS=3 DENSE_OUT DENSE_BASE=12}
 #ifdef RESIDUAL
 TENSOR_IN(RES_BINDING, residual)
-#define ADD_RESIDUAL(v, x, y, s) if ((s) < RES_S) v += LOAD(residual, IDX(RES, x, y, s));
+#ifndef RES_PRE_ACT
+#define RES_PRE_ACT 0
+#endif
+#define ADD_RESIDUAL(v, x, y, s) \
+    v = activation(v, RES_PRE_ACT); \
+    if ((s) < RES_S) v += LOAD(residual, IDX(RES, x, y, s));
 #else
 #define ADD_RESIDUAL(v, x, y, s)
 #endif

@@ -6,8 +6,10 @@
 // compiles each in fp32, fp16 storage and fp16 arithmetic).
 // variant: @bindings=2 {POOL_MAX|POOL_AVERAGE} $ACT IN_W=9 IN_H=7 IN_C=5 IN_S=2
 //   + OUT_W=5 OUT_H=4 OUT_C=5 OUT_S=2 FILTER_W=3 FILTER_H=3 STRIDE_W=2 STRIDE_H=2 PAD_W=1 PAD_H=1
+// variant: @bindings=N_BINDINGS POOL_MAX IN_W=9 IN_H=7 IN_C=5 IN_S=2 OUT_W=5 OUT_H=4 OUT_C=5
+//   + OUT_S=2 FILTER_W=3 FILTER_H=3 STRIDE_W=2 STRIDE_H=2 PAD_W=1 PAD_H=1 $EPILOGUE2
 TENSOR_IN(0, src)
-TENSOR_OUT(1, dst)
+OUTPUT(1)
 
 void main() {
     OUTPUT_POSITION(OUT, x, y, s)
@@ -34,9 +36,5 @@ void main() {
     int count = max(ky1 - ky0, 0) * max(kx1 - kx0, 0);
     acc = count > 0 ? acc / float(count) : vec4(0.0);
 #endif
-    acc = activate(acc);
-    // Keep padded channels zero so that later channel-wise reads see clean data.
-    for (int i = 0; i < 4; i++)
-        if (s * 4 + i >= OUT_C) acc[i] = 0.0;
-    STORE(dst, IDX(OUT, x, y, s), acc);
+    STORE_OUTPUT(x, y, s, acc)
 }

@@ -17,7 +17,7 @@
 // variant: @bindings=2 {REDUCE_MAX|REDUCE_MEAN} $ACT IN_W=7 IN_H=5 IN_C=9 IN_S=3
 //   + OUT_W=1 OUT_H=1 OUT_C=9 OUT_S=3 {WIN_W=7 WIN_H=5|WIN_W=4 WIN_H=3}
 TENSOR_IN(0, src)
-TENSOR_OUT(1, dst)
+OUTPUT(1)
 
 const uint LANES = gl_WorkGroupSize.x;
 shared vec4 partial[gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z];
@@ -74,9 +74,5 @@ void main() {
 #if defined(REDUCE_MEAN)
     acc /= float(WIN_COUNT);
 #endif
-    acc = activate(acc);
-    // Keep padded channels zero so that later channel-wise reads see clean data.
-    for (int i = 0; i < 4; i++)
-        if (s * 4 + i >= OUT_C) acc[i] = 0.0;
-    STORE(dst, IDX(OUT, 0, 0, s), acc);
+    STORE_OUTPUT(0, 0, s, acc)
 }

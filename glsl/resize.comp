@@ -8,10 +8,11 @@
 // resize.c refuses ALIGN_CORNERS with HALF_PIXEL_CENTERS for bilinear only.
 // variant: @bindings=2 RESIZE_BILINEAR {|ALIGN_CORNERS|HALF_PIXEL_CENTERS} $RESIZE_SHAPES
 // variant: @bindings=2 RESIZE_NEAREST {|ALIGN_CORNERS} {|HALF_PIXEL_CENTERS} $RESIZE_SHAPES
+// variant: @bindings=N_BINDINGS RESIZE_BILINEAR HALF_PIXEL_CENTERS $RESIZE_SHAPES $EPILOGUE2
 // variant-set: RESIZE_SHAPES = IN_W=7 IN_H=5 IN_C=6 IN_S=2 OUT_W=15 OUT_H=10 OUT_C=6 OUT_S=2
 //   + SCALE_H=float(0.5) SCALE_W=float(0.466666669)
 TENSOR_IN(0, src)
-TENSOR_OUT(1, dst)
+OUTPUT(1)
 
 #if defined(RESIZE_BILINEAR)
 // TFLite's ComputeInterpolationValues: the lower bound is clamped at 0, the upper at
@@ -66,8 +67,5 @@ void main() {
 #else
     vec4 v = LOAD(src, IDX(IN, nearest(x, SCALE_W, IN_W), nearest(y, SCALE_H, IN_H), s));
 #endif
-    // Keep padded channels zero so that later channel-wise reads see clean data.
-    for (int i = 0; i < 4; i++)
-        if (s * 4 + i >= OUT_C) v[i] = 0.0;
-    STORE(dst, IDX(OUT, x, y, s), v);
+    STORE_OUTPUT(x, y, s, v)
 }

@@ -99,7 +99,8 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     }
     vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
     vki_define_shape(&d, "OUT", out);
-    vki_dispatch_bind_tensor(&d, op->outputs[0]);
+    vki_status bound = vki_build_bind_output(b, &d, op);
+    if (bound) return bound;
     vki_dispatch_grid_phwc4(&d, out);
     return vki_build_dispatch(b, &d);
 }

@@ -71,7 +71,8 @@ static vki_status build_global(vki_build *b, const vki_op *op, vki_shape4 in, vk
     vki_define_int(&d, "WIN_W", w < in.w ? w : in.w);
     vki_define_int(&d, "WIN_H", h < in.h ? h : in.h);
     vki_dispatch_bind_tensor(&d, op->inputs[0]);
-    vki_dispatch_bind_tensor(&d, op->outputs[0]);
+    vki_status bound = vki_build_bind_output(b, &d, op);
+    if (bound) return bound;
     d.grid[0] = reduce_lanes(b);
     d.grid[2] = (uint32_t)((out.c + 3) / 4);
     return vki_build_dispatch(b, &d);
@@ -96,7 +97,8 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_define_int(&d, "PAD_W", vki_conv_pad_before(p->padding, in.w, p->filter_w, p->stride_w, 1));
     vki_define_int(&d, "PAD_H", vki_conv_pad_before(p->padding, in.h, p->filter_h, p->stride_h, 1));
     vki_dispatch_bind_tensor(&d, op->inputs[0]);
-    vki_dispatch_bind_tensor(&d, op->outputs[0]);
+    vki_status bound = vki_build_bind_output(b, &d, op);
+    if (bound) return bound;
     vki_dispatch_grid_phwc4(&d, out);
     return vki_build_dispatch(b, &d);
 }

@@ -61,7 +61,8 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_define_float(&d, "SCALE_H", axis_scale(in.h, out.h, align));
     vki_define_float(&d, "SCALE_W", axis_scale(in.w, out.w, align));
     vki_dispatch_bind_tensor(&d, op->inputs[0]);
-    vki_dispatch_bind_tensor(&d, op->outputs[0]);
+    vki_status bound = vki_build_bind_output(b, &d, op);
+    if (bound) return bound;
     vki_dispatch_grid_phwc4(&d, out);
     return vki_build_dispatch(b, &d);
 }
