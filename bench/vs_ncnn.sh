@@ -324,9 +324,13 @@ run_vkinfer() { # model refdir vs keep round
 }
 run_ncnn() { # model refdir vs keep round
   log=$work/log/$1.$5.ncnn
+  # Against vkinfer's outputs both engines' errors add up: pose's ill-conditioned outputs
+  # are within 5e-4 (vkinfer) and 3.3e-4 (ncnn) of TFLite, so they get 1e-3 there.
+  ntol=""
+  [ "$3" != - ] && [ "$precision" = fp32 ] && case "$1" in pose_*) ntol="--tol 1e-3";; esac
   # shellcheck disable=SC2086
   sh "$peer/ncnn_bench.sh" "$modeldir" "$2" --models "$1" --mode vulkan $ncprec --runs "$runs" \
-      --warmup "$warmup" --gpu "$gpu" --keep "$work/ncnn" < /dev/null > "$log.out" 2> "$log.err"
+      --warmup "$warmup" --gpu "$gpu" --keep "$work/ncnn" $ntol < /dev/null > "$log.out" 2> "$log.err"
   rc=$?
   python3 "$work/vs.py" ncnn "$log.out" "$log.err" "$rc" "$1" "$5" "$3" >> "$results"
   say "  round $5 $1 ncnn: $(grep "^| $1 |" "$log.out" | awk -F' *[|] *' '{printf "median %s ms, p10 %s, p90 %s", $3, $4, $5}')$( [ $rc -eq 0 ] || echo " FAILED (rc=$rc)")"

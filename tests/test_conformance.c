@@ -123,10 +123,12 @@ Test(conformance, pose_landmark_lite) { conform("pose_landmark_lite", VKI_PRECIS
 /* pose_landmark_lite is ill-conditioned in fp16: its segmentation logits (output 2, |x| up
  * to 800) move by 0.1 when every activation is rounded to fp16, and rounding any single
  * early activation in the C reference already moves them by about that much. All-fp16
- * storage is held to 0.15 there (measured 0.10, the same as the rounded C reference) so
- * that a kernel bug, which shows as O(1), still fails; the other outputs keep 3e-2. */
+ * storage is held to 0.25 there (measured 0.10 unfused, the same as the rounded C
+ * reference, and 0.152 with the residual pass, which rounds a different set of tensors to
+ * fp16) so that a kernel bug, which shows as O(1), still fails; the other outputs keep
+ * 3e-2. */
 Test(conformance, pose_landmark_lite_fp16_storage) {
-    static const output_bound segmentation[] = {{2, 0.15}, {-1, 0}};
+    static const output_bound segmentation[] = {{2, 0.25}, {-1, 0}};
     vki_graph_options options = {.precision = VKI_PRECISION_FP16_STORAGE};
     conform_bounds("pose_landmark_lite", &options, 3e-2, 0, segmentation);
 }
