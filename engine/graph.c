@@ -83,6 +83,8 @@ static vki_status describe_steps(vki_graph *g, const vki_build *b, vki_tuning *t
                                 step->groups[a], a, lim->maxComputeWorkGroupCount[a]);
         }
         step->kernel = d->kernel;
+        memcpy(step->variant, d->variant, sizeof step->variant);
+        step->variant[sizeof step->variant - 1] = '\0';
         step->op_index = d->op_index;
         VkDescriptorBufferInfo infos[VKI_MAX_BINDINGS];
         for (int i = 0; i < d->n_bindings; i++) {
@@ -353,7 +355,7 @@ int vki_graph_profile(const vki_graph *g, vki_dispatch_profile *out, int max) {
         const vki_step *s = &g->rec.steps[k];
         out[k] = (vki_dispatch_profile){s->kernel, s->op_index, g->rec.step_ms[k],
                                         {s->grid[0], s->grid[1], s->grid[2]},
-                                        {s->wg[0], s->wg[1], s->wg[2]}};
+                                        {s->wg[0], s->wg[1], s->wg[2]}, s->variant};
     }
     vki_graph_leave((vki_graph *)g);
     return g->rec.n_steps;

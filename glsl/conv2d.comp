@@ -14,6 +14,7 @@
 // variant: @bindings=4 $ACT TILE_S={1|2|4} TILE_X={1|2} $CONV_WINDOW
 // variant: @bindings=4 TILE_S={3|8} TILE_X={3|8} $CONV_WINDOW
 // variant: @bindings=N_BINDINGS ACT_RELU TILE_S={1|4} TILE_X=2 $EPILOGUE $CONV_WINDOW
+#extension GL_EXT_control_flow_attributes : require
 TENSOR_IN(0, src)
 WEIGHTS(1, weights)
 WEIGHTS(2, bias)
@@ -28,9 +29,9 @@ void main() {
     if (x0 >= OUT_W || y >= OUT_H || group * TILE_S >= OUT_S) return;
 
     vec4 acc[TILE];
-    for (int j = 0; j < TILE_S; j++) {
+    [[unroll]] for (int j = 0; j < TILE_S; j++) {
         vec4 b = LOAD(bias, group * TILE_S + j);
-        for (int t = 0; t < TILE_X; t++) acc[j * TILE_X + t] = b;
+        [[unroll]] for (int t = 0; t < TILE_X; t++) acc[j * TILE_X + t] = b;
     }
 
     const int taps_stride = IN_S * TILE_S * 4;   // vec4 per (ky, kx) in one group
@@ -43,7 +44,7 @@ void main() {
             // Columns of the tile inside the input; the others read zero.
             bool inside[TILE_X];
             bool any = false;
-            for (int t = 0; t < TILE_X; t++) {
+            [[unroll]] for (int t = 0; t < TILE_X; t++) {
                 int ix = ix0 + t * STRIDE_W;
                 inside[t] = ix >= 0 && ix < IN_W;
                 any = any || inside[t];
@@ -53,17 +54,17 @@ void main() {
             int at = IDX(IN, ix0, iy, 0);
             for (int is = 0; is < IN_S; is++) {
                 FLT4 v[TILE_X];
-                for (int t = 0; t < TILE_X; t++) {
+                [[unroll]] for (int t = 0; t < TILE_X; t++) {
                     v[t] = FLT4(0.0);
                     if (inside[t]) v[t] = LOADF(src, at + t * STRIDE_W);
                 }
-                for (int j = 0; j < TILE_S; j++) {
+                [[unroll]] for (int j = 0; j < TILE_S; j++) {
                     FLT4 w0 = LOADF(weights, w + 0);
                     FLT4 w1 = LOADF(weights, w + 1);
                     FLT4 w2 = LOADF(weights, w + 2);
                     FLT4 w3 = LOADF(weights, w + 3);
                     w += 4;
-                    for (int t = 0; t < TILE_X; t++) {
+                    [[unroll]] for (int t = 0; t < TILE_X; t++) {
                         vec4 a = acc[j * TILE_X + t];
                         MAC4(a, w0, w1, w2, w3, v[t]);
                         acc[j * TILE_X + t] = a;
@@ -74,10 +75,10 @@ void main() {
         }
     }
 
-    for (int j = 0; j < TILE_S; j++) {
+    [[unroll]] for (int j = 0; j < TILE_S; j++) {
         int s = group * TILE_S + j;
         if (s >= OUT_S) break;
-        for (int t = 0; t < TILE_X; t++)
+        [[unroll]] for (int t = 0; t < TILE_X; t++)
             if (x0 + t < OUT_W) STORE_OUTPUT(x0 + t, y, s, acc[j * TILE_X + t])
     }
 }

@@ -346,6 +346,8 @@ typedef struct vki_dispatch_profile {
     double ms;                   /* GPU time of the dispatch in the last run */
     uint32_t grid[3];            /* threads */
     uint32_t workgroup[3];
+    const char *variant;         /* the kernel's form the op chose ("1x1 4sx8p"), or ""; owned
+                                    by the graph and valid while it lives */
 } vki_dispatch_profile;
 
 typedef struct vki_memory_report {
@@ -457,7 +459,7 @@ VKI_API vki_status vki_calibrate_fp32_ops(vki_context *ctx, const vki_model *mod
 /* Per-dispatch GPU times of the last run of a graph built with options.profile; writes up
  * to max entries (out may be NULL) and returns the number of dispatches, or -1 for a NULL
  * graph or one built without profiling (no error message is set). Kernel names are static
- * strings. */
+ * strings; variant labels belong to the graph. */
 VKI_API int vki_graph_profile(const vki_graph *graph, vki_dispatch_profile *out, int max);
 /* Number of compute dispatches recorded in the graph's command buffer; 0 for NULL. */
 VKI_API int vki_graph_dispatch_count(const vki_graph *graph);

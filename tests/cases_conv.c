@@ -1,6 +1,7 @@
 /* cases_conv.c: CONV_2D and DEPTHWISE_CONV_2D on odd shapes and channel counts (padded
  * slices), every kernel size, stride, dilation, padding and fused activation, every conv
- * tile variant, and a chain of them. */
+ * kernel and tile variant (VKI_CONV_TILE, VKI_CONV_KERNEL) and depthwise column tile
+ * (VKI_DW_KERNEL), and a chain of them. */
 #include "op_cases_conv.h"
 
 #include <criterion/criterion.h>
@@ -52,8 +53,9 @@ static uint32_t case_seed(const conv_case *c) {
 }
 
 /* "CONV_2D k5 s2 SAME C=3->17 9x7 relu6 no-bias tile 4,2"; depthwise "C=5 x2" (the
- * multiplier). */
-static void label(op_case *oc, const conv_case *c, const char *tile) {
+ * multiplier). variant: the forced kernel or tile, " tile 4,2", " kernel 1x1:3,5" or
+ * " dw cols:3" (NULL: none, or " tile auto" for CONV_2D). */
+static void label(op_case *oc, const conv_case *c, const char *variant) {
     char k[16], s[16] = "", d[16] = "", mult[48], act[24] = "", t[24] = "";
     op_case_pair(k, sizeof k, " k", c->kh, c->kw);
     if (or1(c->sh) != 1 || or1(c->sw) != 1) op_case_pair(s, sizeof s, " s", or1(c->sh), or1(c->sw));
@@ -64,7 +66,8 @@ static void label(op_case *oc, const conv_case *c, const char *tile) {
     else
         snprintf(mult, sizeof mult, "C=%d->%d", c->ci, c->co);
     if (c->act) snprintf(act, sizeof act, " %s", op_case_activation(c->act));
-    if (oc->op == VKI_OP_CONV_2D) snprintf(t, sizeof t, " tile %s", tile ? tile : "auto");
+    if (variant) snprintf(t, sizeof t, "%s", variant);
+    else if (oc->op == VKI_OP_CONV_2D) snprintf(t, sizeof t, " tile auto");
     op_case_label(oc, "%s%s%s%s %s %s %dx%d%s%s%s", vki_op_name((int)oc->op), k, s, d,
                   c->pad == VKI_PAD_SAME ? "SAME" : "VALID", mult, c->h, c->w, act,
                   c->no_bias ? " no-bias" : "", t);
@@ -76,7 +79,30 @@ static void conv(op_case_list *l, conv_case c, const char *tile) {
     OP_CASE_SET_PARAMS(oc, conv_case, c);
     oc->env_name = "VKI_CONV_TILE";
     oc->env_value = tile;
-    label(oc, &c, tile);
+    char what[32];
+    snprintf(what, sizeof what, " tile %s", tile ? tile : "auto");
+    label(oc, &c, what);
+}
+
+/* kernel: a VKI_CONV_KERNEL value ("1x1", "tiled:3,5"). */
+static void conv_kernel(op_case_list *l, conv_case c, const char *kernel) {
+    op_case *oc = op_case_add(l, VKI_OP_CONV_2D, build_conv, case_seed(&c), TOL);
+    OP_CASE_SET_PARAMS(oc, conv_case, c);
+    oc->env_name = "VKI_CONV_KERNEL";
+    oc->env_value = kernel;
+    char what[40];
+    snprintf(what, sizeof what, " kernel %s", kernel);
+    label(oc, &c, what);
+}
+
+/* The pointwise kernels (1x1 windows, stride 1, no padding), default and forced tiles:
+ * one slice and pixel a thread, ragged 3x5 tiles, and the largest. */
+static const char *const pointwise_kernels[] = {"1x1",   "1x1:1,1",   "1x1:3,5", "1x1:8,16",
+                                                "tiled", "tiled:1,1", "tiled:3,5"};
+#define N_POINTWISE (int)(sizeof pointwise_kernels / sizeof pointwise_kernels[0])
+
+static int is_pointwise(const conv_case *c) {
+    return c->kh == 1 && c->kw == 1 && or1(c->sh) == 1 && or1(c->sw) == 1;
 }
 
 /* Every tile shape the kernel has: plain, slices only, columns only, both, and odd ones
@@ -84,23 +110,51 @@ static void conv(op_case_list *l, conv_case c, const char *tile) {
 static const char *const all_tiles[] = {NULL, "1,1", "2,1", "4,1", "1,2", "4,2", "2,4", "3,3"};
 #define N_TILES (int)(sizeof all_tiles / sizeof all_tiles[0])
 
+/* Every tile of the direct kernel, and on pointwise windows every pointwise kernel. */
 static void conv_all_tiles(op_case_list *l, conv_case c) {
     for (int t = 0; t < N_TILES; t++) conv(l, c, all_tiles[t]);
+    if (is_pointwise(&c))
+        for (int k = 0; k < N_POINTWISE; k++) conv_kernel(l, c, pointwise_kernels[k]);
 }
 
-static void depthwise(op_case_list *l, conv_case c) {
-    op_case *oc = op_case_add(l, VKI_OP_DEPTHWISE_CONV_2D, build_conv, case_seed(&c), TOL);
-    OP_CASE_SET_PARAMS(oc, conv_case, c);
-    label(oc, &c, NULL);
+/* The direct kernel's tiles and the pointwise kernels' ragged tiles, for tables that
+ * cross many shapes (the suite has a time limit). */
+static void conv_cross_tiles(op_case_list *l, conv_case c) {
+    for (int t = 0; t < N_TILES; t++) conv(l, c, all_tiles[t]);
+    conv_kernel(l, c, "1x1:3,5");
+    conv_kernel(l, c, "tiled:3,5");
 }
+
+/* The device's choice (4 columns on CPUs), then with a multiplier of 1 the column tiles:
+ * one column (the direct form), 2, a ragged 3, 4 and 8. Tables that cross many shapes take
+ * the first `forms` of them (the suite has a time limit). */
+static const char *const dw_kernels[] = {NULL, "direct", "cols:3", "cols:8", "cols:2", "cols:4"};
+#define N_DW (int)(sizeof dw_kernels / sizeof dw_kernels[0])
+
+static void depthwise_forms(op_case_list *l, conv_case c, int forms) {
+    /* A multiplier other than 1 has one form. */
+    int n = c.co == 1 ? forms : 1;
+    for (int k = 0; k < n; k++) {
+        op_case *oc = op_case_add(l, VKI_OP_DEPTHWISE_CONV_2D, build_conv, case_seed(&c), TOL);
+        OP_CASE_SET_PARAMS(oc, conv_case, c);
+        oc->env_name = "VKI_DW_KERNEL";
+        oc->env_value = dw_kernels[k];
+        char what[32];
+        snprintf(what, sizeof what, " dw %s", dw_kernels[k] ? dw_kernels[k] : "auto");
+        label(oc, &c, what);
+    }
+}
+
+static void depthwise(op_case_list *l, conv_case c) { depthwise_forms(l, c, 4); }
 
 /* ---- CONV_2D -------------------------------------------------------------------------- */
 
 void op_cases_conv2d__pointwise_channel_cross(op_case_list *l) {
     for (int i = 0; i < N_CHANNELS; i++)
         for (int o = 0; o < N_CHANNELS; o++)
-            conv_all_tiles(l, (conv_case){.h = 7, .w = 9, .ci = channels[i], .co = channels[o],
-                                          .kh = 1, .kw = 1, .pad = VKI_PAD_SAME});
+            conv_cross_tiles(l, (conv_case){.h = 7, .w = 9, .ci = channels[i],
+                                            .co = channels[o], .kh = 1, .kw = 1,
+                                            .pad = VKI_PAD_SAME});
 }
 
 void op_cases_conv2d__k3x3_channel_cross(op_case_list *l) {
@@ -188,8 +242,14 @@ void op_cases_conv2d__fused_activations(op_case_list *l) {
 }
 
 /* Shapes large enough that the heuristic picks wide tiles on its own (it widens while
- * 64k threads remain): 1x2, 2x2 and a ragged 4x2 (slices x columns), and a small 1x1. */
+ * 64k threads remain): 1x2, 2x2 and a ragged 4x2 (slices x columns), and a small 1x1;
+ * then the pointwise kernels over many work groups, with a plane (33x31) and channels
+ * (24->42) that no tile divides. */
 void op_cases_conv2d__heuristic_tiles_on_larger_shapes(op_case_list *l) {
+    static const char *const kernels[] = {"1x1", "1x1:3,5", "tiled", "tiled:3,5", "tiled:4,8"};
+    for (int k = 0; k < 5; k++)
+        conv_kernel(l, (conv_case){.h = 33, .w = 31, .ci = 24, .co = 42, .kh = 1, .kw = 1,
+                                   .pad = VKI_PAD_VALID, .act = VKI_ACT_RELU6}, kernels[k]);
     conv(l, (conv_case){.h = 128, .w = 128, .ci = 8, .co = 32, .kh = 1, .kw = 1,
                         .pad = VKI_PAD_SAME, .act = VKI_ACT_RELU6}, NULL);
     conv(l, (conv_case){.h = 256, .w = 256, .ci = 3, .co = 16, .kh = 3, .kw = 3,
@@ -205,8 +265,9 @@ void op_cases_conv2d__heuristic_tiles_on_larger_shapes(op_case_list *l) {
 void op_cases_depthwise__multiplier_1_channels(op_case_list *l) {
     for (int i = 0; i < N_CHANNELS; i++)
         for (int p = 0; p < 2; p++)
-            depthwise(l, (conv_case){.h = 7, .w = 9, .ci = channels[i], .co = 1, .kh = 3,
-                                     .kw = 3, .pad = p ? VKI_PAD_VALID : VKI_PAD_SAME});
+            depthwise_forms(l, (conv_case){.h = 7, .w = 9, .ci = channels[i], .co = 1, .kh = 3,
+                                           .kw = 3, .pad = p ? VKI_PAD_VALID : VKI_PAD_SAME},
+                            N_DW);
 }
 
 void op_cases_depthwise__multiplier_2_and_more(op_case_list *l) {
@@ -252,10 +313,14 @@ void op_cases_depthwise__bias_and_activations(op_case_list *l) {
         for (int nb = 0; nb < 2; nb++) {
             /* 49 taps plus a bias in [-2, 2] spread sums (sd ~2.6) past -1, 1 and 6, so
              * every clamp bites. */
-            depthwise(l, (conv_case){.h = 7, .w = 9, .ci = 5, .co = 1, .kh = 7, .kw = 7,
-                                     .pad = VKI_PAD_SAME, .no_bias = nb, .act = acts[a]});
-            depthwise(l, (conv_case){.h = 5, .w = 3, .ci = 3, .co = 2, .kh = 3, .kw = 3,
-                                     .pad = VKI_PAD_SAME, .no_bias = nb, .act = acts[a]});
+            depthwise_forms(l, (conv_case){.h = 7, .w = 9, .ci = 5, .co = 1, .kh = 7, .kw = 7,
+                                           .pad = VKI_PAD_SAME, .no_bias = nb,
+                                           .act = acts[a]},
+                            2);
+            depthwise_forms(l, (conv_case){.h = 5, .w = 3, .ci = 3, .co = 2, .kh = 3, .kw = 3,
+                                           .pad = VKI_PAD_SAME, .no_bias = nb,
+                                           .act = acts[a]},
+                            2);
         }
 }
 

@@ -332,7 +332,8 @@ static void print_profile(const vki_graph *g, const vki_model *m) {
     if (!p) return;
     vki_graph_profile(g, p, n);
     double total = 0;
-    printf("%5s %-24s %-18s %-16s %-10s %9s\n", "step", "op", "kernel", "grid", "workgroup", "ms");
+    printf("%5s %-24s %-18s %-16s %-16s %-10s %9s\n", "step", "op", "kernel", "variant", "grid",
+           "workgroup", "ms");
     for (int k = 0; k < n; k++) {
         char grid[32], wg[32];
         snprintf(grid, sizeof grid, "%ux%ux%u", p[k].grid[0], p[k].grid[1], p[k].grid[2]);
@@ -340,7 +341,9 @@ static void print_profile(const vki_graph *g, const vki_model *m) {
         char op[48];
         if (p[k].op_index >= 0) snprintf(op, sizeof op, "%d %s", p[k].op_index, vki_model_op_name(m, p[k].op_index));
         else snprintf(op, sizeof op, "-");
-        printf("%5d %-24s %-18s %-16s %-10s %9.4f\n", k, op, p[k].kernel, grid, wg, p[k].ms);
+        const char *variant = p[k].variant && *p[k].variant ? p[k].variant : "-";
+        printf("%5d %-24s %-18s %-16s %-16s %-10s %9.4f\n", k, op, p[k].kernel, variant, grid, wg,
+               p[k].ms);
         total += p[k].ms;
     }
     printf("per kernel:\n");
@@ -354,6 +357,22 @@ static void print_profile(const vki_graph *g, const vki_model *m) {
             if (!strcmp(p[j].kernel, p[k].kernel)) { sum += p[j].ms; count++; }
         printf("  %-18s %4d dispatches %9.3f ms %5.1f%%\n", p[k].kernel, count, sum,
                total > 0 ? 100 * sum / total : 0);
+        /* Then the kernel's forms the ops chose, each once. */
+        for (int j = k; j < n; j++) {
+            if (strcmp(p[j].kernel, p[k].kernel) || !p[j].variant || !*p[j].variant) continue;
+            int again = 0;
+            for (int i = k; i < j && !again; i++)
+                again = !strcmp(p[i].kernel, p[k].kernel) && p[i].variant &&
+                        !strcmp(p[i].variant, p[j].variant);
+            if (again) continue;
+            double vsum = 0;
+            int vcount = 0;
+            for (int i = j; i < n; i++)
+                if (!strcmp(p[i].kernel, p[k].kernel) && p[i].variant &&
+                    !strcmp(p[i].variant, p[j].variant)) { vsum += p[i].ms; vcount++; }
+            printf("    %-16s %4d dispatches %9.3f ms %5.1f%%\n", p[j].variant, vcount, vsum,
+                   total > 0 ? 100 * vsum / total : 0);
+        }
     }
     printf("GPU total %.3f ms over %d dispatches\n", total, n);
     free(p);

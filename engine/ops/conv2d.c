@@ -1,17 +1,29 @@
 /* conv2d.c: CONV_2D (NHWC input, [O,KH,KW,I] constant filter, optional bias, SAME/VALID
- * padding, strides, dilations, fused activation): validation, weight packing for
- * glsl/conv2d.comp, and the C reference.
+ * padding, strides, dilations, fused activation): validation, the choice of kernel and
+ * tile, weight packing for the three kernels, and the C reference.
  *
- * The kernel computes a tile of TILE_S output slices x TILE_X adjacent columns per
- * thread: the input vec4 it loads is reused TILE_S times and each weight vec4 TILE_X
- * times. The tile is picked from the shapes (see pick_tile) and can be forced with
- * VKI_CONV_TILE="S,X" in the environment, which tests use to run every variant on the
- * same shapes and which helps when tuning a device.
+ * Kernels (pick_plan chooses by shape and device):
+ *  - direct (glsl/conv2d.comp): any window; a thread computes TILE_S output slices x
+ *    TILE_X adjacent columns, so each input vec4 it loads serves TILE_S slices and each
+ *    weight vec4 TILE_X columns;
+ *  - 1x1 (glsl/conv2d_1x1.comp): pointwise windows (1x1, stride 1, no padding) as a
+ *    matrix product over the flattened H*W plane, TILE_S slices x TILE_X pixels a thread;
+ *  - tiled (glsl/conv2d_1x1_tiled.comp): pointwise windows through shared-memory tiles,
+ *    for GPUs, chosen only through VKI_CONV_KERNEL until measured on one.
+ * The environment forces a kernel and tile for tests and device sweeps:
+ * VKI_CONV_KERNEL="direct|1x1|tiled[:S,X]" (the pointwise kernels only where the window is
+ * pointwise) and VKI_CONV_TILE="S,X" (the direct kernel with that tile, unless
+ * VKI_CONV_KERNEL names another). The choice shows in the
+ * profile as the dispatch's variant: "1x1 4sx8p" (slices x pixels a thread), "k3x3s2 4sx2c"
+ * (window, stride, slices x columns), "tiled 2sx4p".
  */
 #include "conv_common.h"
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 
 static vki_status validate(const vki_model *m, int o) {
@@ -42,14 +54,41 @@ static long tile_threads(const vki_conv_window *g, int tile_s, int tile_x) {
     return (long)((g->out.w + tile_x - 1) / tile_x) * g->out.h * ((out_s + tile_s - 1) / tile_s);
 }
 
-/* Output slices (TILE_S) and columns (TILE_X) per thread. Wider tiles reuse loads but
- * leave fewer threads. Measured on MobileNet-sized layers (kernel time): on an H200 the
- * 1,1 tile is best or tied, and wider ones lose 1.4-3x once fewer than ~64k threads
- * remain, the GPU running out of warps to hide latency; on lavapipe 4x2 or 1x4 tiles
- * are 2-3x faster at any size. So CPU devices get a 4x2 tile; GPUs widen only while at
- * least VKI_CONV_MIN_THREADS threads remain, columns first. */
+/* The kernels a CONV_2D can run on. */
+typedef enum vki_conv_kernel {
+    VKI_CONV_DIRECT = 0,        /* conv2d.comp: any window */
+    VKI_CONV_1X1,               /* conv2d_1x1.comp: pointwise, register tiles (CPU) */
+    VKI_CONV_1X1_TILED,         /* conv2d_1x1_tiled.comp: pointwise, shared-memory tiles */
+} vki_conv_kernel;
+
+static const char *const kernel_names[] = {"direct", "1x1", "tiled"};
+
+/* The tiled kernel's work group: SUB_P x SUB_S threads, each TILE_X pixels by TILE_S slices,
+ * over chunks of KC input slices (see glsl/conv2d_1x1_tiled.comp). */
+#define VKI_TILED_SUB_P 16
+#define VKI_TILED_SUB_S 4
+#define VKI_TILED_KC 4
+
+typedef struct vki_conv_plan {
+    vki_conv_kernel kernel;
+    int tile_s, tile_x;         /* output slices and columns (direct) or pixels per thread */
+} vki_conv_plan;
+
+/* A 1x1 window with stride 1 and no padding reads input pixel p for output pixel p. */
+static bool is_pointwise(const vki_conv_window *g) {
+    return g->kh == 1 && g->kw == 1 && g->stride_h == 1 && g->stride_w == 1 && g->pad_h == 0 &&
+           g->pad_w == 0 && g->in.h == g->out.h && g->in.w == g->out.w;
+}
+
+/* Output slices (TILE_S) and columns (TILE_X) per thread of the direct kernel. Wider tiles
+ * reuse loads but leave fewer threads. Measured on MobileNet-sized layers (kernel time):
+ * on an H200 the 1,1 tile is best or tied, and wider ones lose 1.4-3x once fewer than ~64k
+ * threads remain, the GPU running out of warps to hide latency; on lavapipe 4x2 or 1x4
+ * tiles are 2-3x faster at any size. So CPU devices get a 4x2 tile; GPUs widen only while
+ * at least VKI_CONV_MIN_THREADS threads remain, columns first. */
 #define VKI_CONV_MIN_THREADS 65536L
-static void pick_tile(const vki_wg_device *dev, const vki_conv_window *g, int *tile_s, int *tile_x) {
+static void direct_tile(const vki_wg_device *dev, const vki_conv_window *g, int *tile_s,
+                        int *tile_x) {
     const int out_s = (g->out.c + 3) / 4;
     *tile_s = 1;
     *tile_x = 1;
@@ -63,19 +102,73 @@ static void pick_tile(const vki_wg_device *dev, const vki_conv_window *g, int *t
         if (out_s >= 2 && tile_threads(g, 2, *tile_x) >= VKI_CONV_MIN_THREADS) *tile_s = 2;
         if (out_s >= 4 && tile_threads(g, 4, *tile_x) >= VKI_CONV_MIN_THREADS) *tile_s = 4;
     }
+}
 
-    const char *env = getenv("VKI_CONV_TILE");
+/* Reads "S,X" into *s, *x where both are 1..max_s and 1..max_x; false otherwise. */
+static bool parse_tile(const char *text, int max_s, int max_x, int *s, int *x) {
+    char *end;
+    long ls = strtol(text, &end, 10);
+    if (*end != ',') return false;
+    long lx = strtol(end + 1, &end, 10);
+    if (*end || ls < 1 || ls > max_s || lx < 1 || lx > max_x) return false;
+    *s = (int)ls;
+    *x = (int)lx;
+    return true;
+}
+
+/* The kernel and tile for a window on a device.
+ *
+ * CPU devices (lavapipe: a work group is one 8-lane SIMD loop, and every storage-buffer
+ * load, uniform or not, is a loop over the lanes) run pointwise windows on the 1x1 kernel
+ * with 4 slices x 8 pixels a thread: 12 vec4 loads per 32 outputs and input slice,
+ * against 18 per 8 for the direct kernel's 4x2. Measured on lavapipe (2 cores, CPU time
+ * per inference of hand_landmark_lite, whose 1x1 convolutions are 116 of its 160 MMAC,
+ * medians of 2): direct 4x2 80 ms; 1x1 4x2 77, 4x4 60, 8x4 61, 2x8 56, 4x8 52, 8x8 53;
+ * in a second round 4x8 49, 4x12 47, 8x16 48, 4x16 50. Tiles past 4x8 gain little and
+ * leave fewer threads for small layers, so 4x8. (Tile loops are [[unroll]]ed: without it
+ * tiles of 32 outputs and up fell off a cliff, the 1x1 convolutions of that model taking
+ * 81 GPU ms at 4x8 against 42 at 4x4, the accumulators going to memory.)
+ * The direct kernel keeps its 4x2 on CPUs for other windows: on pose_landmark_lite (five
+ * 3x3 convolutions) 4x4, 2x4, 4x8 and 8x4 measured 98, 95, 103 and 129 ms against 4x2's
+ * 93.
+ * GPUs keep the direct kernel and its thread-count rule (direct_tile); the tiled kernel
+ * waits for a sweep on one (VKI_CONV_KERNEL=tiled). */
+static vki_conv_plan pick_plan(const vki_wg_device *dev, const vki_conv_window *g) {
+    vki_conv_plan p = {VKI_CONV_DIRECT, 1, 1};
+    const bool pointwise = is_pointwise(g);
+    const int out_s = (g->out.c + 3) / 4;
+    direct_tile(dev, g, &p.tile_s, &p.tile_x);
+    if (dev->is_cpu && pointwise) {
+        p.kernel = VKI_CONV_1X1;
+        p.tile_s = out_s >= 4 ? 4 : out_s >= 2 ? 2 : 1;
+        p.tile_x = 8;
+    }
+
+    /* VKI_CONV_KERNEL="direct|1x1|tiled[:S,X]" forces a kernel (the pointwise ones only
+     * where the window is pointwise) and optionally its tile, for tests and device sweeps;
+     * VKI_CONV_TILE="S,X" forces the direct kernel's tile. */
+    const char *env = getenv("VKI_CONV_KERNEL");
     if (env && *env) {
-        char *end;
-        long s = strtol(env, &end, 10);
-        if (*end == ',') {
-            long x = strtol(end + 1, NULL, 10);
-            if (s >= 1 && s <= 8 && x >= 1 && x <= 8) {
-                *tile_s = (int)s;
-                *tile_x = (int)x;
-            }
+        for (int k = 0; k < 3; k++) {
+            size_t n = strlen(kernel_names[k]);
+            if (strncmp(env, kernel_names[k], n) || (env[n] && env[n] != ':')) continue;
+            if (k != VKI_CONV_DIRECT && !pointwise) break;
+            vki_conv_plan f = {(vki_conv_kernel)k, 2, 4};
+            if (k == VKI_CONV_DIRECT) direct_tile(dev, g, &f.tile_s, &f.tile_x);
+            if (k == VKI_CONV_1X1) f = p.kernel == VKI_CONV_1X1 ? p : (vki_conv_plan){f.kernel, 4, 8};
+            if (env[n] && !parse_tile(env + n + 1, 8, 16, &f.tile_s, &f.tile_x)) break;
+            if (k == VKI_CONV_DIRECT && f.tile_x > 8) break;
+            p = f;
+            break;
         }
     }
+    const bool kernel_forced = env && *env;
+    env = getenv("VKI_CONV_TILE");
+    if (env && *env && (p.kernel == VKI_CONV_DIRECT || !kernel_forced)) {
+        vki_conv_plan f = {VKI_CONV_DIRECT, 1, 1};
+        if (parse_tile(env, 8, 8, &f.tile_s, &f.tile_x)) p = f;
+    }
+    return p;
 }
 
 /* Weights for slice group gi (TILE_S output slices), tap (ky,kx) and input slice is are
@@ -107,30 +200,57 @@ static float *pack_weights(const float *f, const vki_conv_window *g, int tile_s,
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     vki_conv_window g = vki_conv_window_of(m, op);
-    int tile_s, tile_x;
-    pick_tile(vki_build_device(b), &g, &tile_s, &tile_x);
+    const vki_conv_plan p = pick_plan(vki_build_device(b), &g);
     const int out_s = (g.out.c + 3) / 4;
-    const int groups = (out_s + tile_s - 1) / tile_s;
+    /* Output slices that share a run of packed weights: a thread's, or the tiled kernel's
+     * work-group tile of VKI_TILED_SUB_S threads' slices. */
+    const int group_s = p.kernel == VKI_CONV_1X1_TILED ? p.tile_s * VKI_TILED_SUB_S : p.tile_s;
+    const int groups = (out_s + group_s - 1) / group_s;
 
     size_t count;
-    float *w = pack_weights(vki_op_in(m, op, 1)->data, &g, tile_s, &count);
+    float *w = pack_weights(vki_op_in(m, op, 1)->data, &g, group_s, &count);
     if (!w) return vki_fail_oom("graph build");
     int wblob = vki_build_weights(b, w, count);
     free(w);
     /* Bias padded to whole groups so the kernel reads it without a bound check. */
     const vki_tensor *bt = op->n_inputs > 2 ? vki_op_in(m, op, 2) : NULL;
-    int bblob = vki_build_bias(b, bt, g.out.c, (size_t)groups * tile_s * 4);
+    int bblob = vki_build_bias(b, bt, g.out.c, (size_t)groups * group_s * 4);
     if (wblob < 0 || bblob < 0) return vki_fail_oom("graph build");
 
+    static const char *const kernels[] = {VKI_KERNEL_conv2d, VKI_KERNEL_conv2d_1x1,
+                                          VKI_KERNEL_conv2d_1x1_tiled};
     vki_dispatch d;
-    vki_conv_dispatch(&d, VKI_KERNEL_conv2d, VKI_WG_CONV, &g, op->opt.conv.activation,
+    vki_conv_dispatch(&d, kernels[p.kernel], VKI_WG_CONV, &g, op->opt.conv.activation,
                       op->inputs[0], wblob, bblob, -1);
     vki_status st = vki_build_bind_output(b, &d, op);
     if (st) return st;
-    vki_define_int(&d, "TILE_S", tile_s);
-    vki_define_int(&d, "TILE_X", tile_x);
-    d.grid[0] = (uint32_t)((g.out.w + tile_x - 1) / tile_x);
-    d.grid[1] = (uint32_t)g.out.h;
+    vki_define_int(&d, "TILE_S", p.tile_s);
+    vki_define_int(&d, "TILE_X", p.tile_x);
+    const long plane = (long)g.out.w * g.out.h;
+    if (p.kernel == VKI_CONV_DIRECT) {
+        snprintf(d.variant, sizeof d.variant, "k%dx%ds%d %dsx%dc", g.kh, g.kw, g.stride_w, p.tile_s,
+                 p.tile_x);
+        d.grid[0] = (uint32_t)((g.out.w + p.tile_x - 1) / p.tile_x);
+        d.grid[1] = (uint32_t)g.out.h;
+    } else if (p.kernel == VKI_CONV_1X1_TILED) {
+        /* A work group's tile: VKI_TILED_SUB_P x VKI_TILED_SUB_S threads' pixels and slices,
+         * input slices VKI_TILED_KC at a time. The kernel loops over tiles, so the grid
+         * asks for one group of 64 threads a tile, at most 65535 groups (the least
+         * maxComputeWorkGroupCount). */
+        const int wg_p = p.tile_x * VKI_TILED_SUB_P;
+        const long tiles = (plane + wg_p - 1) / wg_p * groups;
+        vki_define_int(&d, "WG_P", wg_p);
+        vki_define_int(&d, "WG_S", group_s);
+        vki_define_int(&d, "KC", VKI_TILED_KC);
+        snprintf(d.variant, sizeof d.variant, "tiled %dsx%dp", p.tile_s, p.tile_x);
+        d.grid[0] = (uint32_t)((tiles < 65535 ? tiles : 65535) * VKI_TILED_SUB_P * VKI_TILED_SUB_S);
+        d.grid[1] = d.grid[2] = 1;
+        return vki_build_dispatch(b, &d);
+    } else {
+        snprintf(d.variant, sizeof d.variant, "1x1 %dsx%dp", p.tile_s, p.tile_x);
+        d.grid[0] = (uint32_t)((plane + p.tile_x - 1) / p.tile_x);
+        d.grid[1] = 1;
+    }
     d.grid[2] = (uint32_t)groups;
     return vki_build_dispatch(b, &d);
 }

@@ -45,6 +45,9 @@ typedef struct vki_dispatch {
     vki_wg_class wg_class;
     int op_index;               /* set by the builder */
     int overflow;               /* defines or bindings did not fit: a bug in the op file */
+    /* Which form of the kernel the op chose, for the profile ("1x1 4sx8p", "dw3x3s2 4c");
+     * empty where the kernel has one form. */
+    char variant[32];
 } vki_dispatch;
 
 typedef struct vki_build vki_build;   /* owned by the graph builder */

@@ -1,0 +1,65 @@
+// conv2d_1x1.comp: a 1x1 convolution with stride 1 and no padding as a matrix product
+// (pixels x input channels times input x output channels), for CPU devices; engine/ops/
+// conv2d.c picks it and packs the weights as for conv2d.comp (one tap).
+//
+// With no window the pixels of a row and of the next row are adjacent in PHWC4, so a
+// thread takes TILE_X consecutive pixels of the flattened H*W plane (across row ends) and
+// TILE_S output slices: every input vec4 it loads feeds TILE_S slices and every weight
+// vec4 TILE_X pixels, and no tap needs a bounds check. The last thread's pixels past the
+// plane re-read the last pixel and are not stored.
+//
+// Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
+// compiles each in fp32, fp16 storage and fp16 arithmetic). conv2d.c picks TILE_S 4 by
+// TILE_X 4 or 8 (or fewer for small layers); VKI_CONV_KERNEL forces any up to 8 by 16.
+// variant: @bindings=4 $ACT TILE_S={1|2|4} TILE_X={4|8} $CONV_WINDOW
+// variant: @bindings=4 TILE_S={3|8} TILE_X={1|3|16} $CONV_WINDOW
+// variant: @bindings=N_BINDINGS ACT_RELU TILE_S=4 TILE_X=8 $EPILOGUE $CONV_WINDOW
+#extension GL_EXT_control_flow_attributes : require
+TENSOR_IN(0, src)
+WEIGHTS(1, weights)
+WEIGHTS(2, bias)
+OUTPUT(3)
+
+#define PLANE (OUT_W * OUT_H)
+#define TILE (TILE_S * TILE_X)
+
+void main() {
+    int p0 = int(gl_GlobalInvocationID.x) * TILE_X;
+    int group = int(gl_GlobalInvocationID.z);
+    if (p0 >= PLANE || group * TILE_S >= OUT_S) return;
+
+    vec4 acc[TILE];
+    [[unroll]] for (int j = 0; j < TILE_S; j++) {
+        vec4 b = LOAD(bias, group * TILE_S + j);
+        [[unroll]] for (int t = 0; t < TILE_X; t++) acc[j * TILE_X + t] = b;
+    }
+
+    int at[TILE_X];
+    [[unroll]] for (int t = 0; t < TILE_X; t++) at[t] = min(p0 + t, PLANE - 1);
+    int w = group * (IN_S * TILE_S * 4);
+    for (int is = 0; is < IN_S; is++) {
+        FLT4 v[TILE_X];
+        [[unroll]] for (int t = 0; t < TILE_X; t++) v[t] = LOADF(src, is * PLANE + at[t]);
+        [[unroll]] for (int j = 0; j < TILE_S; j++) {
+            FLT4 w0 = LOADF(weights, w + 0);
+            FLT4 w1 = LOADF(weights, w + 1);
+            FLT4 w2 = LOADF(weights, w + 2);
+            FLT4 w3 = LOADF(weights, w + 3);
+            w += 4;
+            [[unroll]] for (int t = 0; t < TILE_X; t++) {
+                vec4 a = acc[j * TILE_X + t];
+                MAC4(a, w0, w1, w2, w3, v[t]);
+                acc[j * TILE_X + t] = a;
+            }
+        }
+    }
+
+    [[unroll]] for (int j = 0; j < TILE_S; j++) {
+        int s = group * TILE_S + j;
+        if (s >= OUT_S) break;
+        [[unroll]] for (int t = 0; t < TILE_X; t++) {
+            int p = p0 + t;
+            if (p < PLANE) STORE_OUTPUT(p % OUT_W, p / OUT_W, s, acc[j * TILE_X + t])
+        }
+    }
+}
