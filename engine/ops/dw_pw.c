@@ -23,6 +23,7 @@
 
 typedef struct dwpw_plan {
     uint32_t wg[3];        /* TILE_W, TILE_H, WG_Z */
+    int tile_x;            /* adjacent columns per thread (TILE_X) */
     int pw_tile_s;         /* output slices per register tile (PW_TILE_S) */
     int groups;            /* register tiles over all output slices (N_GROUPS) */
     int block_g;           /* groups per work group along z (BLOCK_G) */
@@ -30,30 +31,37 @@ typedef struct dwpw_plan {
     int chunk_s;           /* depthwise slices in shared memory at once (CHUNK_S) */
 } dwpw_plan;
 
-/* The tiling for mid_s depthwise slices and out_s output slices on dev; 0 when the
- * device's shared memory cannot hold even one slice of the tile.
+/* The tiling for mid_s depthwise slices and an output of shape out on dev; 0 when the
+ * device's shared memory cannot hold even one slice of the smallest tile.
  *  - CPU devices (lavapipe) run a work group as one SIMD loop on one core: threads are
  *    cheap to lose and the depthwise work must not be repeated, so one block along z
- *    holds every output slice, each thread loops over them 4 slices at a time (the
- *    conv2d kernel's CPU tile), and every depthwise slice must fit in shared memory.
+ *    holds every output slice and each thread loops over them 4 slices at a time for 2
+ *    adjacent columns (conv2d.c's CPU tile), the whole 16x4-pixel tile's depthwise slices
+ *    in shared memory; where they do not fit, one column a thread (8x4 pixels). With one
+ *    column the 1x1 part ran 13-45% slower than conv2d's 4x2 tile on lavapipe, which is
+ *    why pays() wants two.
  *  - GPUs need threads: every thread owns one register tile of 2 output slices, so a
  *    work group covers WG_Z * 2 slices and the depthwise work is repeated per block of
- *    them (9 MACs per depthwise value against 8 * 4 in the 1x1 for a 3x3 window).
- *    Depthwise slices come in chunks of at most VKI_DWPW_GPU_SHARED bytes. */
-static int plan_tiles(const vki_wg_device *dev, int mid_s, int out_s, dwpw_plan *p) {
+ *    them (9 MACs per depthwise value against 4 * 4 in the 1x1 for a 3x3 window).
+ *    Depthwise slices come in chunks of at most VKI_DWPW_GPU_SHARED bytes, so any
+ *    channel count fits. */
+static int plan_tiles(const vki_wg_device *dev, int mid_s, vki_shape4 out, dwpw_plan *p) {
+    const int out_s = (out.c + 3) / 4;
     const uint32_t any_grid[3] = {1, 1, 1};   /* the DW_PW class ignores the grid */
     vki_wg_pick(dev, VKI_WG_DW_PW, any_grid, p->wg);
-    const uint32_t pixels = p->wg[0] * p->wg[1];
     uint32_t shared = dev->max_shared_bytes ? dev->max_shared_bytes : VKI_DWPW_MIN_SHARED;
-    const long slice_bytes = (long)pixels * VKI_DWPW_VALUE_BYTES;
+    const long slice_bytes = (long)p->wg[0] * p->wg[1] * VKI_DWPW_VALUE_BYTES;
     if (dev->is_cpu) {
+        /* Two columns a thread where the tile's depthwise slices fit, else one. */
+        p->tile_x = (long)mid_s * slice_bytes * 2 <= (long)shared ? 2 : 1;
         p->pw_tile_s = out_s >= 4 ? 4 : out_s;
         p->groups = (out_s + p->pw_tile_s - 1) / p->pw_tile_s;
         p->block_g = p->groups;
         p->blocks = 1;
         p->chunk_s = mid_s;
-        return (long)mid_s * slice_bytes <= (long)shared;
+        return (long)mid_s * slice_bytes * p->tile_x <= (long)shared;
     }
+    p->tile_x = 1;
     if (shared > VKI_DWPW_GPU_SHARED) shared = VKI_DWPW_GPU_SHARED;
     p->pw_tile_s = out_s >= 2 ? 2 : 1;
     p->groups = (out_s + p->pw_tile_s - 1) / p->pw_tile_s;
@@ -81,10 +89,30 @@ static int dwpw_override(void) {
     return -1;
 }
 
-/* Whether one dispatch beats two for this pair on this device. */
-static int pays(const vki_wg_device *dev, const vki_conv_window *w, int out_c) {
-    (void)dev; (void)w; (void)out_c;
-    return 1;
+/* Whether one dispatch beats two for this pair on this device (the VKI_DWPW override
+ * aside).
+ *
+ * CPU devices: where the plan has two columns a thread. Measured on lavapipe (2 cores,
+ * interleaved runs, median of 40-60 per pair; kernel time of the pair fused against its
+ * two dispatches): with two columns every pair of face_detection_short_range,
+ * hand_landmark_lite and pose_landmark_lite ran 1-31% faster (16x16 to 256x256 outputs,
+ * 8 to 128 depthwise channels); with one column (more than 128 depthwise channels: the
+ * 16x4 tile outgrows lavapipe's 32 KB) 13-45% slower, except 2x2 outputs (1-9% faster,
+ * a few microseconds). The saved dispatches are worth more than the kernel times show:
+ * whole-model medians are in the commit that set this rule.
+ *
+ * GPUs (not measured here; VKI_DWPW=0|1 is for sweeping one): where the 1x1 output has
+ * at most VKI_DWPW_GPU_MAX_OUTPUTS elements. Below that the unfused 1x1 runs fewer
+ * threads (one per output vec4) than a large desktop GPU holds at once (an H100: 132 SMs
+ * x 2048), so each of the pair's dispatches is bound by its launch and the barrier's
+ * drain rather than by arithmetic, and one dispatch halves that; the repeated depthwise
+ * work (per 16 output channels) is then cheap. Above it, the pair is throughput-bound,
+ * the unfused kernels do no repeated work, and the intermediate's round trip is a small
+ * part of the traffic. */
+#define VKI_DWPW_GPU_MAX_OUTPUTS (1L << 18)
+static int pays(const vki_wg_device *dev, const dwpw_plan *p, vki_shape4 out) {
+    if (dev->is_cpu) return p->tile_x == 2;
+    return (long)out.h * out.w * out.c <= VKI_DWPW_GPU_MAX_OUTPUTS;
 }
 
 int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
@@ -123,12 +151,10 @@ int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
             vki_conv_dilation(c->dilation_h) != 1 || vki_conv_dilation(c->dilation_w) != 1 ||
             pf->pad_top || pf->pad_bottom || pf->pad_left || pf->pad_right)
             continue;
-        vki_conv_window w = vki_conv_window_of(m, dw);
-        w.out.c = w.in.c;
-        const int out_c = pwf->shape[0];
+        const vki_shape4 out = vki_tensor_shape4(vki_op_out(m, pw, 0));
         dwpw_plan plan;
-        if (!plan_tiles(dev, (w.in.c + 3) / 4, (out_c + 3) / 4, &plan)) continue;
-        if (mode < 0 && !pays(dev, &w, out_c)) continue;
+        if (!plan_tiles(dev, (dwf->shape[3] + 3) / 4, out, &plan)) continue;
+        if (mode < 0 && !pays(dev, &plan, out)) continue;
         dw->fused.pointwise = q + 1;
         /* The pair's dispatch writes the CONV_2D's output: the depthwise op, which runs,
          * takes it over (as activation fusion does), so the precision and memory stages
@@ -190,9 +216,9 @@ vki_status vki_build_dw_pw(vki_build *b, const vki_model *m, int dw_op, int pw_o
     vki_conv_window w = vki_conv_window_of(m, dw);
     w.out.c = w.in.c;   /* the depthwise output; dw->outputs[0] is now the pair's */
     const vki_shape4 out = vki_tensor_shape4(vki_op_out(m, pw, 0));
-    const int mid_s = (w.in.c + 3) / 4, out_s = (out.c + 3) / 4;
+    const int mid_s = (w.in.c + 3) / 4;
     dwpw_plan p;
-    if (!plan_tiles(vki_build_device(b), mid_s, out_s, &p))
+    if (!plan_tiles(vki_build_device(b), mid_s, out, &p))
         return vki_op_fail(m, dw_op, VKI_ERROR_INTERNAL,
                            "depthwise + pointwise tile does not fit shared memory");
 
@@ -226,6 +252,7 @@ vki_status vki_build_dw_pw(vki_build *b, const vki_model *m, int dw_op, int pw_o
     vki_define_activation(&d, pw->opt.conv.activation);
     vki_define_int(&d, "TILE_W", p.wg[0]);
     vki_define_int(&d, "TILE_H", p.wg[1]);
+    vki_define_int(&d, "TILE_X", p.tile_x);
     vki_define_int(&d, "WG_Z", p.wg[2]);
     vki_define_int(&d, "PW_TILE_S", p.pw_tile_s);
     vki_define_int(&d, "BLOCK_G", p.block_g);
@@ -238,7 +265,8 @@ vki_status vki_build_dw_pw(vki_build *b, const vki_model *m, int dw_op, int pw_o
     vki_status st = vki_build_bind_output(b, &d, pw);
     if (st) return st;
     /* Whole tiles: the work group is the tile, so the grid is a multiple of it. */
-    d.grid[0] = (uint32_t)(out.w + (int)p.wg[0] - 1) / p.wg[0] * p.wg[0];
+    const uint32_t tile_w = p.wg[0] * (uint32_t)p.tile_x;
+    d.grid[0] = ((uint32_t)out.w + tile_w - 1) / tile_w * p.wg[0];
     d.grid[1] = (uint32_t)(out.h + (int)p.wg[1] - 1) / p.wg[1] * p.wg[1];
     d.grid[2] = (uint32_t)p.blocks * p.wg[2];
     return vki_build_dispatch(b, &d);
