@@ -31,6 +31,16 @@ typedef struct dwpw_plan {
     int chunk_s;           /* depthwise slices in shared memory at once (CHUNK_S) */
 } dwpw_plan;
 
+/* VKI_DWPW: "0" fuses no pair, "1" every legal one (where the tile fits the device's
+ * shared memory), "2" every legal one with the GPU tiling, in chunks of one depthwise
+ * slice (for tests: it runs that path on a CPU device); unset or anything else: the
+ * default rule (pays()). */
+static int dwpw_override(void) {
+    const char *env = getenv("VKI_DWPW");
+    if (env && (!strcmp(env, "0") || !strcmp(env, "1") || !strcmp(env, "2"))) return env[0] - '0';
+    return -1;
+}
+
 /* The tiling for mid_s depthwise slices and an output of shape out on dev; 0 when the
  * device's shared memory cannot hold even one slice of the smallest tile.
  *  - CPU devices (lavapipe) run a work group as one SIMD loop on one core: threads are
@@ -51,7 +61,8 @@ static int plan_tiles(const vki_wg_device *dev, int mid_s, vki_shape4 out, dwpw_
     vki_wg_pick(dev, VKI_WG_DW_PW, any_grid, p->wg);
     uint32_t shared = dev->max_shared_bytes ? dev->max_shared_bytes : VKI_DWPW_MIN_SHARED;
     const long slice_bytes = (long)p->wg[0] * p->wg[1] * VKI_DWPW_VALUE_BYTES;
-    if (dev->is_cpu) {
+    const int gpu_test = dwpw_override() == 2;
+    if (dev->is_cpu && !gpu_test) {
         /* Two columns a thread where the tile's depthwise slices fit, else one. */
         p->tile_x = (long)mid_s * slice_bytes * 2 <= (long)shared ? 2 : 1;
         p->pw_tile_s = out_s >= 4 ? 4 : out_s;
@@ -68,8 +79,8 @@ static int plan_tiles(const vki_wg_device *dev, int mid_s, vki_shape4 out, dwpw_
     p->block_g = (int)p->wg[2];
     p->blocks = (p->groups + p->block_g - 1) / p->block_g;
     long fit = (long)shared / slice_bytes;
-    p->chunk_s = fit < mid_s ? (int)fit : mid_s;
-    return p->chunk_s >= 1;
+    p->chunk_s = gpu_test ? 1 : fit < mid_s ? (int)fit : mid_s;
+    return fit >= 1;
 }
 
 /* ---- the pass ------------------------------------------------------------------------ */
@@ -78,15 +89,6 @@ static int is_graph_output(const vki_model *m, int t) {
     for (int i = 0; i < m->n_outputs; i++)
         if (m->outputs[i] == t) return 1;
     return 0;
-}
-
-/* VKI_DWPW: "0" fuses no pair, "1" every legal one (where the tile fits the device's
- * shared memory); unset or anything else: the default rule (pays()). */
-static int dwpw_override(void) {
-    const char *env = getenv("VKI_DWPW");
-    if (env && !strcmp(env, "0")) return 0;
-    if (env && !strcmp(env, "1")) return 1;
-    return -1;
 }
 
 /* Whether one dispatch beats two for this pair on this device (the VKI_DWPW override
