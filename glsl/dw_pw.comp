@@ -91,6 +91,19 @@ void depthwise_chunk(int x, int y, int p, int lz, int first, int count) {
             for (int ky = 0; ky < KH; ky++) {
                 int iy = y * STRIDE_H - PAD_H + ky * DIL_H;
                 if (iy < 0 || iy >= IN_H) continue;
+#if STRIDE_W == 1 && DIL_W == 1 && TILE_X > 1
+                // Adjacent columns share KW - 1 of their taps: KW + TILE_X - 1 loads a row
+                // instead of KW * TILE_X (columns past OUT_W are computed, never stored).
+                FLT4 row[KW + TILE_X - 1];
+                for (int j = 0; j < KW + TILE_X - 1; j++) {
+                    int ix = x - PAD_W + j;
+                    row[j] = ix >= 0 && ix < IN_W ? LOADF(src, IDX(IN, ix, iy, s)) : FLT4(0.0);
+                }
+                for (int kx = 0; kx < KW; kx++) {
+                    FLT4 wt = LOADF(dw_weights, w + ky * KW + kx);
+                    for (int t = 0; t < TILE_X; t++) acc[t] += vec4(wt * row[t + kx]);
+                }
+#else
                 for (int kx = 0; kx < KW; kx++) {
                     FLT4 wt = LOADF(dw_weights, w + ky * KW + kx);
                     for (int t = 0; t < TILE_X; t++) {
@@ -99,6 +112,7 @@ void depthwise_chunk(int x, int y, int p, int lz, int first, int count) {
                             acc[t] += vec4(wt * LOADF(src, IDX(IN, ix, iy, s)));
                     }
                 }
+#endif
             }
         }
         for (int t = 0; t < TILE_X; t++) MID(c, p + t) = FLT4(dw_activate(acc[t]));
