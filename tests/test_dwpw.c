@@ -181,11 +181,15 @@ Test(dwpw, not_a_strided_pointwise_nor_a_depth_multiplier) {
 }
 
 Test(dwpw, many_depthwise_channels) {
-    /* 133 channels: 34 slices, more than a 16x4 CPU tile holds in 32 KB, so a CPU device
-     * takes one column a thread under VKI_DWPW=1 and the GPU tiling runs 34 chunks. */
+    /* 133 and 261 channels (34 and 66 slices): on a CPU device with 32 KB of shared
+     * memory the tile narrows to two and to one column a thread; the GPU tiling
+     * (VKI_DWPW=2) runs one chunk per slice. */
     pair p = {.h = 9, .w = 11, .cin = 133, .cout = 17, .k = 3, .stride = 1,
               .padding = VKI_PAD_SAME, .dw_act = VKI_ACT_RELU};
     check_pair(pair_model(&p), 1, 500);
+    pair q = {.h = 5, .w = 7, .cin = 261, .cout = 6, .k = 3, .stride = 2,
+              .padding = VKI_PAD_SAME, .pw_act = VKI_ACT_RELU6};
+    check_pair(pair_model(&q), 1, 510);
 }
 
 /* An fp16 graph keeping op `fp32_op` fp32: the pair's dispatch then runs fp32 (weights,

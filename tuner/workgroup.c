@@ -21,7 +21,7 @@ static const shape3 adreno_table[VKI_WG_CLASS_COUNT] = {{16, 4, 1}, {4, 8, 4}, {
 /* Mali: small groups, z-heavy for conv (TFLite GL's Mali table). */
 static const shape3 mali_table[VKI_WG_CLASS_COUNT] = {{8, 4, 1}, {4, 4, 4}, {4, 4, 4}, {8, 4, 1}, {32, 1, 1}, {8, 4, 2}};
 /* CPU implementations (lavapipe): a group is one SIMD loop; wide in x vectorises. */
-static const shape3 cpu_table[VKI_WG_CLASS_COUNT] = {{32, 2, 1}, {16, 2, 1}, {16, 2, 1}, {16, 2, 1}, {64, 1, 1}, {8, 4, 1}};
+static const shape3 cpu_table[VKI_WG_CLASS_COUNT] = {{32, 2, 1}, {16, 2, 1}, {16, 2, 1}, {16, 2, 1}, {64, 1, 1}, {8, 2, 1}};
 
 static uint32_t shrink_to(uint32_t want, uint32_t extent) {
     while (want > 1 && want / 2 >= extent) want /= 2;

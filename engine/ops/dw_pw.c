@@ -45,11 +45,14 @@ static int dwpw_override(void) {
  * device's shared memory cannot hold even one slice of the smallest tile.
  *  - CPU devices (lavapipe) run a work group as one SIMD loop on one core: threads are
  *    cheap to lose and the depthwise work must not be repeated, so one block along z
- *    holds every output slice and each thread loops over them 4 slices at a time for 2
- *    adjacent columns (conv2d.c's CPU tile), the whole 16x4-pixel tile's depthwise slices
- *    in shared memory; where they do not fit, one column a thread (8x4 pixels). With one
- *    column the 1x1 part ran 13-45% slower than conv2d's 4x2 tile on lavapipe, which is
- *    why pays() wants two.
+ *    holds every output slice, and the whole tile's depthwise slices sit in shared
+ *    memory. The 8x2 threads take 4 adjacent columns each (a 32x2-pixel tile), 2 output
+ *    slices at a time; where the slices do not fit (lavapipe: 32 KB, 128 channels), 2
+ *    columns (256 channels), else 1. Measured on lavapipe against the same pairs
+ *    unfused (face_detection_short_range, median kernel time of 30 interleaved runs;
+ *    threads x columns x slices): 8x2 x 4 x 2 27-48% faster per pair, as 8x4 x 4 x 2
+ *    (which fits half the channels); 4x4 x 4 x 2 19% over all pairs, 8x4 x 2 x 4 8%,
+ *    2x4 x 8 x 2 2%.
  *  - GPUs need threads: every thread owns one register tile of 2 output slices, so a
  *    work group covers WG_Z * 2 slices and the depthwise work is repeated per block of
  *    them (9 MACs per depthwise value against 4 * 4 in the 1x1 for a 3x3 window).
@@ -63,9 +66,10 @@ static int plan_tiles(const vki_wg_device *dev, int mid_s, vki_shape4 out, dwpw_
     const long slice_bytes = (long)p->wg[0] * p->wg[1] * VKI_DWPW_VALUE_BYTES;
     const int gpu_test = dwpw_override() == 2;
     if (dev->is_cpu && !gpu_test) {
-        /* Two columns a thread where the tile's depthwise slices fit, else one. */
-        p->tile_x = (long)mid_s * slice_bytes * 2 <= (long)shared ? 2 : 1;
-        p->pw_tile_s = out_s >= 4 ? 4 : out_s;
+        /* Four columns a thread where the tile's depthwise slices fit, else two or one. */
+        p->tile_x = 4;
+        while (p->tile_x > 1 && (long)mid_s * slice_bytes * p->tile_x > (long)shared) p->tile_x /= 2;
+        p->pw_tile_s = out_s >= 2 ? 2 : out_s;
         p->groups = (out_s + p->pw_tile_s - 1) / p->pw_tile_s;
         p->block_g = p->groups;
         p->blocks = 1;
@@ -94,14 +98,13 @@ static int is_graph_output(const vki_model *m, int t) {
 /* Whether one dispatch beats two for this pair on this device (the VKI_DWPW override
  * aside).
  *
- * CPU devices: where the plan has two columns a thread. Measured on lavapipe (2 cores,
- * interleaved runs, median of 40-60 per pair; kernel time of the pair fused against its
- * two dispatches): with two columns every pair of face_detection_short_range,
- * hand_landmark_lite and pose_landmark_lite ran 1-31% faster (16x16 to 256x256 outputs,
- * 8 to 128 depthwise channels); with one column (more than 128 depthwise channels: the
- * 16x4 tile outgrows lavapipe's 32 KB) 13-45% slower, except 2x2 outputs (1-9% faster,
- * a few microseconds). The saved dispatches are worth more than the kernel times show:
- * whole-model medians are in the commit that set this rule.
+ * CPU devices: where the plan has at least two columns a thread. Measured on lavapipe
+ * (2 cores; kernel time of the fused dispatch against the pair's two, median of 30
+ * interleaved runs): with four columns (up to 128 depthwise channels) every pair of
+ * face_detection_short_range, hand_landmark_lite and pose_landmark_lite ran 18-49%
+ * faster (8x8 to 256x256 outputs); with two (up to 256) 8-31% faster from 14x14 up and
+ * within 3% at 4x4 and 2x2; with one (hand_landmark_lite's 288-384, pose_landmark_lite's
+ * 336 channels) 12-32% slower. Whole-model medians are in the commit that set this rule.
  *
  * GPUs (not measured here; VKI_DWPW=0|1 is for sweeping one): where the 1x1 output has
  * at most VKI_DWPW_GPU_MAX_OUTPUTS elements. Below that the unfused 1x1 runs fewer
@@ -113,7 +116,7 @@ static int is_graph_output(const vki_model *m, int t) {
  * part of the traffic. */
 #define VKI_DWPW_GPU_MAX_OUTPUTS (1L << 18)
 static int pays(const vki_wg_device *dev, const dwpw_plan *p, vki_shape4 out) {
-    if (dev->is_cpu) return p->tile_x == 2;
+    if (dev->is_cpu) return p->tile_x >= 2;
     return (long)out.h * out.w * out.c <= VKI_DWPW_GPU_MAX_OUTPUTS;
 }
 
