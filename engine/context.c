@@ -320,6 +320,7 @@ vki_wg_device vki_context_wg_device(const vki_context *ctx) {
         .max_invocations = l->maxComputeWorkGroupInvocations,
         .max_size = {l->maxComputeWorkGroupSize[0], l->maxComputeWorkGroupSize[1],
                      l->maxComputeWorkGroupSize[2]},
+        .max_shared_bytes = l->maxComputeSharedMemorySize,
     };
 }
 

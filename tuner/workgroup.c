@@ -12,14 +12,16 @@ enum { VENDOR_AMD = 0x1002, VENDOR_NVIDIA = 0x10DE, VENDOR_INTEL = 0x8086,
 
 typedef struct { uint32_t x, y, z; } shape3;
 
-/* Per family, one shape per vki_wg_class. */
-static const shape3 desktop_table[VKI_WG_CLASS_COUNT] = {{16, 4, 1}, {8, 4, 2}, {8, 8, 1}, {8, 8, 1}, {64, 1, 1}};
+/* Per family, one shape per vki_wg_class. DW_PW (last) is the fused kernel's tile of
+ * output pixels (x, y) times the threads that share each pixel's output slices (z); its
+ * reasons are in engine/ops/dw_pw.c. */
+static const shape3 desktop_table[VKI_WG_CLASS_COUNT] = {{16, 4, 1}, {8, 4, 2}, {8, 8, 1}, {8, 8, 1}, {64, 1, 1}, {8, 8, 2}};
 /* Adreno: TFLite GPU's study favours deep z for conv (4x8x4 on 630). */
-static const shape3 adreno_table[VKI_WG_CLASS_COUNT] = {{16, 4, 1}, {4, 8, 4}, {8, 4, 4}, {8, 8, 1}, {64, 1, 1}};
+static const shape3 adreno_table[VKI_WG_CLASS_COUNT] = {{16, 4, 1}, {4, 8, 4}, {8, 4, 4}, {8, 8, 1}, {64, 1, 1}, {8, 8, 2}};
 /* Mali: small groups, z-heavy for conv (TFLite GL's Mali table). */
-static const shape3 mali_table[VKI_WG_CLASS_COUNT] = {{8, 4, 1}, {4, 4, 4}, {4, 4, 4}, {8, 4, 1}, {32, 1, 1}};
+static const shape3 mali_table[VKI_WG_CLASS_COUNT] = {{8, 4, 1}, {4, 4, 4}, {4, 4, 4}, {8, 4, 1}, {32, 1, 1}, {8, 4, 2}};
 /* CPU implementations (lavapipe): a group is one SIMD loop; wide in x vectorises. */
-static const shape3 cpu_table[VKI_WG_CLASS_COUNT] = {{32, 2, 1}, {16, 2, 1}, {16, 2, 1}, {16, 2, 1}, {64, 1, 1}};
+static const shape3 cpu_table[VKI_WG_CLASS_COUNT] = {{32, 2, 1}, {16, 2, 1}, {16, 2, 1}, {16, 2, 1}, {64, 1, 1}, {8, 2, 1}};
 
 static uint32_t shrink_to(uint32_t want, uint32_t extent) {
     while (want > 1 && want / 2 >= extent) want /= 2;
@@ -34,12 +36,14 @@ void vki_wg_pick(const vki_wg_device *dev, vki_wg_class op_class, const uint32_t
     else if (dev->vendor_id == VENDOR_ARM) table = mali_table;
     if ((unsigned)op_class >= VKI_WG_CLASS_COUNT) op_class = VKI_WG_ELEMENTWISE;
     shape3 s = table[op_class];
-    /* Move threads the grid cannot use from small axes to x, then fit each axis. */
-    uint32_t total = s.x * s.y * s.z;
-    s.z = shrink_to(s.z, grid[2]);
-    s.y = shrink_to(s.y, grid[1]);
-    while (s.x * s.y * s.z < total && s.x < grid[0]) s.x *= 2;
-    s.x = shrink_to(s.x, grid[0]);
+    if (op_class != VKI_WG_DW_PW) {
+        /* Move threads the grid cannot use from small axes to x, then fit each axis. */
+        uint32_t total = s.x * s.y * s.z;
+        s.z = shrink_to(s.z, grid[2]);
+        s.y = shrink_to(s.y, grid[1]);
+        while (s.x * s.y * s.z < total && s.x < grid[0]) s.x *= 2;
+        s.x = shrink_to(s.x, grid[0]);
+    }
     uint32_t lim[3] = {dev->max_size[0] ? dev->max_size[0] : 128, dev->max_size[1] ? dev->max_size[1] : 128,
                        dev->max_size[2] ? dev->max_size[2] : 64};
     if (s.x > lim[0]) s.x = lim[0];

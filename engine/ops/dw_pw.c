@@ -1,14 +1,278 @@
 /* dw_pw.c: a DEPTHWISE_CONV_2D and the 1x1 CONV_2D that reads it, in one dispatch
- * (glsl/dw_pw.comp): the pass that picks the pairs and the pair's build. */
+ * (glsl/dw_pw.comp): the pass that picks the pairs and the pair's build.
+ *
+ * The kernel's work group is a fixed tile of output pixels (tuner/workgroup.c, class
+ * VKI_WG_DW_PW, never fitted to the grid nor tuned), so the plan below reads it from
+ * vki_wg_pick, and both the pass (does it fit, does it pay) and the build use the plan.
+ */
 #include "conv_common.h"
 
-int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
-                   const vki_wg_device *dev) {
-    (void)m; (void)ops; (void)skip; (void)dev;
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The Vulkan minimum for maxComputeSharedMemorySize, for a device that did not say. */
+#define VKI_DWPW_MIN_SHARED 16384u
+/* Shared memory a GPU work group takes at most: depthwise slices beyond it are taken in
+ * chunks. A third of an NVIDIA or AMD compute unit's 64-228 KB, so that several groups
+ * stay resident to hide the loads. Not measured: no GPU here. */
+#define VKI_DWPW_GPU_SHARED 16384u
+/* Bytes of one depthwise value in shared memory: an FLT4, which is a vec4 where the
+ * graph computes fp32; the plan does not know the precision and assumes it. */
+#define VKI_DWPW_VALUE_BYTES 16u
+
+typedef struct dwpw_plan {
+    uint32_t wg[3];        /* TILE_W, TILE_H, WG_Z */
+    int tile_x;            /* adjacent columns per thread (TILE_X) */
+    int pw_tile_s;         /* output slices per register tile (PW_TILE_S) */
+    int groups;            /* register tiles over all output slices (N_GROUPS) */
+    int block_g;           /* groups per work group along z (BLOCK_G) */
+    int blocks;            /* work groups along z */
+    int chunk_s;           /* depthwise slices in shared memory at once (CHUNK_S) */
+} dwpw_plan;
+
+/* VKI_DWPW: "0" fuses no pair, "1" every legal one (where the tile fits the device's
+ * shared memory), "2" every legal one with the GPU tiling, in chunks of one depthwise
+ * slice (for tests: it runs that path on a CPU device); unset or anything else: the
+ * default rule (pays()). */
+static int dwpw_override(void) {
+    const char *env = getenv("VKI_DWPW");
+    if (env && (!strcmp(env, "0") || !strcmp(env, "1") || !strcmp(env, "2"))) return env[0] - '0';
+    return -1;
+}
+
+/* The tiling for mid_s depthwise slices and an output of shape out on dev; 0 when the
+ * device's shared memory cannot hold even one slice of the smallest tile.
+ *  - CPU devices (lavapipe) run a work group as one SIMD loop on one core: threads are
+ *    cheap to lose and the depthwise work must not be repeated, so one block along z
+ *    holds every output slice, and the whole tile's depthwise slices sit in shared
+ *    memory. The 8x2 threads take 4 adjacent columns each (a 32x2-pixel tile), 2 output
+ *    slices at a time; where the slices do not fit (lavapipe: 32 KB, 128 channels), 2
+ *    columns (256 channels), else 1. Measured on lavapipe against the same pairs
+ *    unfused (face_detection_short_range, median kernel time of 30 interleaved runs;
+ *    threads x columns x slices): 8x2 x 4 x 2 27-48% faster per pair, as 8x4 x 4 x 2
+ *    (which fits half the channels); 4x4 x 4 x 2 19% over all pairs, 8x4 x 2 x 4 8%,
+ *    2x4 x 8 x 2 2%.
+ *  - GPUs need threads: every thread owns one register tile of 2 output slices, so a
+ *    work group covers WG_Z * 2 slices and the depthwise work is repeated per block of
+ *    them (9 MACs per depthwise value against 4 * 4 in the 1x1 for a 3x3 window).
+ *    Depthwise slices come in chunks of at most VKI_DWPW_GPU_SHARED bytes, so any
+ *    channel count fits. */
+static int plan_tiles(const vki_wg_device *dev, int mid_s, vki_shape4 out, dwpw_plan *p) {
+    const int out_s = (out.c + 3) / 4;
+    const uint32_t any_grid[3] = {1, 1, 1};   /* the DW_PW class ignores the grid */
+    vki_wg_pick(dev, VKI_WG_DW_PW, any_grid, p->wg);
+    uint32_t shared = dev->max_shared_bytes ? dev->max_shared_bytes : VKI_DWPW_MIN_SHARED;
+    const long slice_bytes = (long)p->wg[0] * p->wg[1] * VKI_DWPW_VALUE_BYTES;
+    const int gpu_test = dwpw_override() == 2;
+    if (dev->is_cpu && !gpu_test) {
+        /* Four columns a thread where the tile's depthwise slices fit, else two or one. */
+        p->tile_x = 4;
+        while (p->tile_x > 1 && (long)mid_s * slice_bytes * p->tile_x > (long)shared) p->tile_x /= 2;
+        p->pw_tile_s = out_s >= 2 ? 2 : out_s;
+        p->groups = (out_s + p->pw_tile_s - 1) / p->pw_tile_s;
+        p->block_g = p->groups;
+        p->blocks = 1;
+        p->chunk_s = mid_s;
+        return (long)mid_s * slice_bytes * p->tile_x <= (long)shared;
+    }
+    p->tile_x = 1;
+    if (shared > VKI_DWPW_GPU_SHARED) shared = VKI_DWPW_GPU_SHARED;
+    p->pw_tile_s = out_s >= 2 ? 2 : 1;
+    p->groups = (out_s + p->pw_tile_s - 1) / p->pw_tile_s;
+    p->block_g = (int)p->wg[2];
+    p->blocks = (p->groups + p->block_g - 1) / p->block_g;
+    long fit = (long)shared / slice_bytes;
+    p->chunk_s = gpu_test ? 1 : fit < mid_s ? (int)fit : mid_s;
+    return fit >= 1;
+}
+
+/* ---- the pass ------------------------------------------------------------------------ */
+
+static int is_graph_output(const vki_model *m, int t) {
+    for (int i = 0; i < m->n_outputs; i++)
+        if (m->outputs[i] == t) return 1;
     return 0;
 }
 
+/* Whether one dispatch beats two for this pair on this device (the VKI_DWPW override
+ * aside).
+ *
+ * CPU devices: where the plan has at least two columns a thread. Measured on lavapipe
+ * (2 cores; kernel time of the fused dispatch against the pair's two, median of 30
+ * interleaved runs): with four columns (up to 128 depthwise channels) every pair of
+ * face_detection_short_range, hand_landmark_lite and pose_landmark_lite ran 18-49%
+ * faster (8x8 to 256x256 outputs); with two (up to 256) 8-31% faster from 14x14 up and
+ * within 3% at 4x4 and 2x2; with one (hand_landmark_lite's 288-384, pose_landmark_lite's
+ * 336 channels) 12-32% slower. Whole-model medians are in the commit that set this rule.
+ *
+ * GPUs (not measured here; VKI_DWPW=0|1 is for sweeping one): where the 1x1 output has
+ * at most VKI_DWPW_GPU_MAX_OUTPUTS elements. Below that the unfused 1x1 runs fewer
+ * threads (one per output vec4) than a large desktop GPU holds at once (an H100: 132 SMs
+ * x 2048), so each of the pair's dispatches is bound by its launch and the barrier's
+ * drain rather than by arithmetic, and one dispatch halves that; the repeated depthwise
+ * work (per 16 output channels) is then cheap. Above it, the pair is throughput-bound,
+ * the unfused kernels do no repeated work, and the intermediate's round trip is a small
+ * part of the traffic. */
+#define VKI_DWPW_GPU_MAX_OUTPUTS (1L << 18)
+static int pays(const vki_wg_device *dev, const dwpw_plan *p, vki_shape4 out) {
+    if (dev->is_cpu) return p->tile_x >= 2;
+    return (long)out.h * out.w * out.c <= VKI_DWPW_GPU_MAX_OUTPUTS;
+}
+
+int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
+                   const vki_wg_device *dev) {
+    const int mode = dwpw_override();
+    if (mode == 0 || m->n_ops < 2) return 0;
+    const size_t nt = (size_t)(m->n_tensors ? m->n_tensors : 1);
+    /* Readers among the ops that still run: their inputs and a fused ADD's residual. */
+    int *readers = vki_calloc(nt, sizeof(int)), *reader = vki_malloc(nt * sizeof(int));
+    if (!readers || !reader) { free(readers); free(reader); return 0; }
+    for (int o = 0; o < m->n_ops; o++) {
+        if (skip[o]) continue;
+        for (int i = 0; i < ops[o].n_inputs; i++) {
+            int t = ops[o].inputs[i];
+            if (t >= 0) readers[t]++, reader[t] = o;
+        }
+        if (ops[o].fused.has_residual) readers[ops[o].fused.residual]++, reader[ops[o].fused.residual] = o;
+    }
+    int fused = 0;
+    for (int o = 0; o < m->n_ops; o++) {
+        vki_op *dw = &ops[o];
+        if (skip[o] || dw->code != VKI_OP_DEPTHWISE_CONV_2D || dw->n_outputs != 1 ||
+            dw->fused.pointwise || dw->fused.has_residual || dw->fused.dense_out)
+            continue;
+        const vki_tensor *dwf = vki_op_in(m, dw, 1);
+        if (dwf->shape[3] != vki_tensor_shape4(vki_op_in(m, dw, 0)).c) continue;   /* multiplier 1 */
+        int t = dw->outputs[0];
+        if (readers[t] != 1 || is_graph_output(m, t)) continue;
+        int q = reader[t];
+        vki_op *pw = &ops[q];
+        if (pw->code != VKI_OP_CONV_2D || pw->inputs[0] != t || pw->n_outputs != 1) continue;
+        const vki_tensor *pwf = vki_op_in(m, pw, 1);
+        const vki_conv_options *c = &pw->opt.conv;
+        const vki_fused *pf = &pw->fused;
+        if (pwf->shape[1] != 1 || pwf->shape[2] != 1 || c->stride_h != 1 || c->stride_w != 1 ||
+            vki_conv_dilation(c->dilation_h) != 1 || vki_conv_dilation(c->dilation_w) != 1 ||
+            pf->pad_top || pf->pad_bottom || pf->pad_left || pf->pad_right)
+            continue;
+        const vki_shape4 out = vki_tensor_shape4(vki_op_out(m, pw, 0));
+        dwpw_plan plan;
+        if (!plan_tiles(dev, (dwf->shape[3] + 3) / 4, out, &plan)) continue;
+        if (mode < 0 && !pays(dev, &plan, out)) continue;
+        dw->fused.pointwise = q + 1;
+        /* The pair's dispatch writes the CONV_2D's output: the depthwise op, which runs,
+         * takes it over (as activation fusion does), so the precision and memory stages
+         * see who writes it. Its own output tensor is no longer written nor read. */
+        dw->outputs[0] = pw->outputs[0];
+        skip[q] = 1;
+        fused++;
+    }
+    free(readers);
+    free(reader);
+    return fused;
+}
+
+/* ---- the build ----------------------------------------------------------------------- */
+
+static void define_dw_activation(vki_dispatch *d, vki_activation act) {
+    if (act == VKI_ACT_NONE) return;
+    char name[48];
+    snprintf(name, sizeof name, "DW_ACT_%s", vki_activation_name(act));
+    vki_define_int(d, name, 1);
+}
+
+/* One vec4 per (slice, ky, kx), as depthwise_conv2d.c packs them; padded lanes zero. */
+static float *pack_depthwise(const float *f, const vki_conv_window *w, size_t *count) {
+    const int c = w->in.c, mid_s = (c + 3) / 4, taps = w->kh * w->kw;
+    *count = (size_t)mid_s * taps * 4;
+    float *out = vki_calloc(*count, sizeof(float));
+    if (!out) return NULL;
+    for (int s = 0; s < mid_s; s++)
+        for (int k = 0; k < taps; k++)
+            for (int i = 0; i < 4 && s * 4 + i < c; i++)
+                out[((size_t)s * taps + k) * 4 + i] = f[(size_t)k * c + s * 4 + i];
+    return out;
+}
+
+/* The 1x1 filter [O,1,1,I] for dw_pw.comp: for group g, depthwise slice s, output slice j
+ * of the group and input lane i, a vec4 of the 4 output channels' weights. Groups past
+ * the output, padded channels and padded lanes are zero. */
+static float *pack_pointwise(const float *f, int ic, int oc, int tile_s, int groups,
+                             size_t *count) {
+    const int in_s = (ic + 3) / 4;
+    *count = (size_t)groups * in_s * tile_s * 16;
+    float *out = vki_calloc(*count, sizeof(float));
+    if (!out) return NULL;
+    size_t at = 0;
+    for (int g = 0; g < groups; g++)
+        for (int s = 0; s < in_s; s++)
+            for (int j = 0; j < tile_s; j++)
+                for (int i = 0; i < 4; i++)
+                    for (int lane = 0; lane < 4; lane++, at++) {
+                        int co = (g * tile_s + j) * 4 + lane, ci = s * 4 + i;
+                        if (co < oc && ci < ic) out[at] = f[(size_t)co * ic + ci];
+                    }
+    return out;
+}
+
 vki_status vki_build_dw_pw(vki_build *b, const vki_model *m, int dw_op, int pw_op) {
-    (void)b; (void)pw_op;
-    return vki_op_fail(m, dw_op, VKI_ERROR_INTERNAL, "depthwise + pointwise fusion is not built");
+    const vki_op *dw = &m->ops[dw_op], *pw = &m->ops[pw_op];
+    vki_conv_window w = vki_conv_window_of(m, dw);
+    w.out.c = w.in.c;   /* the depthwise output; dw->outputs[0] is now the pair's */
+    const vki_shape4 out = vki_tensor_shape4(vki_op_out(m, pw, 0));
+    const int mid_s = (w.in.c + 3) / 4;
+    dwpw_plan p;
+    if (!plan_tiles(vki_build_device(b), mid_s, out, &p))
+        return vki_op_fail(m, dw_op, VKI_ERROR_INTERNAL,
+                           "depthwise + pointwise tile does not fit shared memory");
+
+    size_t dcount, pcount;
+    float *dwts = pack_depthwise(vki_op_in(m, dw, 1)->data, &w, &dcount);
+    float *pwts = pack_pointwise(vki_op_in(m, pw, 1)->data, w.in.c, out.c, p.pw_tile_s, p.groups,
+                                 &pcount);
+    int dblob = dwts ? vki_build_weights(b, dwts, dcount) : -1;
+    int pblob = pwts ? vki_build_weights(b, pwts, pcount) : -1;
+    free(dwts);
+    free(pwts);
+    const vki_tensor *dbt = dw->n_inputs > 2 ? vki_op_in(m, dw, 2) : NULL;
+    const vki_tensor *pbt = pw->n_inputs > 2 ? vki_op_in(m, pw, 2) : NULL;
+    int dbias = vki_build_bias(b, dbt, w.in.c, (size_t)mid_s * 4);
+    int pbias = vki_build_bias(b, pbt, out.c, (size_t)p.groups * p.pw_tile_s * 4);
+    if (dblob < 0 || pblob < 0 || dbias < 0 || pbias < 0) return vki_fail_oom("graph build");
+
+    vki_dispatch d;
+    vki_dispatch_init(&d, VKI_KERNEL_dw_pw, VKI_WG_DW_PW);
+    vki_define_shape(&d, "IN", w.in);
+    vki_define_shape(&d, "OUT", out);
+    vki_define_int(&d, "KH", w.kh);
+    vki_define_int(&d, "KW", w.kw);
+    vki_define_int(&d, "STRIDE_H", w.stride_h);
+    vki_define_int(&d, "STRIDE_W", w.stride_w);
+    vki_define_int(&d, "DIL_H", w.dil_h);
+    vki_define_int(&d, "DIL_W", w.dil_w);
+    vki_define_int(&d, "PAD_H", w.pad_h);
+    vki_define_int(&d, "PAD_W", w.pad_w);
+    define_dw_activation(&d, dw->opt.conv.activation);
+    vki_define_activation(&d, pw->opt.conv.activation);
+    vki_define_int(&d, "TILE_W", p.wg[0]);
+    vki_define_int(&d, "TILE_H", p.wg[1]);
+    vki_define_int(&d, "TILE_X", p.tile_x);
+    vki_define_int(&d, "WG_Z", p.wg[2]);
+    vki_define_int(&d, "PW_TILE_S", p.pw_tile_s);
+    vki_define_int(&d, "BLOCK_G", p.block_g);
+    vki_define_int(&d, "CHUNK_S", p.chunk_s);
+    vki_dispatch_bind_tensor(&d, dw->inputs[0]);
+    vki_dispatch_bind_weights(&d, dblob);
+    vki_dispatch_bind_weights(&d, dbias);
+    vki_dispatch_bind_weights(&d, pblob);
+    vki_dispatch_bind_weights(&d, pbias);
+    vki_status st = vki_build_bind_output(b, &d, pw);
+    if (st) return st;
+    /* Whole tiles: the work group is the tile, so the grid is a multiple of it. */
+    const uint32_t tile_w = p.wg[0] * (uint32_t)p.tile_x;
+    d.grid[0] = ((uint32_t)out.w + tile_w - 1) / tile_w * p.wg[0];
+    d.grid[1] = (uint32_t)(out.h + (int)p.wg[1] - 1) / p.wg[1] * p.wg[1];
+    d.grid[2] = (uint32_t)p.blocks * p.wg[2];
+    return vki_build_dispatch(b, &d);
 }

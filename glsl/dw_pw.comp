@@ -1,0 +1,203 @@
+// dw_pw.comp: a DEPTHWISE_CONV_2D (depth multiplier 1, any window, stride, dilation and
+// activation) and the 1x1 stride-1 CONV_2D that alone reads its output, in one dispatch
+// (engine/ops/dw_pw.c picks the pairs, packs both ops' weights and sets the defines).
+//
+// A work group owns a tile of (TILE_W * TILE_X) x TILE_H output pixels (its x and y
+// threads, TILE_X adjacent columns each) and BLOCK_G groups of PW_TILE_S output slices
+// (its WG_Z threads along z share them: thread z takes groups z, z + WG_Z, ...).
+//  1. The threads compute the depthwise outputs of the tile, CHUNK_S slices at a time,
+//     into shared memory (`mid`, slice-major); each thread its own pixels, the z threads
+//     of a pixel splitting the slices. The depthwise bias and activation (DW_ACT_*) are applied there; the values
+//     are kept as FLT4, the precision the unfused graph reads them in from its
+//     intermediate tensor (fp32, or fp16 with fp16 arithmetic), with the fp32 sum rounded
+//     once as the unfused epilogue's store would.
+//  2. Each thread then accumulates, for its pixels, PW_TILE_S output slices at a time over
+//     the depthwise slices read from shared memory, sums in vec4, and stores each output
+//     vec4 through STORE_OUTPUT (residual, the 1x1 op's activation ACT_*, padded lanes).
+// With CHUNK_S == IN_S (all depthwise slices fit) the depthwise work is done once and
+// each thread loops over its groups. Otherwise (large channel counts) the kernel takes
+// the depthwise slices chunk by chunk, and each thread then owns exactly one group
+// (BLOCK_G == WG_Z), whose sums live in registers across the chunks.
+//
+// 1x1 weights for slice group g and depthwise slice s are PW_TILE_S*4 vec4 in a row: for
+// output slice j of the group and input lane i, the 4 output channels' weights (as
+// conv2d.comp). Depthwise weights are one vec4 per (slice, ky, kx) (as
+// depthwise_conv2d.comp). Padded lanes and groups past OUT_S have zero weights and bias.
+//
+// Variants: what dw_pw.c emits (glsl/embed.py reads these; tests/test_kernels.c compiles
+// each in fp32, fp16 storage and fp16 arithmetic). The tiles: CPU devices 8x2x1 threads
+// of 4 columns (or 2 or 1) with all groups in one block, GPUs 8x8x2 threads with one
+// group per thread, CHUNK_S=1 below IN_S=2 taking the chunked path.
+// variant-set: DW_PW_CPU = TILE_W=8 TILE_H=2 TILE_X=4 WG_Z=1 PW_TILE_S=2 BLOCK_G=2 CHUNK_S=2
+// variant-set: DW_PW_GPU = TILE_W=8 TILE_H=8 TILE_X=1 WG_Z=2 PW_TILE_S=2 BLOCK_G=2
+// variant-set: DW_PW_EPILOGUE = {N_BINDINGS=6|N_BINDINGS=7 RESIDUAL RES_BINDING=6 RES_W=5
+//   + RES_H=4 RES_C=6 RES_S=2|N_BINDINGS=6 DENSE_OUT DENSE_BASE=12}
+// variant: @bindings=6 {$DW_PW_CPU|$DW_PW_GPU CHUNK_S=2|$DW_PW_GPU CHUNK_S=1} $CONV_WINDOW
+// variant: @bindings=6 TILE_W=8 TILE_H=2 TILE_X={1|2} WG_Z=1 PW_TILE_S=1 BLOCK_G=3 CHUNK_S=2
+//   + $CONV_WINDOW
+// A stride-1 window: columns share their taps.
+// variant: @bindings=6 ACT_RELU DW_ACT_RELU6 $DW_PW_CPU IN_W=9 IN_H=7 IN_C=5 IN_S=2 OUT_W=9
+//   + OUT_H=7 OUT_C=10 OUT_S=3 KH=3 KW=3 STRIDE_H=1 STRIDE_W=1 DIL_H=1 DIL_W=1 PAD_H=1 PAD_W=1
+// variant: @bindings=6 $ACT $DW_PW_CPU $CONV_WINDOW
+// variant: @bindings=6 {DW_ACT_RELU|DW_ACT_RELU6|DW_ACT_RELU_N1_TO_1|DW_ACT_TANH
+//   + |DW_ACT_SIGMOID|DW_ACT_HARD_SWISH} ACT_RELU6 $DW_PW_GPU CHUNK_S=1 $CONV_WINDOW
+// variant: @bindings=N_BINDINGS ACT_RELU DW_ACT_RELU $DW_PW_EPILOGUE $DW_PW_GPU CHUNK_S=1
+//   + $CONV_WINDOW
+TENSOR_IN(0, src)
+WEIGHTS(1, dw_weights)
+WEIGHTS(2, dw_bias)
+WEIGHTS(3, pw_weights)
+WEIGHTS(4, pw_bias)
+OUTPUT(5)
+
+#define TILE_PIX (TILE_W * TILE_X * TILE_H)
+#define N_GROUPS ((OUT_S + PW_TILE_S - 1) / PW_TILE_S)
+
+shared FLT4 mid[CHUNK_S * TILE_PIX];
+#define MID(c, p) mid[(c) * TILE_PIX + (p)]
+
+// The depthwise op's activation, in fp32 as its epilogue applies it: common.glsl's
+// ACTIVATE_BODY formulas under DW_ACT_* names (ACT_* is the 1x1 op's).
+vec4 dw_activate(vec4 v) {
+#if defined(DW_ACT_TANH)
+    return tanh(clamp(v, -10.0, 10.0));
+#elif defined(DW_ACT_SIGMOID)
+    vec4 e = exp(-abs(v));
+    vec4 r = 1.0 / (1.0 + e);
+    return mix(e * r, r, greaterThanEqual(v, vec4(0.0)));
+#elif defined(DW_ACT_HARD_SWISH)
+    return v * clamp(v + 3.0, 0.0, 6.0) / 6.0;
+#elif defined(DW_ACT_RELU)
+    return max(v, 0.0);
+#elif defined(DW_ACT_RELU6)
+    return clamp(v, 0.0, 6.0);
+#elif defined(DW_ACT_RELU_N1_TO_1)
+    return clamp(v, -1.0, 1.0);
+#else
+    return v;
+#endif
+}
+
+// Depthwise slices [first, first + count) of the thread's TILE_X pixels (columns x..,
+// row y, tile index p..) into mid. Thread z takes slices lz, lz + WG_Z, ...: with one
+// thread per pixel (CPU devices) the slice, and so the weights' index, is the same for
+// all threads, which on lavapipe made the fused pairs of face_detection_short_range
+// about 20% faster than spreading (slice, pixel) items over the threads.
+void depthwise_chunk(int x, int y, int p, int lz, int first, int count) {
+    for (int c = lz; c < count; c += WG_Z) {
+        int s = first + c;
+        vec4 b = LOAD(dw_bias, s);
+        vec4 acc[TILE_X];
+        for (int t = 0; t < TILE_X; t++) acc[t] = b;
+        if (y < OUT_H) {
+            int w = s * (KH * KW);
+            for (int ky = 0; ky < KH; ky++) {
+                int iy = y * STRIDE_H - PAD_H + ky * DIL_H;
+                if (iy < 0 || iy >= IN_H) continue;
+#if STRIDE_W == 1 && DIL_W == 1 && TILE_X > 1
+                // Adjacent columns share KW - 1 of their taps: KW + TILE_X - 1 loads a row
+                // instead of KW * TILE_X (columns past OUT_W are computed, never stored).
+                FLT4 row[KW + TILE_X - 1];
+                for (int j = 0; j < KW + TILE_X - 1; j++) {
+                    int ix = x - PAD_W + j;
+                    row[j] = ix >= 0 && ix < IN_W ? LOADF(src, IDX(IN, ix, iy, s)) : FLT4(0.0);
+                }
+                for (int kx = 0; kx < KW; kx++) {
+                    FLT4 wt = LOADF(dw_weights, w + ky * KW + kx);
+                    for (int t = 0; t < TILE_X; t++) acc[t] += vec4(wt * row[t + kx]);
+                }
+#else
+                for (int kx = 0; kx < KW; kx++) {
+                    FLT4 wt = LOADF(dw_weights, w + ky * KW + kx);
+                    for (int t = 0; t < TILE_X; t++) {
+                        int ix = (x + t) * STRIDE_W - PAD_W + kx * DIL_W;
+                        if (x + t < OUT_W && ix >= 0 && ix < IN_W)
+                            acc[t] += vec4(wt * LOADF(src, IDX(IN, ix, iy, s)));
+                    }
+                }
+#endif
+            }
+        }
+        for (int t = 0; t < TILE_X; t++) MID(c, p + t) = FLT4(dw_activate(acc[t]));
+    }
+}
+
+// acc[j * TILE_X + t] += the 1x1 weights of group g times depthwise slices
+// [first, first + count) of tile pixel p + t (mid holds them from slice `first` on).
+void pointwise(inout vec4 acc[PW_TILE_S * TILE_X], int g, int p, int first, int count) {
+    int w = (g * IN_S + first) * (PW_TILE_S * 4);
+    for (int c = 0; c < count; c++) {
+        FLT4 v[TILE_X];
+        for (int t = 0; t < TILE_X; t++) v[t] = MID(c, p + t);
+        for (int j = 0; j < PW_TILE_S; j++) {
+            FLT4 w0 = LOADF(pw_weights, w + 0);
+            FLT4 w1 = LOADF(pw_weights, w + 1);
+            FLT4 w2 = LOADF(pw_weights, w + 2);
+            FLT4 w3 = LOADF(pw_weights, w + 3);
+            w += 4;
+            for (int t = 0; t < TILE_X; t++) {
+                vec4 a = acc[j * TILE_X + t];
+                MAC4(a, w0, w1, w2, w3, v[t]);
+                acc[j * TILE_X + t] = a;
+            }
+        }
+    }
+}
+
+void store_group(vec4 acc[PW_TILE_S * TILE_X], int g, int x, int y) {
+    for (int j = 0; j < PW_TILE_S; j++) {
+        int s = g * PW_TILE_S + j;
+        if (s >= OUT_S) break;
+        for (int t = 0; t < TILE_X; t++)
+            if (x + t < OUT_W) STORE_OUTPUT(x + t, y, s, acc[j * TILE_X + t])
+    }
+}
+
+// With one thread per pixel (WG_Z == 1, the CPU tile) every thread reads back only the
+// values it wrote itself, which needs no barrier.
+#if WG_Z == 1
+#define SHARED_BARRIER()
+#else
+#define SHARED_BARRIER() barrier()
+#endif
+
+void main() {
+    int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
+    int lz = int(gl_LocalInvocationID.z);
+    int x = (int(gl_WorkGroupID.x) * TILE_W + lx) * TILE_X;
+    int y = int(gl_WorkGroupID.y) * TILE_H + ly;
+    int p = (ly * TILE_W + lx) * TILE_X;
+    int first_g = int(gl_WorkGroupID.z) * BLOCK_G;
+    int end_g = min(first_g + BLOCK_G, N_GROUPS);
+    bool live = x < OUT_W && y < OUT_H;
+    vec4 acc[PW_TILE_S * TILE_X];
+#if CHUNK_S >= IN_S
+    depthwise_chunk(x, y, p, lz, 0, IN_S);
+    SHARED_BARRIER();
+    if (!live) return;
+    for (int g = first_g + lz; g < end_g; g += WG_Z) {
+        for (int j = 0; j < PW_TILE_S; j++) {
+            vec4 b = LOAD(pw_bias, g * PW_TILE_S + j);
+            for (int t = 0; t < TILE_X; t++) acc[j * TILE_X + t] = b;
+        }
+        pointwise(acc, g, p, 0, IN_S);
+        store_group(acc, g, x, y);
+    }
+#else
+    // One group per thread (BLOCK_G == WG_Z); every thread takes part in every barrier.
+    int g = first_g + lz;
+    bool mine = live && g < end_g;
+    for (int j = 0; j < PW_TILE_S; j++) {
+        vec4 b = mine ? LOAD(pw_bias, g * PW_TILE_S + j) : vec4(0.0);
+        for (int t = 0; t < TILE_X; t++) acc[j * TILE_X + t] = b;
+    }
+    for (int first = 0; first < IN_S; first += CHUNK_S) {
+        int count = min(CHUNK_S, IN_S - first);
+        if (first > 0) barrier();   // the previous chunk is read
+        depthwise_chunk(x, y, p, lz, first, count);
+        barrier();
+        if (mine) pointwise(acc, g, p, first, count);
+    }
+    if (mine) store_group(acc, g, x, y);
+#endif
+}
