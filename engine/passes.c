@@ -387,9 +387,13 @@ static int fuse_output_layouts(vki_model *m, unsigned char *skip) {
 }
 
 int vki_output_is_dense(const vki_model *view, const unsigned char *skip, int io) {
-    for (int o = 0; o < view->n_ops; o++)
-        if (!skip[o] && view->ops[o].fused.dense_out && view->ops[o].fused.dense_output == io)
-            return 1;
+    for (int o = 0; o < view->n_ops; o++) {
+        if (skip[o]) continue;
+        /* A depthwise op that runs its 1x1 conv writes what that conv would have. */
+        const vki_op *op = view->ops[o].fused.pointwise ? &view->ops[view->ops[o].fused.pointwise - 1]
+                                                        : &view->ops[o];
+        if (op->fused.dense_out && op->fused.dense_output == io) return 1;
+    }
     return 0;
 }
 

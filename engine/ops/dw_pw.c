@@ -120,6 +120,16 @@ static int pays(const vki_wg_device *dev, const dwpw_plan *p, vki_shape4 out) {
     return (long)out.h * out.w * out.c <= VKI_DWPW_GPU_MAX_OUTPUTS;
 }
 
+/* Whether an op that still runs at index `at` or later writes tensor t. */
+static int written_after(const vki_model *m, const vki_op *ops, const unsigned char *skip,
+                         int t, int at) {
+    for (int o = at; o < m->n_ops; o++)
+        if (!skip[o])
+            for (int i = 0; i < ops[o].n_outputs; i++)
+                if (ops[o].outputs[i] == t) return 1;
+    return 0;
+}
+
 int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
                    const vki_wg_device *dev) {
     const int mode = dwpw_override();
@@ -156,6 +166,9 @@ int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
             vki_conv_dilation(c->dilation_h) != 1 || vki_conv_dilation(c->dilation_w) != 1 ||
             pf->pad_top || pf->pad_bottom || pf->pad_left || pf->pad_right)
             continue;
+        /* The pair runs where the depthwise op does: a residual fused into the 1x1 conv
+         * must be written before that, not just before the conv. */
+        if (pf->has_residual && written_after(m, ops, skip, pf->residual, o)) continue;
         const vki_shape4 out = vki_tensor_shape4(vki_op_out(m, pw, 0));
         dwpw_plan plan;
         if (!plan_tiles(dev, (dwf->shape[3] + 3) / 4, out, &plan)) continue;
