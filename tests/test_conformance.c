@@ -5,6 +5,7 @@
 #include "../tuner/stats.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -282,8 +283,11 @@ Test(memory_strategies, hand_landmark_lite) { strategies_agree("hand_landmark_li
 Test(memory_strategies, pose_landmark_lite) { strategies_agree("pose_landmark_lite"); }
 
 /* The graph passes only fold ops into others: in fp32 the outputs must be bit-identical
- * with every pass, with none, and with each one left out, and each pass must save
- * dispatches somewhere. Prints the dispatch counts. */
+ * with every pass, with none, and with each one left out, and the passes must save
+ * dispatches. Prints the dispatch counts. On lavapipe they are bit-identical. A GPU
+ * driver may compile the same formula differently inside another kernel (the H100 gives
+ * selfie_segmentation's sigmoid outputs near 3e-21 a last-digit difference), so there
+ * the bound is 1e-6 of the conformance metric, max|a-b| / max(max|b|, 1). */
 static const unsigned pass_bits[] = {
 #define PASS_BIT_(name, bit, text) VKI_PASS_##name,
     VKI_PASS_LIST(PASS_BIT_)
@@ -298,6 +302,9 @@ static const char *const pass_names[] = {
 
 static void passes_agree(const char *model) {
     loaded l = load_with_input(model);
+    vki_device_info info;
+    cr_assert_eq(vki_context_device_info(harness_context(), &info), VKI_OK);
+    const int cpu = info.is_cpu;
     float *none = NULL;
     size_t none_bytes = 0;
     int counts[N_PASSES + 2];
@@ -313,7 +320,13 @@ static void passes_agree(const char *model) {
         if (!none) { none = got; none_bytes = bytes; continue; }
         size_t n = bytes / sizeof(float), at = 0;
         while (at < n && !memcmp(&got[at], &none[at], sizeof(float))) at++;
-        cr_assert(bytes == none_bytes && at == n,
+        double worst = 0.0, scale = 1.0;
+        for (size_t i = 0; i < n && !cpu; i++) {
+            double d = fabs((double)got[i] - none[i]);
+            worst = d > worst ? d : worst;
+            scale = fabs(none[i]) > scale ? fabs(none[i]) : scale;
+        }
+        cr_assert(bytes == none_bytes && (at == n || (!cpu && worst / scale <= 1e-6)),
                   "%s: outputs with passes %s differ from the unfused graph's at float %zu "
                   "(%.9g, unfused %.9g)", model,
                   k <= N_PASSES ? "all but one" : "all", at, at < n ? got[at] : 0.0,
