@@ -155,7 +155,8 @@ static vki_conv_plan pick_plan(const vki_wg_device *dev, const vki_conv_window *
             if (k != VKI_CONV_DIRECT && !pointwise) break;
             vki_conv_plan f = {(vki_conv_kernel)k, 2, 4};
             if (k == VKI_CONV_DIRECT) direct_tile(dev, g, &f.tile_s, &f.tile_x);
-            if (k == VKI_CONV_1X1) f = p.kernel == VKI_CONV_1X1 ? p : (vki_conv_plan){f.kernel, 4, 8};
+            if (k == VKI_CONV_1X1)
+                f = p.kernel == VKI_CONV_1X1 ? p : (vki_conv_plan){VKI_CONV_1X1, 4, 8};
             if (env[n] && !parse_tile(env + n + 1, 8, 16, &f.tile_s, &f.tile_x)) break;
             if (k == VKI_CONV_DIRECT && f.tile_x > 8) break;
             p = f;
