@@ -7,10 +7,13 @@
 // (its WG_Z threads along z share them: thread z takes groups z, z + WG_Z, ...).
 //  1. The threads compute the depthwise outputs of the tile, CHUNK_S slices at a time,
 //     into shared memory (`mid`, slice-major); each thread its own pixels, the z threads
-//     of a pixel splitting the slices. The depthwise bias and activation (DW_ACT_*) are applied there; the values
-//     are kept as FLT4, the precision the unfused graph reads them in from its
-//     intermediate tensor (fp32, or fp16 with fp16 arithmetic), with the fp32 sum rounded
-//     once as the unfused epilogue's store would.
+//     of a pixel splitting the slices. The depthwise bias and activation (DW_ACT_*) are
+//     applied there, in fp32 as the unfused epilogue does, and each value is rounded to
+//     the depthwise op's storage type (that of its weights, binding 1) as the unfused
+//     graph's store to the intermediate tensor rounds it, then kept as FLT4, the type
+//     the unfused 1x1 reads it in. So the pair computes exactly what the two dispatches
+//     did, in every precision (fp16 storage too: pose_landmark_lite's ill-conditioned
+//     segmentation output moved by 0.15 of its range with the intermediate kept fp32).
 //  2. Each thread then accumulates, for its pixels, PW_TILE_S output slices at a time over
 //     the depthwise slices read from shared memory, sums in vec4, and stores each output
 //     vec4 through STORE_OUTPUT (residual, the 1x1 op's activation ACT_*, padded lanes).
@@ -118,7 +121,7 @@ void depthwise_chunk(int x, int y, int p, int lz, int first, int count) {
 #endif
             }
         }
-        for (int t = 0; t < TILE_X; t++) MID(c, p + t) = FLT4(dw_activate(acc[t]));
+        for (int t = 0; t < TILE_X; t++) MID(c, p + t) = FLT4(STORAGE_TYPE(1)(dw_activate(acc[t])));
     }
 }
 

@@ -2,7 +2,8 @@
  * (engine/ops/dw_pw.c, glsl/dw_pw.comp). Every model is checked element by element
  * against the C reference of the unfused ops, in every precision, fused (VKI_DWPW=1: the
  * device's tiling; VKI_DWPW=2: the GPU tiling in one-slice chunks, whatever the device)
- * and with the pass disabled; the dispatch counts say whether the pair was fused. */
+ * and with the pass disabled; the dispatch counts say whether the pair was fused, and
+ * fused and unfused graphs agree to the bit. */
 #include "harness.h"
 
 #include <criterion/criterion.h>
@@ -241,4 +242,51 @@ static void check_mixed(int fp32_op, uint32_t seed) {
 Test(dwpw, mixed_precision) {
     check_mixed(0, 600);   /* the depthwise kept fp32 */
     check_mixed(1, 610);   /* the 1x1 kept fp32 */
+}
+
+/* Output 0 of m's graph in precision `precision` with name=value while it builds. */
+static float *run_graph(const vki_model *m, vki_precision precision, const char *name,
+                        const char *value, const float *in, size_t n_in, size_t n_out) {
+    setenv(name, value, 1);
+    vki_graph_options o = {.precision = precision};
+    vki_graph *g = NULL;
+    vki_status s = vki_graph_create(harness_context(), m, &o, &g);
+    unsetenv(name);
+    cr_assert_eq(s, VKI_OK, "%s", vki_last_error());
+    float *out = malloc(n_out * sizeof(float));
+    cr_assert(out);
+    cr_assert_eq(vki_graph_set_input(g, 0, in, n_in * sizeof(float)), VKI_OK);
+    cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_get_output(g, 0, out, n_out * sizeof(float)), VKI_OK);
+    vki_graph_destroy(g);
+    return out;
+}
+
+Test(dwpw, bit_identical_to_the_two_dispatches) {
+    /* The same arithmetic in the same order, and the depthwise values rounded to the
+     * intermediate's storage type: fused and unfused agree to the bit in every precision. */
+    pair p = {.h = 13, .w = 11, .cin = 17, .cout = 5, .k = 5, .stride = 1,
+              .padding = VKI_PAD_SAME, .dw_act = VKI_ACT_RELU6, .pw_act = VKI_ACT_TANH};
+    vki_model *m = pair_model(&p);
+    cr_assert_eq(vki_model_validate(m), VKI_OK, "%s", vki_last_error());
+    const size_t n_in = 13 * 11 * 17, n_out = 13 * 11 * 5;
+    float *in = malloc(n_in * sizeof(float));
+    cr_assert(in);
+    harness_fill(in, n_in, 700, -1.0f, 1.0f);
+    vki_device_info dev;
+    vki_context_device_info(harness_context(), &dev);
+    const vki_precision precisions[] = {VKI_PRECISION_FP32, VKI_PRECISION_FP16,
+                                        VKI_PRECISION_FP16_STORAGE};
+    for (int i = 0; i < (dev.fp16_storage ? 3 : 1); i++) {
+        float *off = run_graph(m, precisions[i], "VKI_DISABLE_PASSES", "dw_pw", in, n_in, n_out);
+        float *cpu = run_graph(m, precisions[i], "VKI_DWPW", "1", in, n_in, n_out);
+        float *gpu = run_graph(m, precisions[i], "VKI_DWPW", "2", in, n_in, n_out);
+        cr_assert(!memcmp(off, cpu, n_out * sizeof(float)), "precision %d: VKI_DWPW=1", i);
+        cr_assert(!memcmp(off, gpu, n_out * sizeof(float)), "precision %d: VKI_DWPW=2", i);
+        free(off);
+        free(cpu);
+        free(gpu);
+    }
+    free(in);
+    vki_model_destroy(m);
 }
