@@ -93,8 +93,7 @@ Test(fusion, conv_pool_chain) {
 /* A CONV_2D (cout output channels) or DEPTHWISE_CONV_2D (multiplier 1) of x. */
 static int conv(vki_model *m, vki_op_code code, int x, int k, int stride, vki_padding pad,
                 int cout, vki_activation act, uint32_t seed) {
-    const vki_tensor *in = &m->tensors[x];
-    int h = in->shape[1], w = in->shape[2], ci = in->shape[3];
+    const int h = m->tensors[x].shape[1], w = m->tensors[x].shape[2], ci = m->tensors[x].shape[3];
     int dw = code == VKI_OP_DEPTHWISE_CONV_2D;
     int oc = dw ? ci : cout;
     int fshape[4] = {dw ? 1 : oc, k, k, dw ? oc : ci};
@@ -111,12 +110,12 @@ static int conv(vki_model *m, vki_op_code code, int x, int k, int stride, vki_pa
 
 /* PAD of x by [top, bottom] rows, [left, right] columns and `channels` trailing channels. */
 static int pad(vki_model *m, int x, int top, int bottom, int left, int right, int channels) {
-    const vki_tensor *in = &m->tensors[x];
+    /* Copied first: adding tensors may move m->tensors. */
+    const int h = m->tensors[x].shape[1], w = m->tensors[x].shape[2], c = m->tensors[x].shape[3];
     int32_t p[8] = {0, 0, top, bottom, left, right, 0, channels};
     int pshape[2] = {4, 2};
     int pt = harness_int_const(m, "paddings", 2, pshape, p);
-    int out = harness_tensor(m, in->shape[1] + top + bottom, in->shape[2] + left + right,
-                             in->shape[3] + channels);
+    int out = harness_tensor(m, h + top + bottom, w + left + right, c + channels);
     int ins[2] = {x, pt};
     harness_op(m, VKI_OP_PAD, 2, ins, out);
     return out;
