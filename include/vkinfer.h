@@ -282,11 +282,12 @@ typedef enum vki_memory_strategy {
                                             their producer's activation */                  \
     X(SPATIAL_PAD, 1, "spatial_pad")     /* a zero PAD of H, W into the convolution after */ \
     X(RESIDUAL, 2, "residual")           /* an ADD (and a channel PAD feeding it) into the  \
-                                            epilogue of the convolution making an operand */ \
+                                            epilogue of the op making an operand last */     \
     X(CHANNEL_PAD, 3, "channel_pad")     /* a channel PAD into the ADD reading it */         \
     X(OUTPUT_LAYOUT, 4, "output_layout") /* RESHAPE / CONCATENATION heads: producers write \
                                             the graph output's dense layout */              \
-    X(DW_PW, 5, "dw_pw")                 /* depthwise + 1x1 conv in one dispatch */
+    X(DW_PW, 5, "dw_pw")                 /* depthwise + 1x1 conv in one dispatch (where it \
+                                            pays: CPU devices) */
 
 #define VKI_PASS_ENUM_(name, bit, text) VKI_PASS_##name = 1u << bit,
 enum { VKI_PASS_LIST(VKI_PASS_ENUM_) };
