@@ -28,6 +28,18 @@ const char *vki_activation_name(vki_activation act) {
 }
 #undef NAME_
 
+int vki_model_is_output(const vki_model *m, int t) {
+    for (int i = 0; i < m->n_outputs; i++)
+        if (m->outputs[i] == t) return 1;
+    return 0;
+}
+
+int vki_model_is_input(const vki_model *m, int t) {
+    for (int i = 0; i < m->n_inputs; i++)
+        if (m->inputs[i] == t) return 1;
+    return 0;
+}
+
 size_t vki_tensor_elements(const vki_tensor *t) {
     size_t n = 1;
     for (int i = 0; i < t->rank; i++) n *= (size_t)(t->shape[i] > 0 ? t->shape[i] : 0);

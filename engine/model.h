@@ -148,6 +148,9 @@ const char *vki_op_name(int code);
 const char *vki_activation_name(vki_activation act);
 
 size_t vki_tensor_elements(const vki_tensor *t);
+/* Whether tensor t is one of the model's graph outputs / inputs. */
+int vki_model_is_output(const vki_model *m, int t);
+int vki_model_is_input(const vki_model *m, int t);
 
 /* NHWC view of a tensor of rank <= 4: rank 4 [N,H,W,C]; rank 3 [N,W,C] -> H = 1;
  * rank 2 [N,C] -> H = W = 1; rank 1 [C]; rank 0 a scalar. */

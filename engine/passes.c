@@ -53,21 +53,9 @@ static void index_free(graph_index *g) {
     free(g->readers);
 }
 
-static int is_graph_output(const vki_model *m, int t) {
-    for (int i = 0; i < m->n_outputs; i++)
-        if (m->outputs[i] == t) return 1;
-    return 0;
-}
-
-static int is_graph_input(const vki_model *m, int t) {
-    for (int i = 0; i < m->n_inputs; i++)
-        if (m->inputs[i] == t) return 1;
-    return 0;
-}
-
 /* A tensor only `reader` consumes: one reader, not a graph output, written by an op. */
 static int private_to_reader(const vki_model *m, const graph_index *g, int t) {
-    return t >= 0 && g->readers[t] == 1 && !is_graph_output(m, t) && g->producer[t] >= 0;
+    return t >= 0 && g->readers[t] == 1 && !vki_model_is_output(m, t) && g->producer[t] >= 0;
 }
 
 /* The producer of t if it is a dispatched op with this code, else -1. */
@@ -141,9 +129,6 @@ static vki_activation *activation_slot(vki_op *op) {
 #undef NO_ACT
 }
 
-/* Sigmoid maps 0 to 0.5: only kernels that zero their padded output lanes after the
- * activation may take it (STORE_OUTPUT's epilogue does). */
-static int zeroes_padded_lanes(const vki_op *op) { return has_epilogue(op); }
 
 int vki_fuse_activations(const vki_model *m, vki_op *ops, unsigned char *skip) {
     graph_index g;
@@ -159,7 +144,9 @@ int vki_fuse_activations(const vki_model *m, vki_op *ops, unsigned char *skip) {
         int p = g.producer[t];
         vki_activation *slot = activation_slot(&ops[p]);
         if (!slot || *slot != VKI_ACT_NONE || ops[p].n_outputs != 1) continue;
-        if (act == VKI_ACT_SIGMOID && !zeroes_padded_lanes(&ops[p])) continue;
+        /* Sigmoid maps 0 to 0.5: only kernels whose epilogue zeroes the padded lanes after
+         * the activation may take it. */
+        if (act == VKI_ACT_SIGMOID && !has_epilogue(&ops[p])) continue;
         *slot = act;
         ops[p].outputs[0] = ops[o].outputs[0];
         g.producer[ops[o].outputs[0]] = p;
@@ -248,7 +235,7 @@ static int fuse_residuals(vki_model *m, unsigned char *skip) {
             int pad;
             int r = residual_source(m, &g, add->inputs[1 - i], out, &pad);
             /* The residual must exist when the convolution runs. */
-            if (r < 0 || r == t || g.producer[r] >= p || (g.producer[r] < 0 && !is_graph_input(m, r)))
+            if (r < 0 || r == t || g.producer[r] >= p || (g.producer[r] < 0 && !vki_model_is_input(m, r)))
                 continue;
             conv->fused.has_residual = true;
             conv->fused.residual = r;
@@ -370,7 +357,7 @@ static int fuse_output_layouts(vki_model *m, unsigned char *skip) {
         int twice = 0;
         for (int j = 0; j < m->n_outputs; j++) twice += m->outputs[j] == t;
         /* The graph output's own readers still need its PHWC4 tensor. */
-        if (twice != 1 || g.readers[t] || is_graph_input(m, t)) continue;
+        if (twice != 1 || g.readers[t] || vki_model_is_input(m, t)) continue;
         dense_plan plan = {.n = 0};
         if (!plan_dense(m, &g, t, 0, 1, &plan)) continue;
         for (int k = 0; k < plan.n; k++) {

@@ -89,12 +89,6 @@ static int plan_tiles(const vki_wg_device *dev, int mid_s, vki_shape4 out, dwpw_
 
 /* ---- the pass ------------------------------------------------------------------------ */
 
-static int is_graph_output(const vki_model *m, int t) {
-    for (int i = 0; i < m->n_outputs; i++)
-        if (m->outputs[i] == t) return 1;
-    return 0;
-}
-
 /* Whether one dispatch beats two for this pair on this device (the VKI_DWPW override
  * aside).
  *
@@ -157,7 +151,7 @@ int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
         const vki_tensor *dwf = vki_op_in(m, dw, 1);
         if (dwf->shape[3] != vki_tensor_shape4(vki_op_in(m, dw, 0)).c) continue;   /* multiplier 1 */
         int t = dw->outputs[0];
-        if (readers[t] != 1 || is_graph_output(m, t)) continue;
+        if (readers[t] != 1 || vki_model_is_output(m, t)) continue;
         int q = reader[t];
         vki_op *pw = &ops[q];
         if (pw->code != VKI_OP_CONV_2D || pw->inputs[0] != t || pw->n_outputs != 1) continue;
