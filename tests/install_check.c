@@ -1,7 +1,8 @@
 /* install_check.c: an application of the installed library, built by install_check.sh
  * against libvkinfer.a and against libvkinfer.so with nothing but pkg-config's flags. It
- * uses only <vkinfer.h>; it prints the library's version string on success. */
+ * uses only the installed headers; it prints the library's version string on success. */
 #include <vkinfer.h>
+#include <vkinfer_decode.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +36,14 @@ int main(void) {
     vki_model_destroy(model);
     vki_graph_destroy(NULL);
     vki_context_destroy(NULL);
+
+    /* The decoders: plain C, no device. */
+    expect(vki_task_from_name(vki_task_name(VKI_TASK_FACE_DETECTION)) == VKI_TASK_FACE_DETECTION,
+           "vki_task_name / vki_task_from_name");
+    vki_detector_options options;
+    expect(vki_detector_options_for(VKI_TASK_FACE_DETECTION, 128, 128, 896, &options) == VKI_OK &&
+               vki_ssd_anchors(&options.anchors, NULL, 0) == 896,
+           "vki_ssd_anchors for face_detection_short_range");
 
     /* Vulkan is loaded at run time, never linked: this works with or without a loader. */
     int count = -1;

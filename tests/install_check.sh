@@ -5,7 +5,7 @@
 # (meson install --destdir), then checks
 #   - vkinfer.pc needs no other .pc file (no Requires: Vulkan is loaded at run time);
 #   - libvkinfer.so's SONAME is libvkinfer.so.<major> and it exports exactly the VKI_API
-#     functions of the installed vkinfer.h;
+#     functions of the installed headers (vkinfer.h, vkinfer_decode.h);
 #   - libvkinfer.a defines no global vk*/volk* symbol (which would clash with an
 #     application's own volk or libvulkan), indeed no global symbol but the API;
 #   - tests/install_check.c, built with the flags pkg-config gives and nothing else,
@@ -32,6 +32,10 @@ pc=$(find "$dest" -name vkinfer.pc)
 pcdir=$(dirname "$pc")
 libdir=$(dirname "$pcdir")
 header=$(find "$dest" -name vkinfer.h)
+[ -n "$header" ] || { echo "install_check: no vkinfer.h installed" >&2; exit 1; }
+headers="$header $(dirname "$header")/vkinfer_decode.h"
+[ -f "$(dirname "$header")/vkinfer_decode.h" ] ||
+  fail "vkinfer_decode.h is not installed beside vkinfer.h"
 echo "install_check: $pc"
 sed 's/^/  /' "$pc"
 
@@ -53,16 +57,22 @@ so=$libdir/libvkinfer.so
 soname=$(readelf -d "$so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
 [ "$soname" = "libvkinfer.so.$major" ] || fail "SONAME is '$soname', want libvkinfer.so.$major"
 [ -e "$libdir/$soname" ] || fail "$libdir/$soname is missing"
-# The API, read from the installed header independently of tools/api_symbols.py.
-sed -n 's/^VKI_API[^(]*[ *]\([A-Za-z_][A-Za-z0-9_]*\)(.*/\1/p' "$header" | sort >"$tmp/api"
-[ -s "$tmp/api" ] || fail "no VKI_API declarations found in $header"
+# The API, read from the installed headers independently of tools/api_symbols.py.
+: >"$tmp/api_all"
+for h in $headers; do
+  [ -f "$h" ] || continue
+  sed -n 's/^VKI_API[^(]*[ *]\([A-Za-z_][A-Za-z0-9_]*\)(.*/\1/p' "$h" >"$tmp/api_one"
+  [ -s "$tmp/api_one" ] || fail "no VKI_API declarations found in $h"
+  cat "$tmp/api_one" >>"$tmp/api_all"
+done
+sort "$tmp/api_all" >"$tmp/api"
 nm -D --defined-only "$so" | awk '{print $NF}' | sort >"$tmp/exported"
 if ! cmp -s "$tmp/api" "$tmp/exported"; then
   fail "libvkinfer.so exports other than the VKI_API functions (< header only, > .so only):"
   diff "$tmp/api" "$tmp/exported" | grep '^[<>]' | head -40 >&2 || true
 fi
 echo "install_check: libvkinfer.so: SONAME $soname, $(wc -l <"$tmp/exported") symbols exported," \
-  "$(wc -l <"$tmp/api") VKI_API functions in vkinfer.h"
+  "$(wc -l <"$tmp/api") VKI_API functions in the headers"
 
 # ---- libvkinfer.a ----
 archive=$libdir/libvkinfer.a
@@ -99,11 +109,11 @@ $cc $san -o "$tmp/app_static" "$tmp/app.o" $static_line ||
 $cc $san -o "$tmp/app_shared" "$tmp/app.o" $libs ||
   fail "linking against libvkinfer.so with pkg-config --libs failed"
 if command -v c++ >/dev/null 2>&1; then
-  printf '#include <vkinfer.h>\nint main() { return vki_version() == VKI_VERSION ? 0 : 1; }\n' \
-    >"$tmp/cxx.cc"
+  printf '%s\n' '#include <vkinfer.h>' '#include <vkinfer_decode.h>' \
+    'int main() { return vki_version() == VKI_VERSION ? 0 : 1; }' >"$tmp/cxx.cc"
   # shellcheck disable=SC2086
   c++ -Wall -Wextra -pedantic -Werror $cflags -fsyntax-only "$tmp/cxx.cc" ||
-    fail "vkinfer.h does not compile as C++"
+    fail "vkinfer.h or vkinfer_decode.h does not compile as C++"
 fi
 
 if [ -x "$tmp/app_static" ]; then

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""api_symbols.py HEADER OUT.map OUT.sym
+"""api_symbols.py OUT.map OUT.sym HEADER...
 
-The public API is every function vkinfer.h declares with VKI_API; nothing else leaves the
-library. From the header this writes
+The public API is every function the public headers (vkinfer.h, vkinfer_decode.h) declare
+with VKI_API; nothing else leaves the library. From the headers this writes
 
   OUT.map   the linker version script of libvkinfer.so: those names global, all else local;
   OUT.sym   the same names, one a line, for objcopy --keep-global-symbols (libvkinfer.a,
             tools/public_archive.py) and for tests/install_check.sh to compare against.
 
-Fails when the header declares none, or declares one twice.
+Fails when a header declares none, or a name is declared twice (in one header or two).
 """
 import re
 import sys
@@ -23,19 +23,23 @@ def api_names(text):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) < 4:
         sys.exit(__doc__)
-    header, map_path, sym_path = sys.argv[1:]
-    with open(header, encoding='utf-8') as f:
-        names = api_names(f.read())
-    if not names:
-        sys.exit(f'{header}: no VKI_API declarations')
+    map_path, sym_path, headers = sys.argv[1], sys.argv[2], sys.argv[3:]
+    names = []
+    for header in headers:
+        with open(header, encoding='utf-8') as f:
+            found = api_names(f.read())
+        if not found:
+            sys.exit(f'{header}: no VKI_API declarations')
+        names += found
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
-        sys.exit(f'{header}: declared twice: {" ".join(twice)}')
+        sys.exit(f'{" ".join(headers)}: declared twice: {" ".join(twice)}')
     names.sort()
     with open(map_path, 'w', encoding='utf-8') as f:
-        f.write('/* Generated from vkinfer.h by tools/api_symbols.py: the VKI_API functions. */\n')
+        f.write('/* Generated from the public headers by tools/api_symbols.py: the VKI_API '
+                'functions. */\n')
         f.write('{\n  global:\n')
         f.writelines(f'    {n};\n' for n in names)
         f.write('  local:\n    *;\n};\n')

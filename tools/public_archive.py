@@ -38,7 +38,7 @@ def main():
     found = defined_globals(nm, obj)
     missing, extra = sorted(api - found), sorted(found - api)
     if missing:
-        sys.exit(f'{src}: VKI_API functions declared in vkinfer.h but not defined: '
+        sys.exit(f'{src}: VKI_API functions declared in the public headers but not defined: '
                  f'{" ".join(missing)}')
     if extra:
         sys.exit(f'{obj}: global symbols left besides the API: {" ".join(extra)}')
