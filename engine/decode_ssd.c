@@ -82,23 +82,24 @@ int vki_ssd_anchors(const vki_ssd_options *o, vki_anchor *out, int max) {
             }
         }
         const int stride = o->strides[layer];
-        const int cols = (o->input_width + stride - 1) / stride;
-        const int rows = (o->input_height + stride - 1) / stride;
-        for (int y = 0; y < rows; y++) {
-            for (int x = 0; x < cols; x++) {
-                for (int k = 0; k < per_cell; k++, total++) {
-                    if (total >= max) continue;
-                    vki_anchor *a = &out[total];
-                    a->x_center = (x + o->anchor_offset_x) / (float)cols;
-                    a->y_center = (y + o->anchor_offset_y) / (float)rows;
-                    a->width = o->fixed_anchor_size ? 1.0f : widths[k];
-                    a->height = o->fixed_anchor_size ? 1.0f : heights[k];
-                }
-            }
-        }
-        if (total > INT32_MAX)
+        const int64_t cols = ((int64_t)o->input_width + stride - 1) / stride;
+        const int64_t rows = ((int64_t)o->input_height + stride - 1) / stride;
+        const int64_t grid = cols * rows * per_cell;    /* < 2^31 * 2^31 * 40 < 2^63 */
+        if (total + grid > INT32_MAX)
             return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_ssd_anchors: the options make more "
                             "than 2^31 anchors"), -1;
+        /* Write only what fits: the anchors of cell (x, y) start at total + (y * cols + x)
+         * * per_cell. */
+        for (int64_t i = 0; i < grid && total + i < max; i++) {
+            const int64_t cell = i / per_cell, k = i % per_cell;
+            const int64_t x = cell % cols, y = cell / cols;
+            vki_anchor *a = &out[total + i];
+            a->x_center = ((float)x + o->anchor_offset_x) / (float)cols;
+            a->y_center = ((float)y + o->anchor_offset_y) / (float)rows;
+            a->width = o->fixed_anchor_size ? 1.0f : widths[k];
+            a->height = o->fixed_anchor_size ? 1.0f : heights[k];
+        }
+        total += grid;
         layer = last;
     }
     return (int)total;

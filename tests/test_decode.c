@@ -275,6 +275,11 @@ Test(decode, anchors_bad_options) {
     o.aspect_ratios[0] = -2.0f;
     cr_expect_eq(vki_ssd_anchors(&o, NULL, 0), -1);
     expect_error("aspect_ratios[0]");
+    o = good;
+    o.input_width = o.input_height = 1 << 30;
+    o.strides[0] = 1;
+    cr_expect_eq(vki_ssd_anchors(&o, NULL, 0), -1);
+    expect_error("more than 2^31 anchors");
     vki_anchor a[4];
     cr_expect_eq(vki_ssd_anchors(&good, a, -1), -1);
     expect_error("max is -1");
