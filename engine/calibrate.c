@@ -83,15 +83,24 @@ vki_status vki_calibrate_fp32_ops(vki_context *ctx, const vki_model *m, const fl
                         "not an fp16 precision", (int)precision);
     int *prefix_ops = vki_malloc(sizeof(int) * (size_t)(m->n_ops ? m->n_ops : 1));
     if (!prefix_ops) return vki_fail_oom("calibrate");
+    /* Progress: the reference, the all-fp16 graph, then at most ceil(log2(ops + 1))
+     * bisection steps; the last report says done == total. */
+    int steps = 0;
+    while ((1 << steps) < m->n_ops + 1 && steps < 30) steps++;
+    int total = 2 + steps, done = 0;
+#define PROGRESS_() \
+    do { if (o->progress) o->progress(o->progress_user, "calibrate", ++done, total); } while (0)
     outputs exact;
     vki_graph_options fp32 = {0};
     vki_status s = run_graph(ctx, m, &fp32, inputs, &exact);
+    if (!s) PROGRESS_();
     /* Bisection keeps err(lo) > tolerance >= err(hi); keeping every op fp32 is exact. The
      * error need not fall monotonically with the prefix, but the prefix found always meets
      * the tolerance, and one op fewer does not. */
     int lo = -1, hi = m->n_ops;
     double err = 0;
     if (!s) s = error_with_prefix(ctx, m, precision, inputs, &exact, prefix_ops, 0, &err);
+    if (!s) PROGRESS_();
     if (!s && err <= tolerance) hi = 0;
     else lo = 0;
     while (!s && hi - lo > 1) {
@@ -99,7 +108,10 @@ vki_status vki_calibrate_fp32_ops(vki_context *ctx, const vki_model *m, const fl
         s = error_with_prefix(ctx, m, precision, inputs, &exact, prefix_ops, mid, &err);
         if (!s && err <= tolerance) hi = mid;
         else lo = mid;
+        if (!s && done < total - 1) PROGRESS_();
     }
+    if (!s && o->progress && done < total) o->progress(o->progress_user, "calibrate", total, total);
+#undef PROGRESS_
     if (!s && hi > max)
         s = vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_calibrate_fp32_ops: %d ops must stay fp32, "
                      "ops holds %d", hi, max);

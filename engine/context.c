@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ctype.h>
+#include <unistd.h>
 #include <errno.h>
 #include <sys/stat.h>
 
@@ -324,12 +325,21 @@ vki_wg_device vki_context_wg_device(const vki_context *ctx) {
     };
 }
 
+void vki_context_cache_store(const vki_context *ctx, const char *name, uint64_t key,
+                             const void *data, size_t n) {
+    if (vki_cache_store(ctx->cache_dir, name, key, data, n)) return;
+    int err = errno;
+    if (atomic_exchange(&((vki_context *)ctx)->cache_warned, 1)) return;
+    vki_log(ctx, VKI_LOG_WARNING, "cache directory %s: cannot save %s: %s (later failures "
+            "are not reported)", ctx->cache_dir, name, err ? strerror(err) : "write failed");
+}
+
 static void save_pipeline_cache(const vki_context *ctx) {
     size_t n = 0;
     if (ctx->vk.vkGetPipelineCacheData(ctx->device, ctx->pipeline_cache, &n, NULL) != VK_SUCCESS || !n) return;
     void *data = vki_malloc(n);
     if (data && ctx->vk.vkGetPipelineCacheData(ctx->device, ctx->pipeline_cache, &n, data) == VK_SUCCESS)
-        vki_cache_store(ctx->cache_dir, PIPELINE_CACHE_FILE, vki_context_identity(ctx), data, n);
+        vki_context_cache_store(ctx, PIPELINE_CACHE_FILE, vki_context_identity(ctx), data, n);
     free(data);
 }
 
@@ -345,6 +355,11 @@ static vki_status open_cache_dir(vki_context *ctx, const char *dir) {
     ctx->cache_dir = vki_malloc(strlen(dir) + 1);
     if (!ctx->cache_dir) return vki_fail_oom("context");
     strcpy(ctx->cache_dir, dir);
+    if (access(dir, W_OK) != 0) {
+        vki_log(ctx, VKI_LOG_WARNING, "cache directory %s is not writable (%s): compiled "
+                "kernels are read from it but not saved", dir, strerror(errno));
+        atomic_store(&ctx->cache_warned, 1);
+    }
     return VKI_OK;
 }
 

@@ -38,6 +38,7 @@ struct vki_context {
     shaderc_compiler_t compiler;
     VkPipelineCache pipeline_cache;
     char *cache_dir;                /* compiled kernels and the pipeline cache; NULL: none */
+    atomic_int cache_warned;        /* a failed cache write was reported (once a context) */
     vki_kernel_stats kernels;
     struct vki_kernel_cache *kernel_cache;   /* modules and pipelines (kernels.c) */
 };
@@ -84,6 +85,10 @@ void vki_log(const vki_context *ctx, vki_log_level level, const char *fmt, ...)
 #endif
     ;
 void vki_log_stderr(void *user, vki_log_level level, const char *message);
+/* Writes a cache entry (vki_cache_store) into ctx->cache_dir; a failure is one warning a
+ * context, naming the file and the cause, and costs only the next run's compile time. */
+void vki_context_cache_store(const vki_context *ctx, const char *name, uint64_t key,
+                             const void *data, size_t n);
 const char *vki_vk_result_name(VkResult r);
 
 #endif

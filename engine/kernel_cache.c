@@ -3,6 +3,7 @@
 #include "fault.h"
 
 #include <shaderc/shaderc.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,11 +62,16 @@ int vki_cache_store(const char *dir, const char *name, uint64_t key, const void 
      * one) never interleave one file. */
     snprintf(tmp, sizeof tmp, "%s.%ld.%p.tmp", path, (long)getpid(), data);
     header h = {MAGIC, VERSION, key, n, vki_cache_hash(VKI_CACHE_HASH_SEED, data, n)};
+    errno = 0;
     FILE *f = fopen(tmp, "wb");
     if (!f) return 0;
     int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(data, 1, n, f) == n;
     ok = fclose(f) == 0 && ok;
     if (ok) ok = rename(tmp, path) == 0;
-    if (!ok) remove(tmp);
+    if (!ok) {
+        int err = errno;
+        remove(tmp);
+        errno = err;
+    }
     return ok;
 }

@@ -1,6 +1,7 @@
 /* model.c: the graph IR's containers, builders, and the public model accessors. */
 #include "model.h"
 #include "status.h"
+#include "tflite_ops.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,14 +13,21 @@ static char *dup_string(const char *s) {
     return d;
 }
 
-const char *vki_op_name(int code) {
+const char *vki_tflite_builtin_name(int code) {
 #define NAME_(name, value, ...) \
     case value: return #name;
+    switch (code) { VKI_TFLITE_BUILTIN_LIST(NAME_) }
+    return NULL;
+}
+
+/* The ops vkinfer knows by their own list's names; any other builtin by TFLite's. */
+const char *vki_op_name(int code) {
     switch (code) {
         VKI_OP_LIST(NAME_)
         VKI_FOLDED_OP_LIST(NAME_)
     }
-    return "UNKNOWN";
+    const char *name = vki_tflite_builtin_name(code);
+    return name ? name : "UNKNOWN";
 }
 
 const char *vki_activation_name(vki_activation act) {

@@ -142,7 +142,8 @@ struct vki_model {
     int *outputs;               /* graph output tensor indices */
 };
 
-/* Name of a builtin code ("CONV_2D"), or "UNKNOWN". */
+/* Name of a builtin code ("CONV_2D", or TFLite's name for one vkinfer lacks: "GELU"), or
+ * "UNKNOWN" for a code newer than the list in tflite_ops.h. */
 const char *vki_op_name(int code);
 /* "RELU", "HARD_SWISH", ...: the activation's name in VKI_ACTIVATION_LIST. */
 const char *vki_activation_name(vki_activation act);

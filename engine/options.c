@@ -116,6 +116,8 @@ vki_status vki_graph_config_resolve(const vki_context *ctx, const vki_model *m,
         .tune = o->tune != 0,
         .debug_guards = o->debug_guards || (guards && *guards && strcmp(guards, "0")),
         .passes = ~disable,
+        .progress = o->progress,
+        .progress_user = o->progress_user,
     };
     return VKI_OK;
 }

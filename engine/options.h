@@ -55,6 +55,8 @@ typedef struct vki_graph_config {
     int tune;
     int debug_guards;
     unsigned passes;             /* VKI_PASS_* bits of the passes that run */
+    vki_progress_fn progress;    /* NULL: none */
+    void *progress_user;
 } vki_graph_config;
 
 /* Checks the options against the context's device and the model, and fills the config. */

@@ -67,7 +67,7 @@ vki_status vki_shader_compile(vki_context *ctx, const char *kernel, const char *
             memcpy(*words, shaderc_result_get_bytes(res), len);
             *n_bytes = len;
             ctx->kernels.compiled++;
-            if (ctx->cache_dir) vki_cache_store(ctx->cache_dir, name, key, *words, len);
+            if (ctx->cache_dir) vki_context_cache_store(ctx, name, key, *words, len);
         }
     }
     if (res) shaderc_result_release(res);

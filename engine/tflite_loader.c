@@ -11,6 +11,7 @@
 #include "half.h"
 
 #include "flatbuf.h"
+#include "tflite_ops.h"
 #include "ops/ops.h"
 #include "status.h"
 
@@ -1106,6 +1107,84 @@ static vki_status read_whole_file(const char *path, uint8_t **buf, size_t *size)
     *buf = data;
     *size = len;
     return VKI_OK;
+}
+
+/* ---- listing ops ------------------------------------------------------------------- */
+
+static bool is_folded(int32_t code) {
+#define FOLDED_(name, value) case value:
+    switch (code) { VKI_FOLDED_OP_LIST(FOLDED_) return code != VKI_OP_CUSTOM; }
+#undef FOLDED_
+    return false;
+}
+
+static vki_status list_ops(loader *L, vki_op_entry *out, int max, int *count) {
+    vki_fb_table model = {0}, sg = {0}, t;
+    vki_fb_vec subgraphs, ops;
+    vki_status st = read_header(L, &model);
+    if (st != VKI_OK) return st;
+    if (!vki_fb_vec_field(&model, MODEL_SUBGRAPHS, 4, &subgraphs)) return bad_fb(L, "subgraphs");
+    if (subgraphs.len == 0) return bad(L, VKI_ERROR_MODEL_FORMAT, "model has no subgraphs");
+    if (!vki_fb_vec_table(&L->fb, &subgraphs, 0, &sg)) return bad_fb(L, "subgraph 0");
+    if ((st = read_opcodes(L, &model)) != VKI_OK) return st;
+    if (!vki_fb_vec_field(&sg, SG_OPERATORS, 4, &ops)) return bad_fb(L, "subgraph 0: operators");
+    if (ops.len > INT_MAX)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "subgraph 0: %u operators is too many", ops.len);
+    for (uint32_t i = 0; i < ops.len && (int)i < max; i++) {
+        uint32_t oc;
+        if (!vki_fb_vec_table(&L->fb, &ops, i, &t)) return bad_fb(L, "op %u", i);
+        if (!vki_fb_u32(&t, OP_OPCODE_INDEX, 0, &oc)) return bad_fb(L, "op %u: opcode_index", i);
+        if (oc >= L->n_opcodes)
+            return bad(L, VKI_ERROR_MODEL_FORMAT, "op %u: opcode index %u out of range (%u "
+                       "operator codes)", i, oc, L->n_opcodes);
+        const opcode_entry *e = &L->opcodes[oc];
+        vki_op probe = {.code = (vki_op_code)e->code};
+        memcpy(probe.custom_name, e->custom, sizeof probe.custom_name);
+        vki_op_entry *o = &out[i];
+        memset(o, 0, sizeof *o);
+        o->index = (int)i;
+        o->custom = e->code == VKI_OP_CUSTOM;
+        const char *name = vki_tflite_builtin_name(e->code);
+        if (o->custom) snprintf(o->name, sizeof o->name, "%s", e->custom);
+        else if (name) snprintf(o->name, sizeof o->name, "%s", name);
+        else snprintf(o->name, sizeof o->name, "builtin code %d", (int)e->code);
+        /* Folded at load (DEQUANTIZE, DENSIFY) or into a producer (RELU_N1_TO_1). */
+        o->supported = vki_op_find(&probe) != NULL || is_folded(e->code);
+    }
+    *count = (int)ops.len;
+    return VKI_OK;
+}
+
+vki_status vki_model_list_ops_memory(const void *data, size_t size, vki_op_entry *out, int max,
+                                     int *count) {
+    if (count) *count = 0;
+    if (!data || !count || max < 0 || (!out && max > 0))
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_model_list_ops: %s",
+                        !data ? "data is NULL" : !count ? "count is NULL"
+                        : max < 0 ? "max is negative" : "out is NULL but max > 0");
+    loader L = {.name = "model"};
+    vki_fb_init(&L.fb, data, size);
+    vki_status st = list_ops(&L, out, max, count);
+    free(L.opcodes);
+    return st;
+}
+
+vki_status vki_model_list_ops_file(const char *path, vki_op_entry *out, int max, int *count) {
+    if (count) *count = 0;
+    if (!path || !count || max < 0 || (!out && max > 0))
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_model_list_ops_file: %s",
+                        !path ? "path is NULL" : !count ? "count is NULL"
+                        : max < 0 ? "max is negative" : "out is NULL but max > 0");
+    uint8_t *buf = NULL;
+    size_t size = 0;
+    vki_status st = read_whole_file(path, &buf, &size);
+    if (st != VKI_OK) return st;
+    loader L = {.name = base_name(path)};
+    vki_fb_init(&L.fb, buf, size);
+    st = list_ops(&L, out, max, count);
+    free(L.opcodes);
+    free(buf);
+    return st;
 }
 
 vki_status vki_model_load_file(const char *path, vki_model **out) {

@@ -135,6 +135,8 @@ static void timer_close(timer *t) {
 static vki_status search(vki_tuning *tu, vki_recording *rec, vki_make_pipeline make, void *user) {
     timer t = {.rec = rec, .make = make, .user = user};
     vki_status s = timer_open(&t, rec);
+    int total = 0, done = 0;
+    for (int k = 0; k < rec->n_steps; k++) total += tu->steps[k].tunable && !tu->steps[k].from_file;
     for (int k = 0; !s && k < rec->n_steps; k++) {
         vki_step *step = &rec->steps[k];
         vki_tune_step *ts = &tu->steps[k];
@@ -144,6 +146,7 @@ static vki_status search(vki_tuning *tu, vki_recording *rec, vki_make_pipeline m
         vki_wg_search(&tu->device, step->grid, step->wg, NULL, measure, &t, &res);
         if (t.failure) { s = t.failure; break; }
         tu->report.searched++;
+        if (tu->cfg->progress) tu->cfg->progress(tu->cfg->progress_user, "tune", ++done, total);
         if (res.best_ms < 0) continue;   /* the table's size could not be timed: keep it */
         tu->report.table_ms += res.start_ms;
         tu->report.tuned_ms += res.best_ms;
@@ -206,11 +209,14 @@ static void swap_sizes(vki_tuning *tu, vki_recording *rec) {
  * every core to itself): the tuned sizes stay only if the whole recording runs faster. */
 static vki_status check_whole(vki_tuning *tu, vki_recording *rec) {
     vki_tuning_report *rep = &tu->report;
+    const vki_graph_config *cfg = tu->cfg;
     vki_status s = time_recording(rec, &rep->graph_tuned_ms);
+    if (!s && cfg->progress) cfg->progress(cfg->progress_user, "tune check", 1, 2);
     swap_sizes(tu, rec);                 /* now the table's */
     if (!s) s = vki_recording_record(rec);
     if (!s) s = time_recording(rec, &rep->graph_table_ms);
     if (s) return s;
+    if (cfg->progress) cfg->progress(cfg->progress_user, "tune check", 2, 2);
     rep->kept = rep->graph_tuned_ms < rep->graph_table_ms;
     if (rep->kept) {
         swap_sizes(tu, rec);             /* back to the tuned ones */

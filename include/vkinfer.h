@@ -146,9 +146,10 @@ typedef struct vki_context_options {
      * devices that do (fp16 graphs refused, or computing in fp32). */
     unsigned disable_features;
     /* A directory for compiled kernels (SPIR-V) and the driver's pipeline cache, so that
-     * later runs skip compiling. Created if missing; NULL means none, unless the
-     * environment variable VKI_CACHE_DIR names one. A damaged or foreign entry is
-     * ignored and rewritten. */
+     * later runs skip compiling. Created if missing (not its parents); NULL means none,
+     * unless the environment variable VKI_CACHE_DIR names one. A damaged or foreign entry
+     * is ignored and rewritten. One that exists but is not writable is used for reading,
+     * with a warning through `log`; so is the first entry that cannot be saved. */
     const char *cache_dir;
     /* Where messages go; NULL prints them to stderr as "vkinfer: <message>". */
     vki_log_fn log;
@@ -244,6 +245,26 @@ VKI_API int vki_model_op_count(const vki_model *model);
  * the model; NULL for a NULL model or an index out of range (no error message is set). */
 VKI_API const char *vki_model_op_name(const vki_model *model, int index);
 
+/* One op of a .tflite file as vki_model_list_ops_* lists it. */
+typedef struct vki_op_entry {
+    int index;                   /* the op's index in the file's operator list */
+    char name[64];               /* builtin name ("CONV_2D", "GELU"), or the custom op's own
+                                  * name; "builtin code N" for a code newer than vkinfer */
+    int custom;                  /* nonzero for a CUSTOM op */
+    int supported;               /* vkinfer runs it (or folds it at load, as DEQUANTIZE) */
+} vki_op_entry;
+
+/* Every op of a model in the file's order, without loading or building anything, so that a
+ * model vkinfer cannot load still shows what it needs. Writes up to max entries to out (which
+ * may be NULL with max 0) and the number of ops to *count. VKI_ERROR_INVALID_ARGUMENT: a NULL
+ * path, data or count, or max < 0 or out NULL with max > 0. VKI_ERROR_IO: the file cannot be
+ * read. VKI_ERROR_MODEL_FORMAT: not a TFLite flatbuffer, or its operator list is malformed
+ * (every offset is bounds-checked). VKI_ERROR_OUT_OF_MEMORY. */
+VKI_API vki_status vki_model_list_ops_file(const char *path, vki_op_entry *out, int max,
+                                           int *count);
+VKI_API vki_status vki_model_list_ops_memory(const void *data, size_t size, vki_op_entry *out,
+                                             int max, int *count);
+
 /* ---- graph -------------------------------------------------------------------------- */
 
 typedef enum vki_precision {
@@ -293,6 +314,12 @@ typedef enum vki_memory_strategy {
 enum { VKI_PASS_LIST(VKI_PASS_ENUM_) };
 #undef VKI_PASS_ENUM_
 
+/* Progress of long work (tuning, calibration): called on the calling thread with a short
+ * static stage name ("tune", "tune check", "calibrate") after each step, done counting
+ * 1..total for the stage (total fixed for it). Must not call back into the library with
+ * the graph or context it reports on. */
+typedef void (*vki_progress_fn)(void *user, const char *stage, int done, int total);
+
 typedef struct vki_graph_options {
     vki_precision precision;
     vki_memory_strategy memory;
@@ -320,6 +347,11 @@ typedef struct vki_graph_options {
     /* VKI_PASS_* bits of passes to leave out; 0 runs them all. VKI_DISABLE_PASSES in the
      * environment adds to these: pass names separated by commas, or "all". */
     unsigned disable_passes;
+    /* With tune: called after each dispatch searched ("tune", total = the dispatches to
+     * search) and after each of the two whole-graph timings ("tune check", total 2).
+     * NULL: none. */
+    vki_progress_fn progress;
+    void *progress_user;
 } vki_graph_options;
 
 typedef struct vki_tuning_report {
@@ -439,6 +471,11 @@ typedef struct vki_calibration_options {
     /* Largest error allowed in any output against the fp32 graph on the same inputs,
      * max|a-b| / max(max|b|, 1); 0 means 1e-2. */
     double tolerance;
+    /* Called after each graph built and run ("calibrate"; total: the fp32 reference, the
+     * all-fp16 graph and the bisection's steps, ceil(log2(ops + 1)), as an upper bound that
+     * done reaches at the end). NULL: none. */
+    vki_progress_fn progress;
+    void *progress_user;
 } vki_calibration_options;
 
 /* Mixed precision: finds the ops an fp16 graph keeps fp32 so that, on the given inputs
