@@ -38,7 +38,7 @@ done
 flags="-std=c11 -D_POSIX_C_SOURCE=200809L -DVK_NO_PROTOTYPES -DVKI_SHARED_BUILD -O1
   -Wall -Wextra -Werror=implicit-function-declaration -Werror=implicit-int
   -I$root/include -I$root/engine -I$root -I$root/build -I$tmp/include"
-files=$(ls engine/*.c engine/ops/*.c planner/*.c tuner/*.c tools/vkinfer.c build/glsl_sources.c)
+files=$(ls engine/*.c engine/ops/*.c planner/*.c tuner/*.c tools/*.c build/glsl_sources.c)
 n=0
 failed=0
 for f in $files; do

@@ -55,7 +55,7 @@ fi
 
 # ---- the sysroot of arm64 development packages -------------------------------------------
 sysroot=$root/.arm64-sysroot
-dev="libshaderc-dev glslang-dev spirv-tools libvulkan-dev libcriterion-dev"
+dev="libshaderc-dev glslang-dev spirv-tools libvulkan-dev libcriterion-dev libstb-dev"
 # volk's headers (architecture-independent), while the engine includes them.
 extra=""
 grep -qs '<volk' engine/*.c && extra="libvulkan-volk-dev"

@@ -1,507 +1,619 @@
-/* vkinfer.c: the command-line tool, written against the public API only.
+/* vkinfer.c: the command-line tool's front: the verbs and options as tables, parsing and
+ * resolving the command line once into a `cli` (every default named in cli.h, every value
+ * checked and every flag matched to its verb before anything is loaded), the help texts,
+ * and the verbs that build no graph (info, plan, version). The graph verbs are in
+ * cli_graph.c, decoding and drawing results in cli_results.c.
  *
- *   vkinfer run MODEL [--input FILE]... [--save DIR] [--runs N] [--warmup N]
- *   vkinfer bench MODEL [--runs N] [--warmup N]      (run with 100 runs, 10 warm-ups)
- *   vkinfer info [MODEL]                              devices; with MODEL its I/O and ops
- *   vkinfer plan MODEL [--json]                       every memory strategy's plan
- *   vkinfer calibrate MODEL [--input FILE]... [--tolerance T]   ops fp16 must keep fp32
- *
- * Common options: --device INDEX|NAME, --validation. Inputs without --input are filled
- * from the reference runner's generator (xorshift32, seed 0x12345678, values in [-1, 1))
- * so that outputs are comparable with the TFLite interpreter's. Written against the public
- * API, plus tuner/stats.h (pure C: the clock, timing summaries, that generator and the
- * conformance metric) which the library and the tests share.
- */
-#include "vkinfer.h"
+ * Conventions, as benchmark_model, benchncnn and git have them: `vkinfer --help`, `-h` and
+ * `help` print to stdout and exit 0; `vkinfer VERB --help` prints the verb's own help;
+ * mistakes on the command line exit 2 with one line naming the flag; failures while
+ * working exit 1; --json makes stdout one JSON document on every verb. */
+#include "cli.h"
 
 #include "../tuner/stats.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdio.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
+#include <unistd.h>
 
-#define MAX_FILES 16
-#define MAX_FP32_OPS 4096
+/* The tool's version is the header's it was built with; the library's may differ when
+ * libvkinfer.so is newer. */
+#define VKI_CLI_STR_(x) #x
+#define VKI_CLI_STR(x) VKI_CLI_STR_(x)
+#define VKI_CLI_VERSION \
+    VKI_CLI_STR(VKI_VERSION_MAJOR) "." VKI_CLI_STR(VKI_VERSION_MINOR) "." VKI_CLI_STR(VKI_VERSION_PATCH)
 
-typedef struct cli {
-    const char *command;
-    const char *model;
-    const char *inputs[MAX_FILES];
-    int n_inputs;
-    const char *save_dir;
-    const char *check_dir;
-    double tolerance;
-    int tolerance_given;
-    int fp32_ops[MAX_FP32_OPS];
-    int n_fp32_ops;
-    const char *tuning_file;
-    int tune;
-    int runs, warmup;
-    int profile;
-    int json;
-    vki_memory_strategy memory;
-    vki_precision precision;
-    vki_wait_mode wait;
-    vki_context_options ctx_opts;
-} cli;
+#define V(verb) (1u << CLI_##verb)
+#define V_GRAPH (V(RUN) | V(BENCH) | V(TUNE) | V(CALIBRATE))
+#define V_DEVICE (V_GRAPH | V(INFO) | V(PLAN))
+#define V_ALL (V_DEVICE | V(HELP) | V(VERSION))
 
-static int usage(void) {
-    fprintf(stderr,
-            "usage: vkinfer run MODEL [--input FILE]... [--save DIR] [--runs N] [--warmup N]\n"
-            "       vkinfer bench MODEL [--runs N] [--warmup N]\n"
-            "       vkinfer info [MODEL]\n"
-            "       vkinfer plan MODEL [--json] [--fp16]\n"
-            "       vkinfer calibrate MODEL [--input FILE]... [--tolerance T] [--fp16-storage]\n"
-            "options: --device INDEX|NAME   pick a Vulkan device (also VKI_DEVICE)\n"
-            "         --validation          enable the Khronos validation layer\n"
-            "         --profile             print GPU time per dispatch and per kernel\n"
-            "         --fp16                float16 storage, and float16 arithmetic where\n"
-            "                               the device has it (sums stay float32)\n"
-            "         --fp16-storage        float16 storage, float32 arithmetic\n"
-            "         --fp32-ops LIST       with --fp16: ops kept float32, e.g. 0-79,85\n"
-            "                               (calibrate prints a list that meets a tolerance)\n"
-            "         --cache-dir DIR       keep compiled kernels there (also VKI_CACHE_DIR)\n"
-            "         --tune                tune work-group sizes on the device while building\n"
-            "         --tuning-file FILE    take sizes from FILE; with --tune, save them there\n"
-            "         --memory STRATEGY     best (default), naive, greedy_by_size,\n"
-            "                               greedy_by_breadth, min_cost_flow, arena, optimal\n"
-            "         --spin | --block      poll for completion, or sleep; the default polls\n"
-            "                               up to 2 ms on GPUs and sleeps on CPU devices\n"
-            "         --check DIR           compare outputs with DIR/output_<i>.f32: error =\n"
-            "                               max|a-b| / max(max|b|,1), fail above --tolerance\n"
-            "         --tolerance T         default 1e-4 (calibrate: 1e-2 against fp32)\n"
-            "inputs are raw little-endian float32 NHWC, one file per model input in order;\n"
-            "--save writes DIR/output_<i>.f32 for every output in model order.\n");
-    return 2;
+/* The options: id, flag, value (NULL: a switch), the verbs it applies to, help. */
+#define CLI_FLAG_LIST(X)                                                                        \
+    X(IMAGE, "--image", "PHOTO", V(RUN) | V(BENCH),                                             \
+      "PNG or JPEG for the model's image input: letterboxed (aspect kept), resized and "        \
+      "normalised on the device")                                                               \
+    X(RANGE, "--range", "0,1|-1,1", V(RUN) | V(BENCH),                                          \
+      "--image values: [0,1] or [-1,1]; default: what the model's task expects (face "          \
+      "detection -1,1, others 0,1)")                                                            \
+    X(MEAN, "--mean", "R,G,B", V(RUN) | V(BENCH),                                               \
+      "--image normalisation (pixel - mean) / std on 0..255 values, with --std")                \
+    X(STD, "--std", "R,G,B", V(RUN) | V(BENCH), "see --mean")                                   \
+    X(TASK, "--task", "NAME", V(RUN),                                                           \
+      "how to decode the outputs: face_detection, palm_detection, segmentation, "               \
+      "pose_landmarks, hand_landmarks, face_mesh, classification, none; default: guessed "     \
+      "from the model's inputs and outputs")                                                    \
+    X(THRESHOLD, "--threshold", "SCORE", V(RUN),                                                \
+      "detections' minimum score, 0..1; default: the model's own (MediaPipe's graphs)")         \
+    X(OUT, "--out", "PICTURE.png", V(RUN), "draw the results on the photo and write a PNG")     \
+    X(INPUT, "--input", "FILE", V(RUN) | V(CALIBRATE),                                          \
+      "raw little-endian float32 NHWC, one per model input in order (repeat the flag); "        \
+      "default: the reference generator (xorshift32, seed 0x12345678, values in [-1,1))")       \
+    X(SAVE, "--save", "DIR", V(RUN), "write DIR/output_<i>.f32 for every output")               \
+    X(CHECK, "--check", "DIR", V(RUN),                                                          \
+      "compare outputs with DIR/output_<i>.f32: error max|a-b| / max(max|b|,1); exit 1 above "   \
+      "--tolerance")                                                                            \
+    X(TOLERANCE, "--tolerance", "T", V(RUN) | V(CALIBRATE),                                     \
+      "default 1e-4 (calibrate: 1e-2 against fp32)")                                            \
+    X(RUNS, "--runs", "N", V(RUN) | V(BENCH) | V(TUNE) | V(CALIBRATE),                           \
+      "timed runs, at least 1; default: run 1, bench 100, tune and calibrate 30")               \
+    X(WARMUP, "--warmup", "N", V(RUN) | V(BENCH) | V(TUNE) | V(CALIBRATE),                       \
+      "untimed runs first; default: run 0, bench 10, tune and calibrate 5")                     \
+    X(WITH_IO, "--with-io", NULL, V(RUN) | V(BENCH),                                            \
+      "time the input copy too (by default only submit and wait are timed)")                   \
+    X(CSV, "--csv", NULL, V(BENCH), "one CSV line per model on stdout")                         \
+    X(JSON, "--json", NULL, V_ALL, "stdout is one JSON document")                               \
+    X(PROFILE, "--profile", NULL, V(RUN), "GPU time per dispatch and per kernel")               \
+    X(FP16, "--fp16", NULL, V_GRAPH | V(PLAN),                                                  \
+      "float16 storage, and float16 arithmetic where the device has it (sums stay float32)")    \
+    X(FP16_STORAGE, "--fp16-storage", NULL, V_GRAPH | V(PLAN),                                  \
+      "float16 storage, float32 arithmetic")                                                    \
+    X(FP32_OPS, "--fp32-ops", "LIST", V(RUN) | V(BENCH) | V(TUNE),                              \
+      "with --fp16: op indices kept float32, e.g. 0-79,85 (calibrate prints one)")              \
+    X(MEMORY, "--memory", "STRATEGY", V(RUN) | V(BENCH),                                        \
+      "best (default), naive, greedy_by_size, greedy_by_breadth, min_cost_flow, arena, "       \
+      "optimal")                                                                                \
+    X(TUNE, "--tune", NULL, V(RUN) | V(BENCH),                                                  \
+      "tune work-group sizes while building (as the tune verb does, without before/after)")     \
+    X(TUNING_FILE, "--tuning-file", "FILE", V(RUN) | V(BENCH) | V(TUNE),                        \
+      "work-group sizes to use, and where tuning saves them; default: tuning.txt in the "      \
+      "cache directory")                                                                        \
+    X(CACHE_DIR, "--cache-dir", "DIR", V_GRAPH | V(PLAN),                                       \
+      "compiled kernels, pipeline cache and tuning results; default: VKI_CACHE_DIR, else "      \
+      "$XDG_CACHE_HOME/vkinfer, else ~/.cache/vkinfer")                                         \
+    X(NO_CACHE, "--no-cache", NULL, V_GRAPH | V(PLAN), "use and write no cache directory")      \
+    X(SPIN, "--spin", NULL, V_GRAPH, "poll for completion (default on GPUs: up to 2 ms)")       \
+    X(BLOCK, "--block", NULL, V_GRAPH, "sleep until completion (default on CPU devices)")       \
+    X(DEVICE, "--device", "INDEX|NAME", V_DEVICE,                                               \
+      "a device's index in `vkinfer info`, or part of its name; wins over VKI_DEVICE")          \
+    X(VALIDATION, "--validation", NULL, V_DEVICE, "enable the Khronos validation layer")        \
+    X(HELP, "--help", NULL, V_ALL, "this help (also -h)")                                       \
+    X(VERSION, "--version", NULL, V_ALL, "the version")
+
+#define CLI_FLAG_ENUM_(id, flag, value, verbs, help) F_##id,
+typedef enum cli_flag { CLI_FLAG_LIST(CLI_FLAG_ENUM_) F_COUNT } cli_flag;
+#undef CLI_FLAG_ENUM_
+
+typedef struct flag_desc {
+    const char *flag, *value, *help;
+    unsigned verbs;
+} flag_desc;
+
+#define CLI_FLAG_DESC_(id, flag, value, verbs, help) {flag, value, help, verbs},
+static const flag_desc flags[F_COUNT] = {CLI_FLAG_LIST(CLI_FLAG_DESC_)};
+#undef CLI_FLAG_DESC_
+
+typedef struct verb_desc {
+    const char *name, *operands, *help;
+} verb_desc;
+
+#define CLI_VERB_DESC_(id, name, operands, help) {name, operands, help},
+static const verb_desc verbs[CLI_VERB_COUNT] = {CLI_VERB_LIST(CLI_VERB_DESC_)};
+#undef CLI_VERB_DESC_
+
+static const char *const strategy_names[VKI_MEMORY_STRATEGY_COUNT] = {
+    "best", "naive", "greedy_by_size", "greedy_by_breadth", "min_cost_flow", "arena", "optimal"};
+
+/* ---- help ------------------------------------------------------------------------------ */
+
+static void print_wrapped(FILE *f, const char *text, int indent, int width) {
+    int col = indent;
+    const char *p = text;
+    while (*p) {
+        const char *w = p;
+        while (*w && *w != ' ') w++;
+        int len = (int)(w - p);
+        if (col > indent && col + 1 + len > width) {
+            fprintf(f, "\n%*s", indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', f);
+            col++;
+        }
+        fprintf(f, "%.*s", len, p);
+        col += len;
+        p = *w ? w + 1 : w;
+    }
+    fputc('\n', f);
 }
 
-/* Library messages already name the model, op and tensor; `what` adds the stage. */
-static int fail(const char *what, vki_status s) {
-    fprintf(stderr, "vkinfer: %s failed: %s (%s)\n", what, vki_last_error(), vki_status_name(s));
-    return 1;
+static void print_flag(FILE *f, int i) {
+    char head[64];
+    snprintf(head, sizeof head, "  %s%s%s", flags[i].flag, flags[i].value ? " " : "",
+             flags[i].value ? flags[i].value : "");
+    fprintf(f, "%-28s", head);
+    if (strlen(head) >= 28) fprintf(f, "\n%28s", "");
+    print_wrapped(f, flags[i].help, 28, 96);
 }
 
-static int parse_int(const char *text, const char *flag, int *out) {
+static int help_all(FILE *f) {
+    fprintf(f, "vkinfer %s: run TensorFlow Lite models on a Vulkan device\n\n"
+               "usage: vkinfer VERB [OPTIONS] OPERANDS\n\n", vki_version_string());
+    for (int v = 0; v < CLI_VERB_COUNT; v++) {
+        char head[64];
+        snprintf(head, sizeof head, "  %s %s", verbs[v].name, verbs[v].operands);
+        fprintf(f, "%-28s", head);
+        print_wrapped(f, verbs[v].help, 28, 96);
+    }
+    fprintf(f, "\n`vkinfer VERB --help` lists a verb's options. Example:\n"
+               "  vkinfer run face_detection_short_range.tflite --image photo.jpg --out faces.png\n");
+    return 0;
+}
+
+static int help_verb(FILE *f, cli_verb v) {
+    fprintf(f, "usage: vkinfer %s [OPTIONS] %s\n\n", verbs[v].name, verbs[v].operands);
+    print_wrapped(f, verbs[v].help, 0, 96);
+    fprintf(f, "\noptions:\n");
+    for (int i = 0; i < F_COUNT; i++)
+        if (flags[i].verbs & (1u << v)) print_flag(f, i);
+    return 0;
+}
+
+static int version(int json) {
+    if (json) {
+        printf("{\"version\": ");
+        cli_json_string(stdout, VKI_CLI_VERSION);
+        printf(", \"library\": ");
+        cli_json_string(stdout, vki_version_string());
+        printf("}\n");
+    } else {
+        printf("vkinfer %s (library %s)\n", VKI_CLI_VERSION, vki_version_string());
+    }
+    return 0;
+}
+
+/* ---- parsing ----------------------------------------------------------------------------- */
+
+/* A command-line mistake: one line naming it, exit status 2. */
+static int usage_error(const cli *c, const char *fmt, ...) {
+    fprintf(stderr, "vkinfer%s%s: ", c && c->verb < CLI_VERB_COUNT ? " " : "",
+            c && c->verb < CLI_VERB_COUNT ? verbs[c->verb].name : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (see 'vkinfer %s%s--help')\n",
+            c && c->verb < CLI_HELP ? verbs[c->verb].name : "", c && c->verb < CLI_HELP ? " " : "");
+    return 0;
+}
+
+static int parse_count(const cli *c, const char *flag, const char *text, int min, int *out) {
     char *end;
+    errno = 0;
     long v = strtol(text, &end, 10);
-    if (*text == 0 || *end != 0 || v < 0 || v > 1000000) {
-        fprintf(stderr, "vkinfer: %s takes a count, got '%s'\n", flag, text);
-        return 0;
+    if (!*text || *end || errno || v < min || v > 1000000) {
+        return usage_error(c, "%s takes a whole number from %d to 1000000, got '%s'", flag, min,
+                           text);
     }
     *out = (int)v;
     return 1;
 }
 
-/* "0-79,85" -> op indices. */
-static int parse_ops(const char *text, cli *c) {
+/* "0-79,85" -> op indices; whether they exist is checked against the model later. */
+static int parse_ops(cli *c, const char *text) {
     const char *p = text;
     c->n_fp32_ops = 0;
     while (*p) {
         char *end;
+        if (!isdigit((unsigned char)*p)) break;
         long a = strtol(p, &end, 10), b = a;
-        if (end == p || a < 0) break;
         p = end;
         if (*p == '-') {
+            if (!isdigit((unsigned char)p[1])) break;
             b = strtol(p + 1, &end, 10);
-            if (end == p + 1 || b < a) break;
+            if (b < a) break;
             p = end;
         }
-        if (b - a + 1 > MAX_FP32_OPS - c->n_fp32_ops) break;
+        if (b - a + 1 > CLI_MAX_FP32_OPS - c->n_fp32_ops) {
+            return usage_error(c, "--fp32-ops: more than %d op indices in '%s'", CLI_MAX_FP32_OPS, text);
+        }
         for (long i = a; i <= b; i++) c->fp32_ops[c->n_fp32_ops++] = (int)i;
         if (*p == ',') p++;
         else if (*p) break;
     }
-    if (*p || !*text) {
-        fprintf(stderr, "vkinfer: --fp32-ops takes op indices and ranges like 0-79,85, got '%s'\n", text);
-        return 0;
-    }
+    if (*p || !*text)
+        return usage_error(c, "--fp32-ops takes op indices and ranges like 0-79,85, got '%s'",
+                           text);
     return 1;
 }
 
-static const char *const strategy_names[VKI_MEMORY_STRATEGY_COUNT] = {
-    "best", "naive", "greedy_by_size", "greedy_by_breadth", "min_cost_flow", "arena", "optimal"};
-
-static int parse_strategy(const char *text, vki_memory_strategy *out) {
-    for (int i = 0; i < VKI_MEMORY_STRATEGY_COUNT; i++)
-        if (!strcmp(text, strategy_names[i])) { *out = (vki_memory_strategy)i; return 1; }
-    fprintf(stderr, "vkinfer: unknown memory strategy '%s'\n", text);
-    return 0;
+/* "a,b,c" or one value for all three. */
+static int parse_triple(const cli *c, const char *flag, const char *text, float out[3]) {
+    const char *p = text;
+    int n = 0;
+    while (n < 3) {
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p || !isfinite(v)) break;
+        out[n++] = (float)v;
+        p = end;
+        if (*p != ',') break;
+        p++;
+    }
+    if (*p || n == 2 || n == 0) return usage_error(c, "%s takes one number or three (R,G,B), got '%s'", flag, text);
+    if (n == 1) out[1] = out[2] = out[0];
+    return 1;
 }
 
-static int parse_args(int argc, char **argv, cli *c) {
-    if (argc < 2) return 0;
-    c->command = argv[1];
-    int bench = !strcmp(c->command, "bench");
-    c->runs = bench ? 100 : 1;
-    c->tolerance = 1e-4;
-    c->warmup = bench ? 10 : 0;
+static int parse_number(const cli *c, const char *flag, const char *text, double lo, double hi,
+                        double *out) {
+    char *end;
+    double v = strtod(text, &end);
+    if (!*text || *end || !(v >= lo && v <= hi)) {
+        return usage_error(c, "%s takes a number from %g to %g, got '%s'", flag, lo, hi, text);
+    }
+    *out = v;
+    return 1;
+}
+
+/* The cache directory: --cache-dir, VKI_CACHE_DIR, $XDG_CACHE_HOME/vkinfer or
+ * ~/.cache/vkinfer, created with its parents; NULL with --no-cache, or after a warning
+ * when none can be made. */
+static const char *resolve_cache_dir(const cli *c, char *buf, size_t size) {
+    if (c->no_cache) return NULL;
+    const char *dir = c->ctx_opts.cache_dir;
+    const char *env = getenv("VKI_CACHE_DIR");
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (!dir && env && *env) dir = env;
+    if (!dir && xdg && xdg[0] == '/') snprintf(buf, size, "%s/vkinfer", xdg), dir = buf;
+    if (!dir && home && *home) snprintf(buf, size, "%s/.cache/vkinfer", home), dir = buf;
+    if (!dir) return NULL;
+    if (dir != buf) snprintf(buf, size, "%s", dir);
+    /* mkdir -p */
+    for (char *p = buf + 1;; p++) {
+        if (*p != '/' && *p) continue;
+        char keep = *p;
+        *p = 0;
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "vkinfer: warning: cache directory %s: %s; going on without a "
+                            "cache (--no-cache silences this)\n", buf, strerror(errno));
+            return NULL;
+        }
+        *p = keep;
+        if (!keep) break;
+    }
+    return buf;
+}
+
+static int parse_args(int argc, char **argv, cli *c, int *help, int *show_version) {
+    const char *value[F_COUNT] = {0};
+    int seen[F_COUNT] = {0};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
-        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--validation")) { c->ctx_opts.enable_validation = 1; continue; }
-        if (!strcmp(a, "--profile")) { c->profile = 1; continue; }
-        if (!strcmp(a, "--fp16")) { c->precision = VKI_PRECISION_FP16; continue; }
-        if (!strcmp(a, "--fp16-storage")) { c->precision = VKI_PRECISION_FP16_STORAGE; continue; }
-        if (!strcmp(a, "--spin")) { c->wait = VKI_WAIT_SPIN; continue; }
-        if (!strcmp(a, "--tune")) { c->tune = 1; continue; }
-        if (!strcmp(a, "--block")) { c->wait = VKI_WAIT_BLOCK; continue; }
-        if (!strcmp(a, "--json")) { c->json = 1; continue; }
-        if (a[0] != '-' || a[1] != '-') {
-            if (c->model) { fprintf(stderr, "vkinfer: unexpected argument '%s'\n", a); return 0; }
-            c->model = a;
+        if (!strcmp(a, "-h")) a = "--help";
+        if (a[0] != '-' || !a[1]) {
+            if (c->n_models == CLI_MAX_MODELS) return usage_error(c, "more than %d models", CLI_MAX_MODELS);
+            c->models[c->n_models++] = a;
             continue;
         }
-        if (!next) { fprintf(stderr, "vkinfer: %s needs a value\n", a); return 0; }
-        i++;
-        if (!strcmp(a, "--input")) {
-            if (c->n_inputs == MAX_FILES) { fprintf(stderr, "vkinfer: too many --input\n"); return 0; }
-            c->inputs[c->n_inputs++] = next;
-        } else if (!strcmp(a, "--save")) {
-            c->save_dir = next;
-        } else if (!strcmp(a, "--check")) {
-            c->check_dir = next;
-        } else if (!strcmp(a, "--tolerance")) {
-            char *end;
-            c->tolerance = strtod(next, &end);
-            c->tolerance_given = 1;
-            if (*end || !(c->tolerance >= 0)) {
-                fprintf(stderr, "vkinfer: --tolerance takes a number, got '%s'\n", next);
-                return 0;
+        int f = 0;
+        while (f < F_COUNT && strcmp(a, flags[f].flag)) f++;
+        if (f == F_COUNT) return usage_error(c, "unknown option '%s'", a);
+        if (!(flags[f].verbs & (1u << c->verb))) {
+            char verbs_list[160] = "";
+            for (int v = 0; v < CLI_HELP; v++)
+                if (flags[f].verbs & (1u << v))
+                    snprintf(verbs_list + strlen(verbs_list), sizeof verbs_list - strlen(verbs_list),
+                             "%s%s", verbs_list[0] ? ", " : "", verbs[v].name);
+            return usage_error(c, "%s does not apply to this verb (it is for: %s)", a, verbs_list);
+        }
+        if (flags[f].value) {
+            if (i + 1 >= argc) return usage_error(c, "%s needs a value (%s)", a, flags[f].value);
+            const char *v = argv[++i];
+            if (f == F_INPUT) {
+                if (c->n_inputs == CLI_MAX_FILES) return usage_error(c, "more than %d --input", CLI_MAX_FILES);
+                c->inputs[c->n_inputs++] = v;
+            } else if (seen[f]) {
+                return usage_error(c, "%s given twice", a);
             }
-        } else if (!strcmp(a, "--runs")) {
-            if (!parse_int(next, a, &c->runs)) return 0;
-            if (c->runs < 1) c->runs = 1;
-        } else if (!strcmp(a, "--warmup")) {
-            if (!parse_int(next, a, &c->warmup)) return 0;
-        } else if (!strcmp(a, "--cache-dir")) {
-            c->ctx_opts.cache_dir = next;
-        } else if (!strcmp(a, "--tuning-file")) {
-            c->tuning_file = next;
-        } else if (!strcmp(a, "--fp32-ops")) {
-            if (!parse_ops(next, c)) return 0;
-        } else if (!strcmp(a, "--memory")) {
-            if (!parse_strategy(next, &c->memory)) return 0;
-        } else if (!strcmp(a, "--device")) {
-            c->ctx_opts.device = next;
-        } else {
-            fprintf(stderr, "vkinfer: unknown option '%s'\n", a);
+            value[f] = v;
+        }
+        seen[f] = 1;
+    }
+    *help = seen[F_HELP];
+    *show_version = seen[F_VERSION];
+    if (*help || *show_version) return 1;
+
+    /* Resolve once: values to types, defaults where nothing was given. */
+    c->json = seen[F_JSON];
+    c->csv = seen[F_CSV];
+    if (c->json && c->csv) return usage_error(c, "--json and --csv together");
+    c->profile = seen[F_PROFILE];
+    c->with_io = seen[F_WITH_IO];
+    c->tune = seen[F_TUNE];
+    c->no_cache = seen[F_NO_CACHE];
+    if (c->no_cache && seen[F_CACHE_DIR]) return usage_error(c, "--no-cache and --cache-dir together");
+    c->ctx_opts.enable_validation = seen[F_VALIDATION];
+    if (seen[F_FP16] && seen[F_FP16_STORAGE]) return usage_error(c, "--fp16 and --fp16-storage together");
+    c->precision = seen[F_FP16] ? VKI_PRECISION_FP16
+                 : seen[F_FP16_STORAGE] ? VKI_PRECISION_FP16_STORAGE : VKI_PRECISION_FP32;
+    if (seen[F_SPIN] && seen[F_BLOCK]) return usage_error(c, "--spin and --block together");
+    c->wait = seen[F_SPIN] ? VKI_WAIT_SPIN : seen[F_BLOCK] ? VKI_WAIT_BLOCK : VKI_WAIT_AUTO;
+
+    int bench = c->verb == CLI_BENCH, tuning = c->verb == CLI_TUNE || c->verb == CLI_CALIBRATE;
+    c->runs = bench ? CLI_DEFAULT_BENCH_RUNS : tuning ? CLI_DEFAULT_TUNE_RUNS : CLI_DEFAULT_RUNS;
+    c->warmup = bench ? CLI_DEFAULT_BENCH_WARMUP : tuning ? CLI_DEFAULT_TUNE_WARMUP : 0;
+    if (value[F_RUNS] && !parse_count(c, "--runs", value[F_RUNS], 1, &c->runs)) return 0;
+    if (value[F_WARMUP] && !parse_count(c, "--warmup", value[F_WARMUP], 0, &c->warmup)) return 0;
+    c->tolerance = c->verb == CLI_CALIBRATE ? CLI_DEFAULT_CALIBRATE_TOLERANCE : CLI_DEFAULT_TOLERANCE;
+    if (value[F_TOLERANCE]) {
+        if (!parse_number(c, "--tolerance", value[F_TOLERANCE], 0, 1e30, &c->tolerance)) return 0;
+        c->tolerance_given = 1;
+    }
+    if (value[F_THRESHOLD]) {
+        double t;
+        if (!parse_number(c, "--threshold", value[F_THRESHOLD], 0, 1, &t)) return 0;
+        c->threshold = (float)t;
+    }
+    if (value[F_FP32_OPS]) {
+        if (c->precision == VKI_PRECISION_FP32)
+            return usage_error(c, "--fp32-ops needs --fp16 or --fp16-storage");
+        if (!parse_ops(c, value[F_FP32_OPS])) return 0;
+    }
+    if (value[F_MEMORY]) {
+        int s = 0;
+        while (s < VKI_MEMORY_STRATEGY_COUNT && strcmp(value[F_MEMORY], strategy_names[s])) s++;
+        if (s == VKI_MEMORY_STRATEGY_COUNT)
+            return usage_error(c, "--memory: unknown strategy '%s'", value[F_MEMORY]);
+        c->memory = (vki_memory_strategy)s;
+    }
+    if (value[F_TASK]) {
+        c->task = vki_task_from_name(value[F_TASK]);
+        if (c->task == VKI_TASK_NONE && strcmp(value[F_TASK], "none"))
+            return usage_error(c, "--task: unknown task '%s'", value[F_TASK]);
+        c->task_given = 1;
+    }
+    if ((value[F_RANGE] || value[F_MEAN] || value[F_STD] || value[F_OUT]) && !value[F_IMAGE]) {
+        const char *which = value[F_RANGE] ? "--range" : value[F_MEAN] ? "--mean"
+                          : value[F_STD] ? "--std" : "--out";
+        return usage_error(c, "%s needs --image", which);
+    }
+    if (value[F_RANGE]) {
+        if (value[F_MEAN] || value[F_STD])
+            return usage_error(c, "--range and --mean/--std together");
+        float lo;
+        if (!strcmp(value[F_RANGE], "0,1")) lo = 0;
+        else if (!strcmp(value[F_RANGE], "-1,1")) lo = -1;
+        else return usage_error(c, "--range takes 0,1 or -1,1, got '%s'", value[F_RANGE]);
+        for (int k = 0; k < 3; k++) {
+            c->mean[k] = lo < 0 ? 127.5f : 0.0f;
+            c->std[k] = lo < 0 ? 127.5f : 255.0f;
+        }
+        c->norm_given = 1;
+    }
+    if (!!value[F_MEAN] != !!value[F_STD]) return usage_error(c, "--mean and --std go together");
+    if (value[F_MEAN]) {
+        if (!parse_triple(c, "--mean", value[F_MEAN], c->mean) ||
+            !parse_triple(c, "--std", value[F_STD], c->std))
             return 0;
+        for (int k = 0; k < 3; k++)
+            if (c->std[k] == 0) return usage_error(c, "--std: %s is 0", value[F_STD]);
+        c->norm_given = 1;
+    }
+    if (value[F_DEVICE]) {
+        const char *d = value[F_DEVICE];
+        if (!*d) return usage_error(c, "--device is empty: give an index or part of a name");
+        if (d[0] == '-' || d[0] == '+')
+            return usage_error(c, "--device '%s': an index counts from 0", d);
+        c->ctx_opts.device = d;
+    }
+    if (c->n_inputs && value[F_IMAGE]) return usage_error(c, "--input and --image together");
+    c->image = value[F_IMAGE];
+    c->out = value[F_OUT];
+    c->save_dir = value[F_SAVE];
+    c->check_dir = value[F_CHECK];
+    c->tuning_file = value[F_TUNING_FILE];
+    c->ctx_opts.cache_dir = value[F_CACHE_DIR];
+
+    /* Operands. */
+    int many = c->verb == CLI_BENCH || c->verb == CLI_TUNE;
+    int optional = c->verb == CLI_INFO || c->verb == CLI_VERSION;
+    if (c->verb == CLI_VERSION && c->n_models)
+        return usage_error(c, "takes no operands, got '%s'", c->models[0]);
+    if (c->n_models == 0 && !optional) return usage_error(c, "no model given");
+    if (c->n_models > 1 && !many) return usage_error(c, "one model at a time, got '%s' and '%s'",
+                                                     c->models[0], c->models[1]);
+    for (int i = 0; i < c->n_models; i++) {
+        struct stat st;
+        if (stat(c->models[i], &st) != 0 || !S_ISREG(st.st_mode) || access(c->models[i], R_OK)) {
+            fprintf(stderr, "vkinfer: %s: %s\n", c->models[i],
+                    errno ? strerror(errno) : "not a readable file");
+            return -1;
         }
     }
     return 1;
 }
+
+/* ---- info and plan --------------------------------------------------------------------- */
 
 static const char *type_name(int type) {
     static const char *const names[] = {"other", "integrated", "discrete", "virtual", "cpu"};
     return type >= 0 && type <= 4 ? names[type] : "other";
 }
 
-static int cmd_devices(void) {
-    vki_device_info infos[16];
-    int n = 0;
-    vki_status s = vki_enumerate_devices(infos, 16, &n);
-    if (s) return fail("devices", s);
-    for (int i = 0; i < n && i < 16; i++)
-        printf("device %d: %s (%s, vendor 0x%04x, device 0x%04x, Vulkan %u.%u.%u, subgroup %u, "
-               "fp16 storage %s, fp16 arithmetic %s)\n", i,
-               infos[i].name, type_name(infos[i].type), infos[i].vendor_id, infos[i].device_id,
-               infos[i].api_version >> 22, (infos[i].api_version >> 12) & 0x3ff,
-               infos[i].api_version & 0xfff, infos[i].subgroup_size,
-               infos[i].fp16_storage ? "yes" : "no", infos[i].fp16_arithmetic ? "yes" : "no");
-    return 0;
+static void print_shape(FILE *f, const vki_tensor_info *t) {
+    fprintf(f, "[");
+    for (int d = 0; d < t->rank; d++) fprintf(f, d ? ",%d" : "%d", t->shape[d]);
+    fprintf(f, "]");
 }
 
-static void print_shape(const vki_tensor_info *t) {
-    printf("[");
-    for (int d = 0; d < t->rank; d++) printf(d ? ",%d" : "%d", t->shape[d]);
-    printf("]");
+/* The device a context with these options picks, as an index into the list; -1 if none. */
+static int chosen_device(const cli *c, const vki_device_info *infos, int n) {
+    vki_context_options o = c->ctx_opts;
+    o.cache_dir = NULL;
+    vki_context *ctx;
+    if (vki_context_create(&o, &ctx)) return -1;
+    vki_device_info d;
+    vki_context_device_info(ctx, &d);
+    vki_context_destroy(ctx);
+    for (int i = 0; i < n; i++)
+        if (infos[i].vendor_id == d.vendor_id && infos[i].device_id == d.device_id &&
+            !strcmp(infos[i].name, d.name))
+            return i;
+    return -1;
 }
 
 static int cmd_info(const cli *c) {
-    if (!c->model) return cmd_devices();
-    vki_model *m;
-    vki_status s = vki_model_load_file(c->model, &m);
-    if (s) return fail("load", s);
-    for (int i = 0; i < vki_model_input_count(m); i++) {
-        vki_tensor_info t;
-        vki_model_input_info(m, i, &t);
-        printf("input %d '%s' ", i, t.name);
-        print_shape(&t);
-        printf("\n");
-    }
-    for (int i = 0; i < vki_model_output_count(m); i++) {
-        vki_tensor_info t;
-        vki_model_output_info(m, i, &t);
-        printf("output %d '%s' ", i, t.name);
-        print_shape(&t);
-        printf("\n");
-    }
-    printf("%d ops:", vki_model_op_count(m));
-    for (int i = 0; i < vki_model_op_count(m); i++) printf(" %s", vki_model_op_name(m, i));
-    printf("\n");
-    vki_model_destroy(m);
-    return 0;
-}
-
-static int read_input(const char *path, float *dst, size_t count) {
-    FILE *f = fopen(path, "rb");
-    if (!f) { fprintf(stderr, "vkinfer: %s: %s\n", path, strerror(errno)); return 0; }
-    size_t got = fread(dst, sizeof(float), count, f);
-    int extra = fgetc(f) != EOF;
-    fclose(f);
-    if (got != count || extra) {
-        fprintf(stderr, "vkinfer: %s: expected exactly %zu bytes (%zu float32 values)\n", path,
-                count * sizeof(float), count);
-        return 0;
-    }
-    return 1;
-}
-
-/* Every model input from its --input file, or from the reference generator. */
-static int load_inputs(const cli *c, const vki_model *m, float **ins) {
-    uint32_t state = 0x12345678u;   /* the reference runner's seed: tests/data/ref */
-    for (int i = 0; i < vki_model_input_count(m); i++) {
-        vki_tensor_info t;
-        vki_model_input_info(m, i, &t);
-        ins[i] = malloc(t.element_count * sizeof(float));
-        if (!ins[i]) { fprintf(stderr, "vkinfer: out of memory\n"); return 0; }
-        if (c->n_inputs) { if (!read_input(c->inputs[i], ins[i], t.element_count)) return 0; }
-        else vki_fill_uniform(ins[i], t.element_count, &state, -1.0f, 1.0f);
-    }
-    return 1;
-}
-
-static int write_output(const char *dir, int index, const float *data, size_t count) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/output_%d.f32", dir, index);
-    FILE *f = fopen(path, "wb");
-    if (!f) { fprintf(stderr, "vkinfer: %s: %s\n", path, strerror(errno)); return 0; }
-    size_t put = fwrite(data, sizeof(float), count, f);
-    int ok = put == count && fclose(f) == 0;
-    if (!ok) fprintf(stderr, "vkinfer: %s: write failed\n", path);
-    return ok;
-}
-
-static int check_outputs(const cli *c, const vki_model *m, float **outs) {
-    int ok = 1;
-    for (int i = 0; i < vki_model_output_count(m); i++) {
-        vki_tensor_info t;
-        vki_model_output_info(m, i, &t);
-        char path[4096];
-        snprintf(path, sizeof path, "%s/output_%d.f32", c->check_dir, i);
-        float *want = malloc(t.element_count * sizeof(float));
-        if (!want || !read_input(path, want, t.element_count)) { free(want); return 0; }
-        double err = vki_relative_error(outs[i], want, t.element_count, NULL);
-        int pass = err <= c->tolerance;
-        printf("check output %d '%s': error %.3g %s %.3g: %s\n", i, t.name, err,
-               pass ? "<=" : ">", c->tolerance, pass ? "ok" : "FAIL");
-        ok &= pass;
-        free(want);
-    }
-    return ok;
-}
-
-static void print_outputs(vki_graph *g, const vki_model *m, float **outs) {
-    for (int i = 0; i < vki_model_output_count(m); i++) {
-        vki_tensor_info t;
-        vki_model_output_info(m, i, &t);
-        printf("output %d '%s' ", i, t.name);
-        print_shape(&t);
-        printf(":");
-        for (size_t k = 0; k < t.element_count && k < 6; k++) printf(" %.6g", outs[i][k]);
-        printf(t.element_count > 6 ? " ...\n" : "\n");
-    }
-    (void)g;
-}
-
-static void print_latency(double *ms, int runs, int warmup) {
-    vki_sample_stats st = vki_sample_stats_of(ms, runs);
-    printf("latency: median %.3f ms, min %.3f, p10 %.3f, p90 %.3f, max %.3f (%d runs after %d warm-up)\n",
-           st.median, st.min, st.p10, st.p90, st.max, runs, warmup);
-}
-
-/* GPU time of the last run: every dispatch, then the total per kernel. */
-static void print_profile(const vki_graph *g, const vki_model *m) {
-    int n = vki_graph_profile(g, NULL, 0);
-    if (n <= 0) return;
-    vki_dispatch_profile *p = calloc((size_t)n, sizeof *p);
-    if (!p) return;
-    vki_graph_profile(g, p, n);
-    double total = 0;
-    printf("%5s %-24s %-18s %-16s %-16s %-10s %9s\n", "step", "op", "kernel", "variant", "grid",
-           "workgroup", "ms");
-    for (int k = 0; k < n; k++) {
-        char grid[32], wg[32];
-        snprintf(grid, sizeof grid, "%ux%ux%u", p[k].grid[0], p[k].grid[1], p[k].grid[2]);
-        snprintf(wg, sizeof wg, "%ux%ux%u", p[k].workgroup[0], p[k].workgroup[1], p[k].workgroup[2]);
-        char op[48];
-        if (p[k].op_index >= 0) snprintf(op, sizeof op, "%d %s", p[k].op_index, vki_model_op_name(m, p[k].op_index));
-        else snprintf(op, sizeof op, "-");
-        const char *variant = p[k].variant && *p[k].variant ? p[k].variant : "-";
-        printf("%5d %-24s %-18s %-16s %-16s %-10s %9.4f\n", k, op, p[k].kernel, variant, grid, wg,
-               p[k].ms);
-        total += p[k].ms;
-    }
-    printf("per kernel:\n");
-    for (int k = 0; k < n; k++) {
-        int seen = 0;
-        for (int j = 0; j < k && !seen; j++) seen = !strcmp(p[j].kernel, p[k].kernel);
-        if (seen) continue;
-        double sum = 0;
-        int count = 0;
-        for (int j = k; j < n; j++)
-            if (!strcmp(p[j].kernel, p[k].kernel)) { sum += p[j].ms; count++; }
-        printf("  %-18s %4d dispatches %9.3f ms %5.1f%%\n", p[k].kernel, count, sum,
-               total > 0 ? 100 * sum / total : 0);
-        /* Then the kernel's forms the ops chose, each once. */
-        for (int j = k; j < n; j++) {
-            if (strcmp(p[j].kernel, p[k].kernel) || !p[j].variant || !*p[j].variant) continue;
-            int again = 0;
-            for (int i = k; i < j && !again; i++)
-                again = !strcmp(p[i].kernel, p[k].kernel) && p[i].variant &&
-                        !strcmp(p[i].variant, p[j].variant);
-            if (again) continue;
-            double vsum = 0;
-            int vcount = 0;
-            for (int i = j; i < n; i++)
-                if (!strcmp(p[i].kernel, p[k].kernel) && p[i].variant &&
-                    !strcmp(p[i].variant, p[j].variant)) { vsum += p[i].ms; vcount++; }
-            printf("    %-16s %4d dispatches %9.3f ms %5.1f%%\n", p[j].variant, vcount, vsum,
-                   total > 0 ? 100 * vsum / total : 0);
-        }
-    }
-    printf("GPU total %.3f ms over %d dispatches\n", total, n);
-    free(p);
-}
-
-static int cmd_run(const cli *c) {
-    if (!c->model) return usage();
-    int rc = 1;
-    vki_context *ctx = NULL;
+    vki_device_info infos[16];
+    int n = 0;
+    vki_status s = vki_enumerate_devices(infos, 16, &n);
+    if (s) return cli_fail("listing devices", s);
+    if (n > 16) n = 16;
+    int chosen = chosen_device(c, infos, n);
     vki_model *m = NULL;
-    vki_graph *g = NULL;
-    float *ins[MAX_FILES] = {0}, *outs[MAX_FILES] = {0};
-    double *ms = NULL;
-    vki_status s = vki_model_load_file(c->model, &m);
-    if (s) { fail("load", s); goto done; }
-    int n_in = vki_model_input_count(m), n_out = vki_model_output_count(m);
-    if (n_in > MAX_FILES || n_out > MAX_FILES) { fprintf(stderr, "vkinfer: too many model I/O\n"); goto done; }
-    if (c->n_inputs && c->n_inputs != n_in) {
-        fprintf(stderr, "vkinfer: the model has %d inputs, %d --input given\n", n_in, c->n_inputs);
-        goto done;
-    }
-    s = vki_context_create(&c->ctx_opts, &ctx);
-    if (s) { fail("device", s); goto done; }
-    vki_device_info dev;
-    vki_context_device_info(ctx, &dev);
-    double t0 = vki_now_ms();
-    vki_graph_options graph_opts = {.precision = c->precision, .memory = c->memory,
-                                    .wait = c->wait, .profile = c->profile,
-                                    .fp32_ops = c->fp32_ops, .n_fp32_ops = c->n_fp32_ops,
-                                    .tuning_file = c->tuning_file, .tune = c->tune};
-    s = vki_graph_create(ctx, m, &graph_opts, &g);
-    if (s) { fail("graph build", s); goto done; }
-    double build_ms = vki_now_ms() - t0;
-    printf("model %s on %s: %d ops, %d dispatches, built in %.1f ms\n", c->model, dev.name,
-           vki_model_op_count(m), vki_graph_dispatch_count(g), build_ms);
-    vki_tuning_report tuning;
-    vki_graph_tuning(g, &tuning);
-    if (c->tune || c->tuning_file)
-        printf("tuning: %d dispatches tunable, %d sizes from the file, %d searched, %d moved "
-               "(searched: %.3f ms with the table's sizes, %.3f ms tuned)\n", tuning.dispatches,
-               tuning.from_file, tuning.searched, tuning.moved, tuning.table_ms, tuning.tuned_ms);
-    if (c->tune && tuning.moved)
-        printf("tuning: whole graph %.3f ms with the table's sizes, %.3f ms tuned: %s\n",
-               tuning.graph_table_ms, tuning.graph_tuned_ms,
-               tuning.kept ? "tuned sizes kept" : "table's sizes kept");
-    vki_precision_report prec;
-    vki_graph_precision(g, &prec);
-    if (c->precision != VKI_PRECISION_FP32)
-        printf("precision: %d of %d ops fp16, %s arithmetic\n", prec.fp16_ops, prec.ops,
-               prec.fp16_arithmetic ? "fp16" : "fp32");
-    if (!load_inputs(c, m, ins)) goto done;
-    for (int i = 0; i < n_in; i++) {
-        vki_tensor_info t;
-        vki_model_input_info(m, i, &t);
-        s = vki_graph_set_input(g, i, ins[i], t.element_count * sizeof(float));
-        if (s) { fail("input", s); goto done; }
-    }
-    ms = malloc(sizeof(double) * (size_t)c->runs);
-    if (!ms) goto done;
-    for (int r = 0; r < c->warmup; r++)
-        if ((s = vki_graph_run(g))) { fail("run", s); goto done; }
-    for (int r = 0; r < c->runs; r++) {
-        double start = vki_now_ms();
-        /* Each timed run includes the input copy, as an application's would. */
-        for (int i = 0; i < n_in; i++) {
-            vki_tensor_info t;
-            vki_model_input_info(m, i, &t);
-            vki_graph_set_input(g, i, ins[i], t.element_count * sizeof(float));
+    vki_op_entry *ops = NULL;
+    int n_ops = 0, unsupported = 0;
+    const char *model = c->n_models ? c->models[0] : NULL;
+    if (model) {
+        s = vki_model_list_ops_file(model, NULL, 0, &n_ops);
+        if (s) return cli_fail("reading the model", s);
+        ops = calloc((size_t)(n_ops ? n_ops : 1), sizeof *ops);
+        if (!ops) return cli_fail("reading the model", VKI_ERROR_OUT_OF_MEMORY);
+        vki_model_list_ops_file(model, ops, n_ops, &n_ops);
+        for (int i = 0; i < n_ops; i++) unsupported += !ops[i].supported;
+        /* A model with ops vkinfer lacks does not load; its listing still says which. */
+        if (!unsupported && (s = vki_model_load_file(model, &m))) {
+            free(ops);
+            return cli_fail("loading the model", s);
         }
-        if ((s = vki_graph_run(g))) { fail("run", s); goto done; }
-        ms[r] = vki_now_ms() - start;
     }
-    for (int i = 0; i < n_out; i++) {
-        vki_tensor_info t;
-        vki_model_output_info(m, i, &t);
-        outs[i] = malloc(t.element_count * sizeof(float));
-        if (!outs[i]) goto done;
-        s = vki_graph_get_output(g, i, outs[i], t.element_count * sizeof(float));
-        if (s) { fail("output", s); goto done; }
-        if (c->save_dir && !write_output(c->save_dir, i, outs[i], t.element_count)) goto done;
+    FILE *f = stdout;
+    if (c->json) fprintf(f, "{\"devices\": [");
+    for (int i = 0; i < n; i++) {
+        const vki_device_info *d = &infos[i];
+        if (c->json) {
+            cli_json_sep(f, i);
+            fprintf(f, "\n  {\"index\": %d, \"name\": ", i);
+            cli_json_string(f, d->name);
+            fprintf(f, ", \"type\": \"%s\", \"vendor_id\": %u, \"device_id\": %u, "
+                       "\"vulkan\": \"%u.%u.%u\", \"subgroup_size\": %u, \"fp16_storage\": %s, "
+                       "\"fp16_arithmetic\": %s, \"chosen\": %s}", type_name(d->type),
+                    d->vendor_id, d->device_id, d->api_version >> 22,
+                    (d->api_version >> 12) & 0x3ff, d->api_version & 0xfff, d->subgroup_size,
+                    d->fp16_storage ? "true" : "false", d->fp16_arithmetic ? "true" : "false",
+                    i == chosen ? "true" : "false");
+        } else {
+            fprintf(f, "%c device %d: %s (%s, vendor 0x%04x, device 0x%04x, Vulkan %u.%u.%u, "
+                       "subgroup %u, fp16 storage %s, fp16 arithmetic %s)\n",
+                    i == chosen ? '*' : ' ', i, d->name, type_name(d->type), d->vendor_id,
+                    d->device_id, d->api_version >> 22, (d->api_version >> 12) & 0x3ff,
+                    d->api_version & 0xfff, d->subgroup_size, d->fp16_storage ? "yes" : "no",
+                    d->fp16_arithmetic ? "yes" : "no");
+        }
     }
-    print_outputs(g, m, outs);
-    vki_memory_report mem;
-    vki_graph_memory(g, &mem);
-    printf("memory: weights %.3f MB, intermediates %.3f MB (%s; lower bound %.3f MB), "
-           "I/O tensors %.3f MB, staging %.3f MB\n", mem.weights_bytes / 1e6,
-           mem.intermediate_bytes / 1e6, mem.strategy, mem.lower_bound_bytes / 1e6,
-           mem.io_bytes / 1e6, mem.staging_bytes / 1e6);
-    if (c->profile) print_profile(g, m);
-    print_latency(ms, c->runs, c->warmup);
-    rc = c->check_dir && !check_outputs(c, m, outs) ? 1 : 0;
-done:
-    for (int i = 0; i < MAX_FILES; i++) { free(ins[i]); free(outs[i]); }
-    free(ms);
-    vki_graph_destroy(g);
+    if (c->json) fprintf(f, "]");
+    else if (chosen < 0) fprintf(f, "no device would be chosen\n");
+    if (model) {
+        vki_task task = m ? vki_task_guess(m) : VKI_TASK_NONE;
+        if (c->json) {
+            fprintf(f, ",\n \"model\": ");
+            cli_json_string(f, model);
+            fprintf(f, ", \"task\": \"%s\", \"loads\": %s", vki_task_name(task),
+                    m ? "true" : "false");
+        } else {
+            fprintf(f, "\nmodel %s: task %s\n", model, vki_task_name(task));
+        }
+        for (int io = 0; m && io < 2; io++) {
+            int count = io ? vki_model_output_count(m) : vki_model_input_count(m);
+            if (c->json) fprintf(f, ", \"%s\": [", io ? "outputs" : "inputs");
+            for (int i = 0; i < count; i++) {
+                vki_tensor_info t;
+                if (io) vki_model_output_info(m, i, &t);
+                else vki_model_input_info(m, i, &t);
+                if (c->json) {
+                    cli_json_sep(f, i);
+                    fprintf(f, "{\"name\": ");
+                    cli_json_string(f, t.name);
+                    fprintf(f, ", \"shape\": ");
+                    print_shape(f, &t);
+                    fprintf(f, "}");
+                } else {
+                    fprintf(f, "%s %d '%s' ", io ? "output" : "input", i, t.name);
+                    print_shape(f, &t);
+                    fprintf(f, "\n");
+                }
+            }
+            if (c->json) fprintf(f, "]");
+        }
+        if (c->json) fprintf(f, ", \"ops\": [");
+        else fprintf(f, "%d ops, %d not supported:\n", n_ops, unsupported);
+        for (int i = 0; i < n_ops; i++) {
+            if (c->json) {
+                cli_json_sep(f, i);
+                fprintf(f, "\n  {\"index\": %d, \"name\": ", ops[i].index);
+                cli_json_string(f, ops[i].name);
+                fprintf(f, ", \"custom\": %s, \"supported\": %s}", ops[i].custom ? "true" : "false",
+                        ops[i].supported ? "true" : "false");
+            } else {
+                fprintf(f, "%5d %s%s%s\n", ops[i].index, ops[i].custom ? "CUSTOM " : "",
+                        ops[i].name, ops[i].supported ? "" : "   <- not supported");
+            }
+        }
+        if (c->json) fprintf(f, "], \"unsupported_ops\": %d", unsupported);
+    }
+    if (c->json) fprintf(f, "}\n");
+    free(ops);
     vki_model_destroy(m);
-    vki_context_destroy(ctx);
-    return rc;
+    return unsupported ? 1 : 0;
 }
 
 /* One row per strategy: bytes, objects, ratio to the lower bound, planning time. */
 static int cmd_plan(const cli *c) {
-    if (!c->model) return usage();
     vki_model *m = NULL;
     vki_context *ctx = NULL;
-    vki_status s = vki_model_load_file(c->model, &m);
-    if (s) return fail("load", s);
-    s = vki_context_create(&c->ctx_opts, &ctx);
-    if (s) { vki_model_destroy(m); return fail("device", s); }
+    const char *model = c->models[0];
+    vki_status s = vki_model_load_file(model, &m);
+    if (s) return cli_fail("loading the model", s);
+    if ((s = cli_context(c, &ctx))) { vki_model_destroy(m); return cli_fail("opening the device", s); }
     vki_graph_options opts = {.precision = c->precision};
     vki_memory_plan_info p[VKI_MEMORY_STRATEGY_COUNT];
     s = vki_memory_plans(ctx, m, &opts, p, VKI_MEMORY_STRATEGY_COUNT);
-    if (s) { vki_context_destroy(ctx); vki_model_destroy(m); return fail("plan", s); }
+    if (s) { vki_context_destroy(ctx); vki_model_destroy(m); return cli_fail("planning", s); }
     double lb = (double)p[0].lower_bound_bytes;
     if (c->json) {
-        printf("{\"model\": \"%s\", \"tensors\": %d, \"lower_bound_bytes\": %llu, \"plans\": [",
-               c->model, p[0].tensors, (unsigned long long)p[0].lower_bound_bytes);
-        for (int i = 0; i < VKI_MEMORY_STRATEGY_COUNT; i++)
-            printf("%s\n  {\"strategy\": \"%s\", \"chosen\": \"%s\", \"total_bytes\": %llu, "
-                   "\"objects\": %d, \"ratio_to_lower_bound\": %.4f, \"plan_ms\": %.3f%s}",
-                   i ? "," : "", strategy_names[i], p[i].name,
-                   (unsigned long long)p[i].total_bytes, p[i].objects,
-                   lb > 0 ? (double)p[i].total_bytes / lb : 1.0, p[i].plan_ms,
-                   i == VKI_MEMORY_OPTIMAL ? (p[i].proven_optimal ? ", \"proven_optimal\": true"
-                                                                 : ", \"proven_optimal\": false")
-                                           : "");
+        printf("{\"model\": ");
+        cli_json_string(stdout, model);
+        printf(", \"tensors\": %d, \"lower_bound_bytes\": %llu, \"plans\": [", p[0].tensors,
+               (unsigned long long)p[0].lower_bound_bytes);
+        for (int i = 0; i < VKI_MEMORY_STRATEGY_COUNT; i++) {
+            cli_json_sep(stdout, i);
+            printf("\n  {\"strategy\": \"%s\", \"chosen\": ", strategy_names[i]);
+            cli_json_string(stdout, p[i].name);
+            printf(", \"total_bytes\": %llu, \"objects\": %d, \"ratio_to_lower_bound\": %.4f, "
+                   "\"plan_ms\": %.3f", (unsigned long long)p[i].total_bytes, p[i].objects,
+                   lb > 0 ? (double)p[i].total_bytes / lb : 1.0, p[i].plan_ms);
+            if (i == VKI_MEMORY_OPTIMAL)
+                printf(", \"proven_optimal\": %s", p[i].proven_optimal ? "true" : "false");
+            printf("}");
+        }
         printf("\n]}\n");
     } else {
-        printf("%s: %d intermediate tensors, lower bound %.3f MB\n", c->model, p[0].tensors, lb / 1e6);
+        printf("%s: %d intermediate tensors, lower bound %.3f MB\n", model, p[0].tensors, lb / 1e6);
         printf("%-18s %12s %8s %9s %10s\n", "strategy", "MB", "objects", "x bound", "plan ms");
         for (int i = 0; i < VKI_MEMORY_STRATEGY_COUNT; i++) {
             char name[64];
@@ -520,65 +632,50 @@ static int cmd_plan(const cli *c) {
     return 0;
 }
 
-/* Prints the ops an fp16 graph keeps fp32 to stay within the tolerance of fp32, as a
- * --fp32-ops list. */
-static int cmd_calibrate(const cli *c) {
-    if (!c->model) return usage();
-    int rc = 1;
-    vki_model *m = NULL;
-    vki_context *ctx = NULL;
-    float *ins[MAX_FILES] = {0};
-    int *ops = NULL;
-    vki_status s = vki_model_load_file(c->model, &m);
-    if (s) { fail("load", s); goto done; }
-    if (vki_model_input_count(m) > MAX_FILES) { fprintf(stderr, "vkinfer: too many model inputs\n"); goto done; }
-    if (c->n_inputs && c->n_inputs != vki_model_input_count(m)) {
-        fprintf(stderr, "vkinfer: the model has %d inputs, %d --input given\n",
-                vki_model_input_count(m), c->n_inputs);
-        goto done;
-    }
-    if (!load_inputs(c, m, ins)) goto done;
-    s = vki_context_create(&c->ctx_opts, &ctx);
-    if (s) { fail("device", s); goto done; }
-    int n_ops = vki_model_op_count(m), kept = 0;
-    ops = malloc(sizeof(int) * (size_t)(n_ops ? n_ops : 1));
-    if (!ops) goto done;
-    vki_calibration_options o = {
-        .precision = c->precision == VKI_PRECISION_FP16_STORAGE ? VKI_PRECISION_FP16_STORAGE
-                                                                : VKI_PRECISION_FP16,
-        .tolerance = c->tolerance_given ? c->tolerance : 1e-2};
-    double t0 = vki_now_ms();
-    s = vki_calibrate_fp32_ops(ctx, m, (const float *const *)ins, &o, ops, n_ops, &kept);
-    if (s) { fail("calibrate", s); goto done; }
-    printf("%s: %d of %d ops must stay fp32 for error <= %.3g against fp32 (%.1f s)\n",
-           c->model, kept, n_ops, o.tolerance, (vki_now_ms() - t0) / 1e3);
-    if (kept) printf("--fp32-ops %d-%d\n", ops[0], ops[kept - 1]);
-    rc = 0;
-done:
-    for (int i = 0; i < MAX_FILES; i++) free(ins[i]);
-    free(ops);
-    vki_context_destroy(ctx);
-    vki_model_destroy(m);
-    return rc;
-}
-
 int main(int argc, char **argv) {
-    cli c = {0};
-    if (argc < 2) return usage();
-    /* parse_args has said what is wrong; the full usage would bury it. */
-    if (!parse_args(argc, argv, &c)) return 2;
-    if (!strcmp(c.command, "run") || !strcmp(c.command, "bench")) {
-        if (c.save_dir) {
-            struct stat st;
-            if (stat(c.save_dir, &st) != 0 && mkdir(c.save_dir, 0777) != 0) {
-                fprintf(stderr, "vkinfer: %s: %s\n", c.save_dir, strerror(errno));
-                return 1;
-            }
-        }
-        return cmd_run(&c);
+    cli c = {.verb = CLI_VERB_COUNT};
+    if (argc < 2) {
+        help_all(stderr);
+        return 2;
     }
-    if (!strcmp(c.command, "info")) return cmd_info(&c);
-    if (!strcmp(c.command, "plan")) return cmd_plan(&c);
-    if (!strcmp(c.command, "calibrate")) return cmd_calibrate(&c);
-    return usage();
+    const char *verb = argv[1];
+    if (!strcmp(verb, "--help") || !strcmp(verb, "-h")) return help_all(stdout);
+    if (!strcmp(verb, "--version")) return version(argc > 2 && !strcmp(argv[2], "--json"));
+    int v = 0;
+    while (v < CLI_VERB_COUNT && strcmp(verb, verbs[v].name)) v++;
+    if (v == CLI_VERB_COUNT) {
+        usage_error(NULL, "unknown verb '%s'", verb);
+        return 2;
+    }
+    c.verb = (cli_verb)v;
+    if (c.verb == CLI_HELP) {
+        if (argc == 2) return help_all(stdout);
+        if (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) return help_verb(stdout, CLI_HELP);
+        for (int w = 0; w < CLI_VERB_COUNT; w++)
+            if (!strcmp(argv[2], verbs[w].name)) return help_verb(stdout, (cli_verb)w);
+        usage_error(&c, "unknown verb '%s'", argv[2]);
+        return 2;
+    }
+    int help = 0, show_version = 0;
+    int ok = parse_args(argc, argv, &c, &help, &show_version);
+    if (ok < 0) return 1;             /* a model path that cannot be read */
+    if (!ok) return 2;
+    if (help) return help_verb(stdout, c.verb);
+    if (show_version || c.verb == CLI_VERSION) return version(c.json);
+    /* An explicit --device wins over the environment's VKI_DEVICE. */
+    if (c.ctx_opts.device) unsetenv("VKI_DEVICE");
+    char cache[4096];
+    if (c.verb != CLI_INFO) {
+        c.cache_dir = resolve_cache_dir(&c, cache, sizeof cache);
+        if (c.no_cache) unsetenv("VKI_CACHE_DIR");
+    }
+    switch (c.verb) {
+    case CLI_RUN: return cli_run(&c);
+    case CLI_BENCH: return cli_bench(&c);
+    case CLI_TUNE: return cli_tune(&c);
+    case CLI_CALIBRATE: return cli_calibrate(&c);
+    case CLI_INFO: return cmd_info(&c);
+    case CLI_PLAN: return cmd_plan(&c);
+    default: return help_all(stdout);
+    }
 }

@@ -1,0 +1,383 @@
+#!/usr/bin/env python3
+"""test_cli.py VKINFER: the command-line tool as a user meets it.
+
+Exit codes and which stream says what (help on stdout with 0, mistakes on stderr with 2,
+failures with 1), every verb's --help, --version, that --json is one valid JSON document
+on every verb (strings escaped), that values out of range and flags of another verb are
+refused naming the flag, that paths are checked before a graph is built, that --device
+wins over VKI_DEVICE, the cache directory, bench over several models (JSON and CSV), tune
+and calibrate with progress, info naming an op vkinfer lacks, and the README's main job:
+face detection on astronaut.png finds the face (IoU >= 0.5 with x 179..273, y 81..176 of
+the 512x512 photo) and nothing else, and --out writes the picture.
+
+Models come from $VKI_MODEL_DIR (tools/fetch_models.sh); the cache goes to a temporary
+$XDG_CACHE_HOME. Needs only python3.
+"""
+import csv
+import io
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+import zlib
+
+CLI = None
+MODELS = os.environ.get('VKI_MODEL_DIR', 'models/cache')
+TMP = tempfile.mkdtemp(prefix='vki-cli-')
+ENV = dict(os.environ, XDG_CACHE_HOME=os.path.join(TMP, 'xdg'))
+ENV.pop('VKI_DEVICE', None)
+ENV.pop('VKI_CACHE_DIR', None)
+FACE = os.path.join(MODELS, 'face_detection_short_range.tflite')
+FACE_FULL = os.path.join(MODELS, 'face_detection_full_range.tflite')
+SELFIE = os.path.join(MODELS, 'selfie_segmentation.tflite')
+PHOTO = os.path.join(MODELS, 'astronaut.png')
+TRUE_FACE = (179, 81, 273, 176)
+VERBS = ['run', 'bench', 'tune', 'calibrate', 'info', 'plan', 'help', 'version']
+
+
+def vkinfer(*args, env=None, check=None):
+    p = subprocess.run([CLI, *args], capture_output=True, text=True, env=env or ENV,
+                       timeout=600)
+    if check is not None and p.returncode != check:
+        raise AssertionError('vkinfer %s: exit %d, want %d\nstdout: %s\nstderr: %s' % (
+            ' '.join(args), p.returncode, check, p.stdout[-2000:], p.stderr[-2000:]))
+    return p
+
+
+def iou(a, b):
+    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - w * h
+    return w * h / union if union > 0 else 0.0
+
+
+def png_size(path):
+    with open(path, 'rb') as f:
+        head = f.read(33)
+    assert head[:8] == b'\x89PNG\r\n\x1a\n', 'not a PNG: %r' % head[:8]
+    return struct.unpack('>II', head[16:24])
+
+
+def png_pixels(path):
+    """RGB rows of an 8-bit RGB PNG (what the tool writes), decoded with zlib alone."""
+    with open(path, 'rb') as f:
+        data = f.read()
+    pos, idat, w, h = 8, b'', 0, 0
+    while pos < len(data):
+        n, kind = struct.unpack('>I4s', data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b'IHDR':
+            w, h, depth, color = struct.unpack('>IIBB', body[:10])
+            assert depth == 8 and color == 2, 'not 8-bit RGB'
+        elif kind == b'IDAT':
+            idat += body
+        pos += 12 + n
+    raw, stride, rows, prev = zlib.decompress(idat), w * 3, [], bytearray(w * 3)
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for x in range(stride):
+            a = line[x - 3] if x >= 3 else 0
+            b = prev[x]
+            c = prev[x - 3] if x >= 3 else 0
+            if f == 1: line[x] = (line[x] + a) & 255
+            elif f == 2: line[x] = (line[x] + b) & 255
+            elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    return w, h, rows
+
+
+def patch_first_opcode(src, dst, code):
+    """A copy of a .tflite whose first operator code is `code` (< 127): the op stays where
+    it is, so the file is well formed but asks for an op vkinfer may lack."""
+    with open(src, 'rb') as f:
+        b = bytearray(f.read())
+    u32 = lambda o: struct.unpack_from('<I', b, o)[0]
+    def field(table, i):
+        vt = table - struct.unpack_from('<i', b, table)[0]
+        vt_len = struct.unpack_from('<H', b, vt)[0]
+        off = struct.unpack_from('<H', b, vt + 4 + 2 * i)[0] if 4 + 2 * i < vt_len else 0
+        return table + off if off else None
+    root = u32(0)
+    codes = field(root, 1)
+    vec = codes + u32(codes)
+    first = vec + 4 + u32(vec + 4)
+    dep, builtin = field(first, 0), field(first, 3)
+    assert dep is not None, 'first operator code has no deprecated_builtin_code'
+    b[dep] = code
+    if builtin is not None:
+        struct.pack_into('<i', b, builtin, code)
+    with open(dst, 'wb') as f:
+        f.write(b)
+
+
+class Help(unittest.TestCase):
+    def test_help_on_stdout(self):
+        for args in (['--help'], ['-h'], ['help']):
+            p = vkinfer(*args, check=0)
+            self.assertIn('usage: vkinfer VERB', p.stdout)
+            self.assertEqual(p.stderr, '')
+            for verb in VERBS:
+                self.assertIn(verb, p.stdout)
+
+    def test_no_arguments_is_a_usage_error(self):
+        p = vkinfer(check=2)
+        self.assertIn('usage', p.stderr)
+        self.assertEqual(p.stdout, '')
+
+    def test_every_verb_has_help(self):
+        for verb in VERBS:
+            for args in ([verb, '--help'], [verb, '-h'], ['help', verb]):
+                p = vkinfer(*args, check=0)
+                self.assertIn('usage: vkinfer ' + verb, p.stdout)
+                self.assertEqual(p.stderr, '')
+        self.assertIn('--image', vkinfer('run', '--help').stdout)
+        self.assertIn('--csv', vkinfer('bench', '--help').stdout)
+        self.assertNotIn('--csv', vkinfer('run', '--help').stdout)
+
+    def test_version(self):
+        p = vkinfer('--version', check=0)
+        self.assertRegex(p.stdout, r'^vkinfer \d+\.\d+\.\d+ \(library \d+\.\d+\.\d+\)\n$')
+        v = json.loads(vkinfer('version', '--json', check=0).stdout)
+        self.assertRegex(v['version'], r'^\d+\.\d+\.\d+$')
+        self.assertEqual(v['version'], v['library'])
+
+    def test_unknown_verb_and_option(self):
+        p = vkinfer('frobnicate', check=2)
+        self.assertIn("unknown verb 'frobnicate'", p.stderr)
+        p = vkinfer('run', FACE, '--frobnicate', check=2)
+        self.assertIn("unknown option '--frobnicate'", p.stderr)
+
+
+class Mistakes(unittest.TestCase):
+    """Each is refused before anything is built, naming the flag."""
+
+    def refused(self, args, words, code=2):
+        p = vkinfer(*args, check=code)
+        for w in words:
+            self.assertIn(w, p.stderr)
+        self.assertNotIn('built in', p.stdout)
+        return p
+
+    def test_values_out_of_range(self):
+        self.refused(['run', FACE, '--runs', '0'], ['--runs', "'0'"])
+        self.refused(['bench', FACE, '--runs', '-3'], ['--runs'])
+        self.refused(['run', FACE, '--warmup', 'x'], ['--warmup'])
+        self.refused(['run', FACE, '--device', '-1'], ['--device', "'-1'"])
+        self.refused(['run', FACE, '--device', ''], ['--device', 'empty'])
+        self.refused(['run', FACE, '--threshold', '2'], ['--threshold'])
+        self.refused(['run', FACE, '--memory', 'magic'], ['--memory', 'magic'])
+        self.refused(['run', FACE, '--task', 'astrology'], ['--task', 'astrology'])
+        self.refused(['run', FACE, '--image', PHOTO, '--range', '0,2'], ['--range'])
+        self.refused(['run', FACE, '--image', PHOTO, '--mean', '1,2'], ['--mean'])
+        self.refused(['run', FACE, '--fp32-ops', '1-3'], ['--fp32-ops', '--fp16'])
+        self.refused(['run', FACE, '--fp16', '--fp32-ops', '0-99999'], ['--fp32-ops', '4096'])
+        self.refused(['run', FACE, '--fp16', '--fp32-ops', '0-200'], ['--fp32-ops', 'past'], 1)
+        self.refused(['version', FACE], ['no operands'])
+
+    def test_flags_of_other_verbs(self):
+        self.refused(['run', FACE, '--csv'], ['--csv', 'does not apply', 'bench'])
+        self.refused(['plan', FACE, '--runs', '3'], ['--runs', 'does not apply'])
+        self.refused(['info', '--image', PHOTO], ['--image', 'does not apply'])
+        self.refused(['run', FACE, '--out', 'x.png'], ['--out', 'needs --image'])
+        self.refused(['run', FACE, '--runs'], ['--runs', 'needs a value'])
+        self.refused(['run', FACE, FACE], ['one model at a time'])
+        self.refused(['run'], ['no model'])
+
+    def test_paths_checked_before_building(self):
+        missing = os.path.join(TMP, 'missing.tflite')
+        self.refused(['run', missing], [missing, 'No such file'], 1)
+        short = os.path.join(TMP, 'short.f32')
+        open(short, 'wb').write(b'\0' * 12)
+        self.refused(['run', FACE, '--input', short], [short, '12 bytes', '196608'], 1)
+        self.refused(['run', FACE, '--input', short, '--input', short], ['2 --input'], 1)
+        afile = os.path.join(TMP, 'a-file')
+        open(afile, 'w').write('x')
+        self.refused(['run', FACE, '--save', os.path.join(afile, 'sub')], ['--save'], 1)
+        self.refused(['run', FACE, '--check', TMP], ['output_0.f32'], 1)
+        self.refused(['run', FACE, '--image', afile], ['--image', afile], 1)
+        self.refused(['run', FACE, '--image', PHOTO, '--out', os.path.join(afile, 'x.png')],
+                     ['--out'], 1)
+
+    def test_device_flag_wins_over_environment(self):
+        env = dict(ENV, VKI_DEVICE='99')
+        p = vkinfer('run', FACE, env=env)
+        self.assertNotEqual(p.returncode, 0, 'VKI_DEVICE=99 alone should fail')
+        vkinfer('run', FACE, '--device', '0', env=env, check=0)
+
+
+class Run(unittest.TestCase):
+    def test_astronaut_face(self):
+        """The README's main job: the face found, nothing else above the threshold."""
+        out = os.path.join(TMP, 'faces.png')
+        p = vkinfer('run', FACE, '--image', PHOTO, '--out', out, '--json', check=0)
+        r = json.loads(p.stdout)
+        self.assertEqual(r['task'], 'face_detection')
+        self.assertEqual((r['image']['width'], r['image']['height']), (512, 512))
+        self.assertEqual(len(r['detections']), 1, r['detections'])
+        d = r['detections'][0]
+        self.assertGreaterEqual(d['score'], r['min_score'])
+        self.assertEqual(len(d['keypoints']), 6)
+        overlap = iou(d['box'], TRUE_FACE)
+        print('astronaut: box %s score %.3f IoU %.3f' % (
+            [round(v, 1) for v in d['box']], d['score'], overlap))
+        self.assertGreaterEqual(overlap, 0.5)
+        self.assertEqual([o['shape'] for o in r['outputs']], [[1, 896, 16], [1, 896, 1]])
+        self.assertGreater(r['timings_ms']['median'], 0)
+        # The picture: the photo's size, with the box drawn in green on its edge.
+        w, h, rows = png_pixels(out)
+        self.assertEqual((w, h), (512, 512))
+        x0, y0, x1, y1 = (int(round(v)) for v in d['box'])
+        ym = (y0 + y1) // 2
+        edge = [tuple(rows[ym][3 * x:3 * x + 3]) for x in range(x0 - 3, x0 + 4)]
+        self.assertIn((40, 220, 60), edge)
+
+    def test_astronaut_text(self):
+        p = vkinfer('run', FACE, '--image', PHOTO, '--runs', '3', check=0)
+        self.assertIn('face_detection: 1 found', p.stdout)
+        self.assertIn('latency: median', p.stdout)
+        self.assertIn('letterboxed', p.stdout)
+
+    def test_full_range_and_threshold(self):
+        r = json.loads(vkinfer('run', FACE_FULL, '--image', PHOTO, '--json', check=0).stdout)
+        self.assertEqual(len(r['detections']), 1)
+        self.assertGreaterEqual(iou(r['detections'][0]['box'], TRUE_FACE), 0.5)
+        r = json.loads(vkinfer('run', FACE, '--image', PHOTO, '--json', '--threshold', '0.01',
+                               check=0).stdout)
+        self.assertAlmostEqual(r['min_score'], 0.01, places=6)
+        self.assertGreaterEqual(len(r['detections']), 1)
+
+    def test_segmentation(self):
+        out = os.path.join(TMP, 'selfie.png')
+        r = json.loads(vkinfer('run', SELFIE, '--image', PHOTO, '--out', out, '--json',
+                               check=0).stdout)
+        self.assertEqual(r['task'], 'segmentation')
+        self.assertEqual((r['mask']['width'], r['mask']['height']), (512, 512))
+        self.assertGreater(r['mask']['mean'], 0.05)
+        self.assertLess(r['mask']['mean'], 0.95)
+        self.assertEqual(png_size(out), (512, 512))
+
+    def test_raw_inputs_save_and_check(self):
+        d = os.path.join(TMP, 'saved')
+        p = vkinfer('run', FACE, '--task', 'none', '--save', d, check=0)
+        self.assertIn("output 0 'regressors' [1,896,16]:", p.stdout)
+        self.assertEqual(os.path.getsize(os.path.join(d, 'output_0.f32')), 896 * 16 * 4)
+        r = json.loads(vkinfer('run', FACE, '--check', d, '--json', check=0).stdout)
+        self.assertTrue(r['check'])
+        self.assertEqual(r['outputs'][0]['check_error'], 0)
+
+    def test_json_strings_escaped(self):
+        odd = os.path.join(TMP, 'we"ird\\na\tme.tflite')
+        shutil.copy(FACE, odd)
+        for args in (['info', odd, '--json'], ['plan', odd, '--json'],
+                     ['run', odd, '--json', '--task', 'none']):
+            r = json.loads(vkinfer(*args, check=0).stdout)
+            self.assertEqual(r['model'], odd)
+
+
+class Verbs(unittest.TestCase):
+    def test_info(self):
+        p = vkinfer('info', check=0)
+        self.assertRegex(p.stdout, r'(?m)^\* device \d+: ')
+        r = json.loads(vkinfer('info', '--json', check=0).stdout)
+        self.assertEqual(sum(d['chosen'] for d in r['devices']), 1)
+        p = vkinfer('info', FACE, check=0)
+        self.assertIn('task face_detection', p.stdout)
+        self.assertRegex(p.stdout, r'(?m)^ +\d+ CONV_2D$')
+        r = json.loads(vkinfer('info', FACE, '--json', check=0).stdout)
+        self.assertEqual(r['unsupported_ops'], 0)
+        self.assertTrue(all(o['supported'] for o in r['ops']))
+
+    def test_info_names_unsupported_ops(self):
+        bad = os.path.join(TMP, 'gather.tflite')
+        patch_first_opcode(FACE, bad, 36)       # GATHER
+        p = vkinfer('info', bad, check=1)
+        self.assertRegex(p.stdout, r'(?m)^ +\d+ GATHER +<- not supported$')
+        r = json.loads(vkinfer('info', bad, '--json', check=1).stdout)
+        self.assertGreater(r['unsupported_ops'], 0)
+        self.assertFalse(r['loads'])
+        self.assertTrue(all(o['name'] == 'GATHER' for o in r['ops'] if not o['supported']))
+        p = vkinfer('run', bad, check=1)
+        self.assertIn('GATHER', p.stderr)
+
+    def test_plan(self):
+        r = json.loads(vkinfer('plan', FACE, '--json', check=0).stdout)
+        self.assertEqual(len(r['plans']), 7)
+        self.assertIn('lower bound', vkinfer('plan', FACE, check=0).stdout)
+
+    def test_bench_several_models(self):
+        r = json.loads(vkinfer('bench', FACE, SELFIE, '--runs', '3', '--warmup', '1', '--json',
+                               check=0).stdout)
+        self.assertEqual([m['model'] for m in r['models']], [FACE, SELFIE])
+        for m in r['models']:
+            lat = m['latency_ms']
+            self.assertLessEqual(lat['min'], lat['median'])
+            self.assertLessEqual(lat['p10'], lat['p90'])
+            self.assertGreater(m['build_cold_ms'], 0)
+            self.assertGreater(m['first_run_ms'], 0)
+            self.assertGreaterEqual(lat['std'], 0)
+        rows = list(csv.DictReader(io.StringIO(vkinfer('bench', FACE, SELFIE, '--runs', '2',
+                                                       '--warmup', '0', '--csv', check=0).stdout)))
+        self.assertEqual([row['model'] for row in rows], [FACE, SELFIE])
+        self.assertGreater(float(rows[0]['median_ms']), 0)
+        p = vkinfer('bench', FACE, '--runs', '2', '--warmup', '0', '--with-io', check=0)
+        self.assertIn('input copy timed', p.stdout)
+
+    def test_bench_reports_a_bad_model_and_goes_on(self):
+        missing = os.path.join(TMP, 'nope.tflite')
+        self.assertEqual(vkinfer('bench', FACE, missing).returncode, 1)
+
+    def test_tune_with_progress(self):
+        tf = os.path.join(TMP, 'tuning.txt')
+        p = vkinfer('tune', FACE, '--tuning-file', tf, '--runs', '3', '--warmup', '1', '--json',
+                    check=0)
+        r = json.loads(p.stdout)
+        m = r['models'][0]
+        self.assertEqual(m['tuning_file'], tf)
+        self.assertGreater(m['dispatches'], 0)
+        self.assertGreater(m['before_ms'], 0)
+        self.assertRegex(p.stderr, r'(?m)^tune: \d+/\d+$')
+        self.assertTrue(os.path.exists(tf))
+
+    def test_calibrate_with_progress(self):
+        p = vkinfer('calibrate', FACE, '--runs', '2', '--warmup', '0', '--json')
+        if p.returncode and 'fp16' in p.stderr:
+            self.skipTest('the device has no fp16: ' + p.stderr.strip())
+        self.assertEqual(p.returncode, 0, p.stderr)
+        r = json.loads(p.stdout)
+        self.assertIn('fp32', r['latency_ms'])
+        self.assertRegex(p.stderr, r'(?m)^calibrate: \d+/\d+$')
+
+
+class Cache(unittest.TestCase):
+    def test_default_cache_directory(self):
+        xdg = os.path.join(TMP, 'xdg-default')
+        vkinfer('run', FACE, env=dict(ENV, XDG_CACHE_HOME=xdg), check=0)
+        self.assertTrue(os.listdir(os.path.join(xdg, 'vkinfer')))
+
+    def test_no_cache(self):
+        xdg = os.path.join(TMP, 'xdg-none')
+        vkinfer('run', FACE, '--no-cache', env=dict(ENV, XDG_CACHE_HOME=xdg), check=0)
+        self.assertFalse(os.path.exists(os.path.join(xdg, 'vkinfer')))
+
+    def test_unusable_cache_directory_warns(self):
+        afile = os.path.join(TMP, 'cache-is-a-file')
+        open(afile, 'w').write('x')
+        p = vkinfer('run', FACE, env=dict(ENV, XDG_CACHE_HOME=afile), check=0)
+        self.assertIn('warning', p.stderr)
+        self.assertIn(afile, p.stderr)
+
+
+if __name__ == '__main__':
+    CLI = os.path.abspath(sys.argv.pop(1))
+    try:
+        unittest.main(verbosity=2)
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)

@@ -1,0 +1,841 @@
+/* cli_graph.c: the command-line verbs that build graphs and run them: run, bench, tune
+ * and calibrate, with what they share: opening the device with the cache directory,
+ * checking every path and size against the model before a graph is built, feeding inputs
+ * (raw files, the reference generator, or a photo through the library's image input), and
+ * timing runs. Also the output helpers of cli.h. */
+#include "cli.h"
+#include "picture.h"
+
+#include "../tuner/stats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- output helpers ------------------------------------------------------------------- */
+
+int cli_fail(const char *what, vki_status s) {
+    fprintf(stderr, "vkinfer: %s failed: %s (%s)\n", what, vki_last_error(), vki_status_name(s));
+    return 1;
+}
+
+void cli_json_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        default:
+            if (*p < 0x20) fprintf(f, "\\u%04x", *p);
+            else fputc(*p, f);
+        }
+    }
+    fputc('"', f);
+}
+
+void cli_json_number(FILE *f, double v) {
+    if (isfinite(v)) fprintf(f, "%.9g", v);
+    else fputs("null", f);
+}
+
+void cli_json_sep(FILE *f, int index) {
+    if (index) fputs(", ", f);
+}
+
+void cli_progress(void *user, const char *stage, int done, int total) {
+    (void)user;
+    if (total <= 0) return;
+    if (isatty(STDERR_FILENO)) {
+        enum { WIDTH = 30 };
+        int fill = (int)((long long)done * WIDTH / total);
+        fprintf(stderr, "\r%-12s [%.*s%*s] %d/%d", stage, fill, "##############################",
+                WIDTH - fill, "", done, total);
+        if (done >= total) fputc('\n', stderr);
+    } else {
+        fprintf(stderr, "%s: %d/%d\n", stage, done, total);
+    }
+    fflush(stderr);
+}
+
+vki_status cli_context(const cli *c, vki_context **out) {
+    vki_context_options o = c->ctx_opts;
+    o.cache_dir = c->cache_dir;
+    vki_status s = vki_context_create(&o, out);
+    if (s == VKI_ERROR_IO && o.cache_dir) {
+        fprintf(stderr, "vkinfer: warning: %s; going on without a cache\n", vki_last_error());
+        o.cache_dir = NULL;
+        s = vki_context_create(&o, out);
+    }
+    return s;
+}
+
+/* ---- checks before building ------------------------------------------------------------ */
+
+static void shape_text(const vki_tensor_info *t, char *buf, size_t size) {
+    size_t n = (size_t)snprintf(buf, size, "[");
+    for (int d = 0; d < t->rank && n < size; d++)
+        n += (size_t)snprintf(buf + n, size - n, d ? ",%d" : "%d", t->shape[d]);
+    if (n < size) snprintf(buf + n, size - n, "]");
+}
+
+/* A raw float32 file of exactly count values; 0 after printing why. */
+static int check_raw_file(const char *path, const char *what, size_t count) {
+    struct stat st;
+    if (stat(path, &st) != 0 || access(path, R_OK) != 0) {
+        fprintf(stderr, "vkinfer: %s: %s\n", path, strerror(errno));
+        return 0;
+    }
+    if (!S_ISREG(st.st_mode) || (size_t)st.st_size != count * sizeof(float)) {
+        fprintf(stderr, "vkinfer: %s: %lld bytes, but %s takes %zu (%zu float32 values)\n", path,
+                (long long)st.st_size, what, count * sizeof(float), count);
+        return 0;
+    }
+    return 1;
+}
+
+static int check_writable_dir(const char *dir, const char *flag, int create) {
+    struct stat st;
+    if (create && stat(dir, &st) != 0 && mkdir(dir, 0777) != 0) {
+        fprintf(stderr, "vkinfer: %s %s: %s\n", flag, dir, strerror(errno));
+        return 0;
+    }
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK) != 0) {
+        fprintf(stderr, "vkinfer: %s %s: %s\n", flag, dir,
+                errno && !S_ISREG(st.st_mode) ? strerror(errno) : "not a writable directory");
+        return 0;
+    }
+    return 1;
+}
+
+/* The directory a file would be written into must be writable. */
+static int check_writable_file(const char *path, const char *flag) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == dir) dir[1] = 0;
+    else *slash = 0;
+    errno = 0;
+    return check_writable_dir(dir, flag, 0);
+}
+
+/* What one model's run needs, checked and loaded before any graph is built. */
+typedef struct job {
+    const char *path;
+    vki_model *model;
+    int n_in, n_out;
+    float *ins[CLI_MAX_FILES];       /* raw inputs (files or the generator) */
+    vki_picture photo;               /* --image */
+    vki_image image;
+    vki_image_transform transform;
+    vki_task task;
+    char tuning[4096];               /* the tuning file, or "" */
+} job;
+
+static void job_free(job *j) {
+    for (int i = 0; i < CLI_MAX_FILES; i++) free(j->ins[i]);
+    vki_picture_free(&j->photo);
+    vki_model_destroy(j->model);
+    memset(j, 0, sizeof *j);
+}
+
+/* Default normalisation: MediaPipe's face detectors take [-1, 1], its other models [0, 1]. */
+static void task_range(vki_task task, float mean[3], float std[3]) {
+    int symmetric = task == VKI_TASK_FACE_DETECTION;
+    for (int k = 0; k < 3; k++) {
+        mean[k] = symmetric ? 127.5f : 0.0f;
+        std[k] = symmetric ? 127.5f : 255.0f;
+    }
+}
+
+static int read_raw(const char *path, float *dst, size_t count) {
+    FILE *f = fopen(path, "rb");
+    if (!f) { fprintf(stderr, "vkinfer: %s: %s\n", path, strerror(errno)); return 0; }
+    size_t got = fread(dst, sizeof(float), count, f);
+    fclose(f);
+    if (got != count) { fprintf(stderr, "vkinfer: %s: short read\n", path); return 0; }
+    return 1;
+}
+
+static int job_open(const cli *c, const char *path, job *j) {
+    memset(j, 0, sizeof *j);
+    j->path = path;
+    vki_status s = vki_model_load_file(path, &j->model);
+    if (s) return !cli_fail("loading the model", s);
+    vki_model *m = j->model;
+    j->n_in = vki_model_input_count(m);
+    j->n_out = vki_model_output_count(m);
+    if (j->n_in > CLI_MAX_FILES || j->n_out > CLI_MAX_FILES) {
+        fprintf(stderr, "vkinfer: %s: %d inputs and %d outputs; this tool takes up to %d each\n",
+                path, j->n_in, j->n_out, CLI_MAX_FILES);
+        return 0;
+    }
+    j->task = c->task_given ? c->task : vki_task_guess(m);
+    for (int i = 0; i < c->n_fp32_ops; i++)
+        if (c->fp32_ops[i] >= vki_model_op_count(m)) {
+            fprintf(stderr, "vkinfer: --fp32-ops: op %d is past the model's last op, %d\n",
+                    c->fp32_ops[i], vki_model_op_count(m) - 1);
+            return 0;
+        }
+    if (c->n_inputs && c->n_inputs != j->n_in) {
+        fprintf(stderr, "vkinfer: %s has %d input%s, %d --input given\n", path, j->n_in,
+                j->n_in == 1 ? "" : "s", c->n_inputs);
+        return 0;
+    }
+    uint32_t state = 0x12345678u;    /* the reference runner's seed: tests/data/ref */
+    for (int i = 0; i < j->n_in; i++) {
+        vki_tensor_info t;
+        vki_model_input_info(m, i, &t);
+        if (c->n_inputs) {
+            char what[320], dims[96];
+            shape_text(&t, dims, sizeof dims);
+            snprintf(what, sizeof what, "input %d '%.64s' %s", i, t.name, dims);
+            if (!check_raw_file(c->inputs[i], what, t.element_count)) return 0;
+        }
+        j->ins[i] = malloc(t.element_count * sizeof(float) + 1);
+        if (!j->ins[i]) return !cli_fail("reading inputs", VKI_ERROR_OUT_OF_MEMORY);
+        if (c->n_inputs) {
+            if (!read_raw(c->inputs[i], j->ins[i], t.element_count)) return 0;
+        } else {
+            vki_fill_uniform(j->ins[i], t.element_count, &state, -1.0f, 1.0f);
+        }
+    }
+    if (c->image) {
+        vki_tensor_info t;
+        vki_model_input_info(m, 0, &t);
+        if (t.rank != 4 || t.shape[0] != 1 || (t.shape[3] != 3 && t.shape[3] != 1)) {
+            char dims[96];
+            shape_text(&t, dims, sizeof dims);
+            fprintf(stderr, "vkinfer: --image: %s's input 0 '%s' is %s; a photo needs "
+                            "[1,H,W,3] or [1,H,W,1]\n", path, t.name, dims);
+            return 0;
+        }
+        char err[512];
+        if (!vki_picture_load(c->image, &j->photo, err, sizeof err)) {
+            fprintf(stderr, "vkinfer: --image %s\n", err);
+            return 0;
+        }
+        j->image = (vki_image){.format = VKI_PIXEL_RGB888, .width = j->photo.width,
+                               .height = j->photo.height, .data = j->photo.rgb};
+        j->transform.letterbox = 1;
+        if (c->norm_given) {
+            memcpy(j->transform.mean, c->mean, sizeof c->mean);
+            memcpy(j->transform.std, c->std, sizeof c->std);
+        } else {
+            task_range(j->task, j->transform.mean, j->transform.std);
+        }
+    }
+    if (c->check_dir)
+        for (int i = 0; i < j->n_out; i++) {
+            vki_tensor_info t;
+            vki_model_output_info(m, i, &t);
+            char file[4096], what[160];
+            snprintf(file, sizeof file, "%s/output_%d.f32", c->check_dir, i);
+            snprintf(what, sizeof what, "output %d '%.64s'", i, t.name);
+            if (!check_raw_file(file, what, t.element_count)) return 0;
+        }
+    if (c->save_dir && !check_writable_dir(c->save_dir, "--save", 1)) return 0;
+    if (c->out && !check_writable_file(c->out, "--out")) return 0;
+    if (c->tuning_file) {
+        snprintf(j->tuning, sizeof j->tuning, "%s", c->tuning_file);
+        if ((c->verb == CLI_TUNE || c->tune) && !check_writable_file(j->tuning, "--tuning-file"))
+            return 0;
+    } else if (c->cache_dir) {
+        snprintf(j->tuning, sizeof j->tuning, "%s/tuning.txt", c->cache_dir);
+    }
+    return 1;
+}
+
+static vki_graph_options graph_options(const cli *c, const job *j, int tune) {
+    return (vki_graph_options){
+        .precision = c->precision, .memory = c->memory, .wait = c->wait, .profile = c->profile,
+        .fp32_ops = c->fp32_ops, .n_fp32_ops = c->n_fp32_ops,
+        .tuning_file = j->tuning[0] ? j->tuning : NULL, .tune = tune,
+        .progress = tune ? cli_progress : NULL};
+}
+
+static vki_status feed(vki_graph *g, const job *j) {
+    vki_status s = VKI_OK;
+    for (int i = 0; i < j->n_in && !s; i++) {
+        if (i == 0 && j->photo.rgb) {
+            s = vki_graph_set_input_image(g, 0, &j->image, &j->transform);
+            continue;
+        }
+        vki_tensor_info t;
+        vki_model_input_info(j->model, i, &t);
+        s = vki_graph_set_input(g, i, j->ins[i], t.element_count * sizeof(float));
+    }
+    return s;
+}
+
+/* Timings of one graph: the first run, then `runs` after `warmup`. The inputs are fed
+ * once before; with --with-io again inside every timed run. */
+typedef struct timing {
+    double first_ms;
+    vki_sample_stats stats;
+} timing;
+
+static int time_graph(const cli *c, vki_graph *g, const job *j, int runs, int warmup, timing *out) {
+    vki_status s = feed(g, j);
+    if (s) return !cli_fail("feeding inputs", s);
+    double *ms = malloc(sizeof(double) * (size_t)runs);
+    if (!ms) return !cli_fail("timing", VKI_ERROR_OUT_OF_MEMORY);
+    double t0 = vki_now_ms();
+    if ((s = vki_graph_run(g))) { free(ms); return !cli_fail("running", s); }
+    out->first_ms = vki_now_ms() - t0;
+    for (int r = 0; r < warmup; r++)
+        if ((s = vki_graph_run(g))) { free(ms); return !cli_fail("running", s); }
+    for (int r = 0; r < runs; r++) {
+        double start = vki_now_ms();
+        if (c->with_io && (s = feed(g, j))) { free(ms); return !cli_fail("feeding inputs", s); }
+        if ((s = vki_graph_run(g))) { free(ms); return !cli_fail("running", s); }
+        ms[r] = vki_now_ms() - start;
+    }
+    out->stats = vki_sample_stats_of(ms, runs);
+    free(ms);
+    return 1;
+}
+
+static void json_stats(FILE *f, const vki_sample_stats *st) {
+    fprintf(f, "\"mean\": ");
+    cli_json_number(f, st->mean);
+    fprintf(f, ", \"std\": ");
+    cli_json_number(f, st->std);
+    fprintf(f, ", \"median\": ");
+    cli_json_number(f, st->median);
+    fprintf(f, ", \"p10\": ");
+    cli_json_number(f, st->p10);
+    fprintf(f, ", \"p90\": ");
+    cli_json_number(f, st->p90);
+    fprintf(f, ", \"min\": ");
+    cli_json_number(f, st->min);
+    fprintf(f, ", \"max\": ");
+    cli_json_number(f, st->max);
+}
+
+static const char *device_name(vki_context *ctx, vki_device_info *info) {
+    vki_context_device_info(ctx, info);
+    return info->name;
+}
+
+/* ---- run ------------------------------------------------------------------------------- */
+
+static void print_shape(FILE *f, const vki_tensor_info *t) {
+    char dims[96];
+    shape_text(t, dims, sizeof dims);
+    fputs(dims, f);
+}
+
+/* GPU time of the last run: every dispatch, then the total per kernel and its variants. */
+static void print_profile(const vki_graph *g, const vki_model *m, int json) {
+    int n = vki_graph_profile(g, NULL, 0);
+    vki_dispatch_profile *p = n > 0 ? calloc((size_t)n, sizeof *p) : NULL;
+    if (!p) return;
+    vki_graph_profile(g, p, n);
+    double total = 0;
+    for (int k = 0; k < n; k++) total += p[k].ms;
+    if (json) {
+        printf(", \"profile\": [");
+        for (int k = 0; k < n; k++) {
+            cli_json_sep(stdout, k);
+            printf("\n  {\"op\": %d, \"op_name\": ", p[k].op_index);
+            cli_json_string(stdout, p[k].op_index >= 0 ? vki_model_op_name(m, p[k].op_index) : "");
+            printf(", \"kernel\": ");
+            cli_json_string(stdout, p[k].kernel);
+            printf(", \"variant\": ");
+            cli_json_string(stdout, p[k].variant ? p[k].variant : "");
+            printf(", \"grid\": [%u,%u,%u], \"workgroup\": [%u,%u,%u], \"ms\": ", p[k].grid[0],
+                   p[k].grid[1], p[k].grid[2], p[k].workgroup[0], p[k].workgroup[1],
+                   p[k].workgroup[2]);
+            cli_json_number(stdout, p[k].ms);
+            printf("}");
+        }
+        printf("], \"gpu_total_ms\": ");
+        cli_json_number(stdout, total);
+        free(p);
+        return;
+    }
+    printf("%5s %-24s %-18s %-16s %-16s %-10s %9s\n", "step", "op", "kernel", "variant", "grid",
+           "workgroup", "ms");
+    for (int k = 0; k < n; k++) {
+        char grid[32], wg[32], op[48];
+        snprintf(grid, sizeof grid, "%ux%ux%u", p[k].grid[0], p[k].grid[1], p[k].grid[2]);
+        snprintf(wg, sizeof wg, "%ux%ux%u", p[k].workgroup[0], p[k].workgroup[1], p[k].workgroup[2]);
+        if (p[k].op_index >= 0) snprintf(op, sizeof op, "%d %s", p[k].op_index, vki_model_op_name(m, p[k].op_index));
+        else snprintf(op, sizeof op, "-");
+        const char *variant = p[k].variant && *p[k].variant ? p[k].variant : "-";
+        printf("%5d %-24s %-18s %-16s %-16s %-10s %9.4f\n", k, op, p[k].kernel, variant, grid, wg,
+               p[k].ms);
+    }
+    printf("per kernel:\n");
+    for (int k = 0; k < n; k++) {
+        int seen = 0;
+        for (int i = 0; i < k && !seen; i++) seen = !strcmp(p[i].kernel, p[k].kernel);
+        if (seen) continue;
+        double sum = 0;
+        int count = 0;
+        for (int i = k; i < n; i++)
+            if (!strcmp(p[i].kernel, p[k].kernel)) sum += p[i].ms, count++;
+        printf("  %-18s %4d dispatches %9.3f ms %5.1f%%\n", p[k].kernel, count, sum,
+               total > 0 ? 100 * sum / total : 0);
+        /* Then the kernel's forms the ops chose, each once. */
+        for (int v = k; v < n; v++) {
+            if (strcmp(p[v].kernel, p[k].kernel) || !p[v].variant || !*p[v].variant) continue;
+            int again = 0;
+            for (int i = k; i < v && !again; i++)
+                again = !strcmp(p[i].kernel, p[k].kernel) && p[i].variant &&
+                        !strcmp(p[i].variant, p[v].variant);
+            if (again) continue;
+            double vsum = 0;
+            int vcount = 0;
+            for (int i = v; i < n; i++)
+                if (!strcmp(p[i].kernel, p[k].kernel) && p[i].variant &&
+                    !strcmp(p[i].variant, p[v].variant))
+                    vsum += p[i].ms, vcount++;
+            printf("    %-16s %4d dispatches %9.3f ms %5.1f%%\n", p[v].variant, vcount, vsum,
+                   total > 0 ? 100 * vsum / total : 0);
+        }
+    }
+    printf("GPU total %.3f ms over %d dispatches\n", total, n);
+    free(p);
+}
+
+static int write_raw(const char *dir, int index, const float *data, size_t count) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/output_%d.f32", dir, index);
+    FILE *f = fopen(path, "wb");
+    if (!f) { fprintf(stderr, "vkinfer: %s: %s\n", path, strerror(errno)); return 0; }
+    int ok = fwrite(data, sizeof(float), count, f) == count;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok) fprintf(stderr, "vkinfer: %s: write failed\n", path);
+    return ok;
+}
+
+int cli_run(const cli *c) {
+    int rc = 1;
+    job j;
+    vki_context *ctx = NULL;
+    vki_graph *g = NULL;
+    float *outs[CLI_MAX_FILES] = {0};
+    cli_results res = {0};
+    if (!job_open(c, c->models[0], &j)) goto done;
+    vki_model *m = j.model;
+    vki_status s = cli_context(c, &ctx);
+    if (s) { cli_fail("opening the device", s); goto done; }
+    vki_device_info dev;
+    device_name(ctx, &dev);
+    double t0 = vki_now_ms();
+    vki_graph_options go = graph_options(c, &j, c->tune);
+    if ((s = vki_graph_create(ctx, m, &go, &g))) { cli_fail("building the graph", s); goto done; }
+    double build_ms = vki_now_ms() - t0;
+    timing tm;
+    if (!time_graph(c, g, &j, c->runs, c->warmup, &tm)) goto done;
+    for (int i = 0; i < j.n_out; i++) {
+        vki_tensor_info t;
+        vki_model_output_info(m, i, &t);
+        outs[i] = malloc(t.element_count * sizeof(float) + 1);
+        if (!outs[i]) { cli_fail("reading outputs", VKI_ERROR_OUT_OF_MEMORY); goto done; }
+        if ((s = vki_graph_get_output(g, i, outs[i], t.element_count * sizeof(float)))) {
+            cli_fail("reading outputs", s);
+            goto done;
+        }
+        if (c->save_dir && !write_raw(c->save_dir, i, outs[i], t.element_count)) goto done;
+    }
+    vki_tensor_info in0;
+    vki_model_input_info(m, 0, &in0);
+    res.task = j.task;
+    int in_w = in0.rank == 4 ? in0.shape[2] : 1, in_h = in0.rank == 4 ? in0.shape[1] : 1;
+    res.letterbox = j.photo.rgb ? vki_letterbox_fit(j.photo.width, j.photo.height, in_w, in_h, 1)
+                                : vki_letterbox_fit(in_w, in_h, in_w, in_h, 0);
+    if (res.task != VKI_TASK_NONE && !cli_results_decode(c, m, outs, &res)) goto done;
+    if (c->out && !cli_results_draw(&res, c->image, c->out)) goto done;
+
+    /* The check, before printing, so that the JSON can carry it. */
+    int check_ok = 1;
+    double errors[CLI_MAX_FILES] = {0};
+    for (int i = 0; c->check_dir && i < j.n_out; i++) {
+        vki_tensor_info t;
+        vki_model_output_info(m, i, &t);
+        float *want = malloc(t.element_count * sizeof(float) + 1);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/output_%d.f32", c->check_dir, i);
+        if (!want || !read_raw(path, want, t.element_count)) { free(want); goto done; }
+        errors[i] = vki_relative_error(outs[i], want, t.element_count, NULL);
+        check_ok &= errors[i] <= c->tolerance;
+        free(want);
+    }
+    vki_memory_report mem;
+    vki_graph_memory(g, &mem);
+    vki_tuning_report tuning;
+    vki_graph_tuning(g, &tuning);
+    if (c->json) {
+        printf("{\"model\": ");
+        cli_json_string(stdout, j.path);
+        printf(", \"device\": ");
+        cli_json_string(stdout, dev.name);
+        printf(", \"task\": \"%s\", \"image\": ", vki_task_name(res.task));
+        if (j.photo.rgb) {
+            printf("{\"path\": ");
+            cli_json_string(stdout, c->image);
+            printf(", \"width\": %d, \"height\": %d, \"mean\": [%g,%g,%g], \"std\": [%g,%g,%g]}",
+                   j.photo.width, j.photo.height, j.transform.mean[0], j.transform.mean[1],
+                   j.transform.mean[2], j.transform.std[0], j.transform.std[1], j.transform.std[2]);
+        } else {
+            printf("null");
+        }
+        printf(", \"outputs\": [");
+        for (int i = 0; i < j.n_out; i++) {
+            vki_tensor_info t;
+            vki_model_output_info(m, i, &t);
+            cli_json_sep(stdout, i);
+            printf("{\"index\": %d, \"name\": ", i);
+            cli_json_string(stdout, t.name);
+            printf(", \"shape\": ");
+            print_shape(stdout, &t);
+            if (c->check_dir) {
+                printf(", \"check_error\": ");
+                cli_json_number(stdout, errors[i]);
+            }
+            printf("}");
+        }
+        printf("]");
+        if (res.task != VKI_TASK_NONE) cli_results_json(&res);
+        printf(", \"dispatches\": %d, \"timings_ms\": {\"build\": ", vki_graph_dispatch_count(g));
+        cli_json_number(stdout, build_ms);
+        printf(", \"first_run\": ");
+        cli_json_number(stdout, tm.first_ms);
+        printf(", ");
+        json_stats(stdout, &tm.stats);
+        printf(", \"runs\": %d, \"warmup\": %d, \"with_io\": %s}", c->runs, c->warmup,
+               c->with_io ? "true" : "false");
+        printf(", \"memory_bytes\": {\"weights\": %llu, \"intermediates\": %llu, "
+               "\"lower_bound\": %llu, \"io\": %llu, \"staging\": %llu}",
+               (unsigned long long)mem.weights_bytes, (unsigned long long)mem.intermediate_bytes,
+               (unsigned long long)mem.lower_bound_bytes, (unsigned long long)mem.io_bytes,
+               (unsigned long long)mem.staging_bytes);
+        if (c->profile) print_profile(g, m, 1);
+        if (c->check_dir) printf(", \"check\": %s", check_ok ? "true" : "false");
+        printf("}\n");
+    } else {
+        printf("model %s on %s: %d ops, %d dispatches, built in %.1f ms\n", j.path, dev.name,
+               vki_model_op_count(m), vki_graph_dispatch_count(g), build_ms);
+        if (c->tune || tuning.from_file)
+            printf("tuning: %d dispatches tunable, %d sizes from %s, %d searched, %d moved%s\n",
+                   tuning.dispatches, tuning.from_file, j.tuning[0] ? j.tuning : "no file",
+                   tuning.searched, tuning.moved,
+                   tuning.moved ? (tuning.kept ? ", tuned sizes kept" : ", table's sizes kept") : "");
+        if (j.photo.rgb)
+            printf("photo %s %dx%d -> input %dx%d letterboxed, (pixel - %g) / %g\n", c->image,
+                   j.photo.width, j.photo.height, in_w, in_h, j.transform.mean[0],
+                   j.transform.std[0]);
+        for (int i = 0; i < j.n_out; i++) {
+            vki_tensor_info t;
+            vki_model_output_info(m, i, &t);
+            printf("output %d '%s' ", i, t.name);
+            print_shape(stdout, &t);
+            if (res.task == VKI_TASK_NONE) {
+                printf(":");
+                for (size_t k = 0; k < t.element_count && k < 6; k++) printf(" %.6g", outs[i][k]);
+                if (t.element_count > 6) printf(" ...");
+            }
+            if (c->check_dir)
+                printf("  check: error %.3g %s %.3g %s", errors[i],
+                       errors[i] <= c->tolerance ? "<=" : ">", c->tolerance,
+                       errors[i] <= c->tolerance ? "ok" : "FAIL");
+            printf("\n");
+        }
+        if (res.task != VKI_TASK_NONE) cli_results_print(&res);
+        if (c->out) printf("wrote %s\n", c->out);
+        printf("memory: weights %.3f MB, intermediates %.3f MB (%s; lower bound %.3f MB), "
+               "I/O tensors %.3f MB, staging %.3f MB\n", mem.weights_bytes / 1e6,
+               mem.intermediate_bytes / 1e6, mem.strategy, mem.lower_bound_bytes / 1e6,
+               mem.io_bytes / 1e6, mem.staging_bytes / 1e6);
+        if (c->profile) print_profile(g, m, 0);
+        printf("latency: median %.3f ms, min %.3f, p10 %.3f, p90 %.3f, max %.3f, mean %.3f, "
+               "std %.3f (%d run%s after %d warm-up; first run %.1f ms)\n", tm.stats.median,
+               tm.stats.min, tm.stats.p10, tm.stats.p90, tm.stats.max, tm.stats.mean,
+               tm.stats.std, c->runs, c->runs == 1 ? "" : "s", c->warmup, tm.first_ms);
+    }
+    rc = check_ok ? 0 : 1;
+done:
+    for (int i = 0; i < CLI_MAX_FILES; i++) free(outs[i]);
+    cli_results_free(&res);
+    vki_graph_destroy(g);
+    vki_context_destroy(ctx);
+    job_free(&j);
+    return rc;
+}
+
+/* ---- bench ----------------------------------------------------------------------------- */
+
+typedef struct bench_row {
+    int ok;
+    double cold_ms, cached_ms;
+    timing tm;
+    int kernels_compiled;
+} bench_row;
+
+/* Cold: a context of its own with no disk cache, so every kernel is compiled; cached: the
+ * same graph built again in that context, its kernels and pipelines kept there, as an
+ * application sees when it builds a second graph. The runs use the second graph. */
+static int bench_one(const cli *c, const char *path, vki_device_info *dev, bench_row *row) {
+    job j;
+    vki_context *ctx = NULL;
+    vki_graph *g = NULL;
+    int ok = 0;
+    if (!job_open(c, path, &j)) goto done;
+    vki_context_options o = c->ctx_opts;
+    o.cache_dir = NULL;
+    vki_status s = vki_context_create(&o, &ctx);
+    if (s) { cli_fail("opening the device", s); goto done; }
+    device_name(ctx, dev);
+    vki_graph_options go = graph_options(c, &j, c->tune);
+    double t0 = vki_now_ms();
+    if ((s = vki_graph_create(ctx, j.model, &go, &g))) { cli_fail("building the graph", s); goto done; }
+    row->cold_ms = vki_now_ms() - t0;
+    vki_kernel_stats ks;
+    vki_context_kernel_stats(ctx, &ks);
+    row->kernels_compiled = ks.compiled;
+    vki_graph_destroy(g);
+    g = NULL;
+    go.tune = 0;                      /* the cold build tuned already; the sizes are in the file */
+    t0 = vki_now_ms();
+    if ((s = vki_graph_create(ctx, j.model, &go, &g))) { cli_fail("building the graph", s); goto done; }
+    row->cached_ms = vki_now_ms() - t0;
+    ok = time_graph(c, g, &j, c->runs, c->warmup, &row->tm);
+done:
+    vki_graph_destroy(g);
+    vki_context_destroy(ctx);
+    job_free(&j);
+    return row->ok = ok;
+}
+
+int cli_bench(const cli *c) {
+    bench_row rows[CLI_MAX_MODELS] = {{0}};
+    vki_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    int failed = 0;
+    if (c->csv)
+        printf("model,device,build_cold_ms,build_cached_ms,first_run_ms,mean_ms,std_ms,median_ms,"
+               "p10_ms,p90_ms,min_ms,max_ms,runs,warmup,with_io\n");
+    else if (!c->json)
+        printf("%-40s %9s %9s %9s %8s %7s %8s %8s %8s %8s\n", "model (ms)", "build", "cached",
+               "1st run", "mean", "std", "median", "p10", "p90", "min");
+    for (int i = 0; i < c->n_models; i++) {
+        bench_row *r = &rows[i];
+        if (!bench_one(c, c->models[i], &dev, r)) { failed++; continue; }
+        const vki_sample_stats *st = &r->tm.stats;
+        if (c->csv) {
+            printf("\"%s\",\"%s\",%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%d,%d,%d\n",
+                   c->models[i], dev.name, r->cold_ms, r->cached_ms, r->tm.first_ms, st->mean,
+                   st->std, st->median, st->p10, st->p90, st->min, st->max, c->runs, c->warmup,
+                   c->with_io);
+        } else if (!c->json) {
+            const char *base = strrchr(c->models[i], '/');
+            printf("%-40.40s %9.1f %9.1f %9.2f %8.3f %7.3f %8.3f %8.3f %8.3f %8.3f\n",
+                   base ? base + 1 : c->models[i], r->cold_ms, r->cached_ms, r->tm.first_ms,
+                   st->mean, st->std, st->median, st->p10, st->p90, st->min);
+        }
+        fflush(stdout);
+    }
+    if (c->json) {
+        printf("{\"device\": ");
+        cli_json_string(stdout, dev.name);
+        printf(", \"runs\": %d, \"warmup\": %d, \"with_io\": %s, \"models\": [", c->runs,
+               c->warmup, c->with_io ? "true" : "false");
+        for (int i = 0, k = 0; i < c->n_models; i++) {
+            const bench_row *r = &rows[i];
+            cli_json_sep(stdout, k++);
+            printf("\n  {\"model\": ");
+            cli_json_string(stdout, c->models[i]);
+            if (!r->ok) {
+                printf(", \"error\": true}");
+                continue;
+            }
+            printf(", \"build_cold_ms\": ");
+            cli_json_number(stdout, r->cold_ms);
+            printf(", \"kernels_compiled\": %d, \"build_cached_ms\": ", r->kernels_compiled);
+            cli_json_number(stdout, r->cached_ms);
+            printf(", \"first_run_ms\": ");
+            cli_json_number(stdout, r->tm.first_ms);
+            printf(", \"latency_ms\": {");
+            json_stats(stdout, &r->tm.stats);
+            printf("}}");
+        }
+        printf("\n]}\n");
+    } else if (!c->csv) {
+        printf("%d run%s after %d warm-up on %s; %s; build: cold in a fresh context, then cached "
+               "(kernels kept in the context)\n", c->runs, c->runs == 1 ? "" : "s", c->warmup,
+               dev.name, c->with_io ? "input copy timed" : "input copy not timed");
+    }
+    return failed ? 1 : 0;
+}
+
+/* ---- tune ------------------------------------------------------------------------------ */
+
+int cli_tune(const cli *c) {
+    int failed = 0;
+    if (c->json) printf("{\"models\": [");
+    for (int i = 0; i < c->n_models; i++) {
+        job j;
+        vki_context *ctx = NULL;
+        vki_graph *g = NULL;
+        int ok = 0;
+        timing before = {0}, after = {0};
+        vki_tuning_report rep = {0};
+        if (!job_open(c, c->models[i], &j)) goto next;
+        vki_status s = cli_context(c, &ctx);
+        if (s) { cli_fail("opening the device", s); goto next; }
+        /* Before: the family table's sizes alone. */
+        vki_graph_options go = graph_options(c, &j, 0);
+        go.tuning_file = NULL;
+        if ((s = vki_graph_create(ctx, j.model, &go, &g))) { cli_fail("building the graph", s); goto next; }
+        if (!time_graph(c, g, &j, c->runs, c->warmup, &before)) goto next;
+        vki_graph_destroy(g);
+        g = NULL;
+        if (!c->json) {
+            printf("%s: table sizes %.3f ms (median of %d); tuning...\n", j.path,
+                   before.stats.median, c->runs);
+            fflush(stdout);
+        }
+        go = graph_options(c, &j, 1);
+        go.progress_user = (void *)j.path;
+        if ((s = vki_graph_create(ctx, j.model, &go, &g))) { cli_fail("tuning", s); goto next; }
+        vki_graph_tuning(g, &rep);
+        if (!time_graph(c, g, &j, c->runs, c->warmup, &after)) goto next;
+        ok = 1;
+    next:
+        if (c->json) {
+            cli_json_sep(stdout, i);
+            printf("\n  {\"model\": ");
+            cli_json_string(stdout, c->models[i]);
+            if (ok) {
+                printf(", \"tuning_file\": ");
+                if (j.tuning[0]) cli_json_string(stdout, j.tuning);
+                else printf("null");
+                printf(", \"dispatches\": %d, \"from_file\": %d, \"searched\": %d, \"moved\": %d, "
+                       "\"kept\": %s, \"before_ms\": ", rep.dispatches, rep.from_file,
+                       rep.searched, rep.moved, rep.kept ? "true" : "false");
+                cli_json_number(stdout, before.stats.median);
+                printf(", \"after_ms\": ");
+                cli_json_number(stdout, after.stats.median);
+                printf("}");
+            } else {
+                printf(", \"error\": true}");
+            }
+        } else if (ok) {
+            printf("%s: %d dispatches tunable, %d sizes from the file, %d searched, %d moved%s\n"
+                   "%s: latency %.3f ms -> %.3f ms (median of %d after %d warm-up, %+.1f%%)\n",
+                   j.path, rep.dispatches, rep.from_file, rep.searched, rep.moved,
+                   rep.moved ? (rep.kept ? "; tuned sizes kept" : "; the whole graph was not "
+                                "faster with them, table's sizes kept") : "",
+                   j.path, before.stats.median, after.stats.median, c->runs, c->warmup,
+                   before.stats.median > 0
+                       ? 100 * (after.stats.median - before.stats.median) / before.stats.median
+                       : 0.0);
+            if (j.tuning[0]) printf("%s: sizes saved in %s\n", j.path, j.tuning);
+            else printf("%s: sizes not saved (no cache directory; --tuning-file FILE keeps them)\n", j.path);
+        }
+        failed += !ok;
+        vki_graph_destroy(g);
+        vki_context_destroy(ctx);
+        job_free(&j);
+    }
+    if (c->json) printf("\n]}\n");
+    return failed ? 1 : 0;
+}
+
+/* ---- calibrate ------------------------------------------------------------------------- */
+
+/* "0-79,85" from sorted indices. */
+static void print_ranges(FILE *f, const int *ops, int n) {
+    for (int i = 0; i < n;) {
+        int k = i;
+        while (k + 1 < n && ops[k + 1] == ops[k] + 1) k++;
+        fprintf(f, i ? ",%d" : "%d", ops[i]);
+        if (k > i) fprintf(f, "-%d", ops[k]);
+        i = k + 1;
+    }
+}
+
+static int latency_of(const cli *c, vki_context *ctx, const job *j, vki_precision p,
+                      const int *ops, int n_ops, double *ms) {
+    vki_graph_options go = graph_options(c, j, 0);
+    go.precision = p;
+    go.fp32_ops = ops;
+    go.n_fp32_ops = n_ops;
+    vki_graph *g;
+    vki_status s = vki_graph_create(ctx, j->model, &go, &g);
+    if (s) return !cli_fail("building the graph", s);
+    timing tm;
+    int ok = time_graph(c, g, j, c->runs, c->warmup, &tm);
+    vki_graph_destroy(g);
+    *ms = tm.stats.median;
+    return ok;
+}
+
+int cli_calibrate(const cli *c) {
+    int rc = 1;
+    job j;
+    vki_context *ctx = NULL;
+    int *ops = NULL;
+    if (!job_open(c, c->models[0], &j)) goto done;
+    vki_status s = cli_context(c, &ctx);
+    if (s) { cli_fail("opening the device", s); goto done; }
+    int n_ops = vki_model_op_count(j.model), kept = 0;
+    ops = malloc(sizeof(int) * (size_t)(n_ops ? n_ops : 1));
+    if (!ops) { cli_fail("calibrating", VKI_ERROR_OUT_OF_MEMORY); goto done; }
+    vki_precision p = c->precision == VKI_PRECISION_FP16_STORAGE ? VKI_PRECISION_FP16_STORAGE
+                                                                : VKI_PRECISION_FP16;
+    vki_calibration_options o = {.precision = p, .tolerance = c->tolerance,
+                                 .progress = cli_progress};
+    double t0 = vki_now_ms();
+    s = vki_calibrate_fp32_ops(ctx, j.model, (const float *const *)j.ins, &o, ops, n_ops, &kept);
+    if (s) { cli_fail("calibrating", s); goto done; }
+    double cal_s = (vki_now_ms() - t0) / 1e3;
+    double fp32_ms, fp16_ms, mixed_ms;
+    if (!latency_of(c, ctx, &j, VKI_PRECISION_FP32, NULL, 0, &fp32_ms) ||
+        !latency_of(c, ctx, &j, p, NULL, 0, &fp16_ms) ||
+        !latency_of(c, ctx, &j, p, ops, kept, &mixed_ms))
+        goto done;
+    const char *pname = p == VKI_PRECISION_FP16 ? "fp16" : "fp16-storage";
+    if (c->json) {
+        printf("{\"model\": ");
+        cli_json_string(stdout, j.path);
+        printf(", \"precision\": \"%s\", \"tolerance\": ", pname);
+        cli_json_number(stdout, c->tolerance);
+        printf(", \"ops\": %d, \"fp32_ops\": \"", n_ops);
+        print_ranges(stdout, ops, kept);
+        printf("\", \"kept_fp32\": %d, \"seconds\": ", kept);
+        cli_json_number(stdout, cal_s);
+        printf(", \"latency_ms\": {\"fp32\": ");
+        cli_json_number(stdout, fp32_ms);
+        printf(", \"%s\": ", pname);
+        cli_json_number(stdout, fp16_ms);
+        printf(", \"calibrated\": ");
+        cli_json_number(stdout, mixed_ms);
+        printf("}}\n");
+    } else {
+        printf("%s: %d of %d ops must stay fp32 for error <= %.3g against fp32 (%.1f s)\n",
+               j.path, kept, n_ops, c->tolerance, cal_s);
+        if (kept) {
+            printf("--fp32-ops ");
+            print_ranges(stdout, ops, kept);
+            printf("\n");
+        }
+        printf("latency (median of %d): fp32 %.3f ms, all %s %.3f ms, calibrated %.3f ms\n",
+               c->runs, fp32_ms, pname, fp16_ms, mixed_ms);
+    }
+    rc = 0;
+done:
+    free(ops);
+    vki_context_destroy(ctx);
+    job_free(&j);
+    return rc;
+}
