@@ -1,11 +1,31 @@
 #!/bin/sh
 # fetch_models.sh [DIR]: fetches MediaPipe's float .tflite models from their npm packages
-# into DIR (default models/cache), checking the sha256 of every package and model.
+# into DIR (default models/cache), checking the sha256 of every package and model, and
+# the photo the demo runs on: astronaut.png (public domain, NASA), from Debian's
+# python3-skimage package. Models packed into a package's emscripten asset bundle
+# (palm detection, face mesh) are cut out of it at the offsets its loader script gives.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$root/models/cache}
 mkdir -p "$dir"
 manifest="$root/models/models.sha256"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# The photo: Debian 12's python3-skimage ships it among its sample data.
+photo=astronaut.png
+sum=$(awk -v f=$photo '$2 == f {print $1}' "$manifest")
+if ! { [ -f "$dir/$photo" ] && echo "$sum  $dir/$photo" | sha256sum -c --quiet - >/dev/null 2>&1; }; then
+  (cd "$tmp" && { apt-get download python3-skimage >/dev/null 2>&1 ||
+                  { apt-get update -qq && apt-get download python3-skimage >/dev/null; }; }) || {
+    echo "fetch_models: apt-get download python3-skimage failed" >&2; exit 1; }
+  dpkg -x "$tmp"/python3-skimage_*.deb "$tmp/skimage"
+  found=$(find "$tmp/skimage" -name $photo -path '*skimage/data/*' | head -1)
+  [ -n "$found" ] && echo "$sum  $found" | sha256sum -c --quiet - || {
+    echo "fetch_models: $photo from python3-skimage is missing or its sha256 differs" >&2; exit 1; }
+  cp "$found" "$dir/$photo"
+  chmod 644 "$dir/$photo"
+fi
 
 have_all=1
 while read -r sum file; do
@@ -15,10 +35,9 @@ done < "$manifest"
 [ "$have_all" = 1 ] && exit 0
 
 command -v npm >/dev/null || { echo "fetch_models: npm is missing (run tools/setup.sh)" >&2; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 for pkg in @mediapipe/face_detection@0.4.1657300184 @mediapipe/selfie_segmentation@0.1.1675465747 \
-           @mediapipe/hands@0.4.1675469240 @mediapipe/pose@0.5.1675469404; do
+           @mediapipe/hands@0.4.1675469240 @mediapipe/pose@0.5.1675469404 \
+           @mediapipe/face_mesh@0.4.1657299874; do
   (cd "$tmp" && npm pack "$pkg" >/dev/null 2>"$tmp/npm.log") || {
     echo "fetch_models: npm pack $pkg failed:" >&2
     tail -5 "$tmp/npm.log" >&2
@@ -27,11 +46,24 @@ done
 (cd "$tmp" && grep '\.tgz$' "$manifest" | sha256sum -c --quiet -) || {
   echo "fetch_models: a package's sha256 does not match models/models.sha256" >&2; exit 1; }
 for tgz in "$tmp"/*.tgz; do
-  tar xzf "$tgz" -C "$tmp" --strip-components=1 --wildcards 'package/*.tflite'
+  tar xzf "$tgz" -C "$tmp" --strip-components=1
+done
+# Bundled models: the loader script lists each file as
+#   {"filename": "/.../NAME.tflite", "start": N, "end": M, ...}
+for js in "$tmp"/*_packed_assets_loader.js; do
+  [ -f "$js" ] || continue
+  data=${js%_loader.js}.data
+  grep -o '"filename": *"[^"]*\.tflite", *"start": *[0-9]*, *"end": *[0-9]*' "$js" |
+    sed 's|.*/\([^/"]*\.tflite\)", *"start": *\([0-9]*\), *"end": *\([0-9]*\)|\1 \2 \3|' |
+    while read -r name start end; do
+      [ -e "$tmp/$name" ] && continue
+      tail -c +"$((start + 1))" "$data" | head -c "$((end - start))" >"$tmp/$name"
+    done
 done
 grep '\.tflite$' "$manifest" | while read -r sum file; do
   echo "$sum  $tmp/$file" | sha256sum -c --quiet - || { echo "fetch_models: $file sha256 mismatch" >&2; exit 1; }
   cp "$tmp/$file" "$dir/$file"
   chmod 644 "$dir/$file"
 done
-echo "fetch_models: models in $dir"
+
+echo "fetch_models: models and $photo in $dir"
