@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void run_tiny(vki_context *ctx, float out[45], vki_kernel_stats *stats);
@@ -253,6 +254,68 @@ Test(kernel_cache, a_file_is_not_a_cache_directory) {
     cr_assert(strstr(vki_last_error(), "not a directory"), "%s", vki_last_error());
     cr_assert_null(ctx);
     remove(path);
+}
+
+/* Warnings a context logged, joined. */
+typedef struct warnings { char text[2048]; int n; } warnings;
+
+static void collect(void *user, vki_log_level level, const char *message) {
+    warnings *w = user;
+    if (level != VKI_LOG_WARNING) return;
+    w->n++;
+    size_t len = strlen(w->text);
+    snprintf(w->text + len, sizeof w->text - len, "%s\n", message);
+}
+
+/* An entry that cannot be saved (here the pipeline cache, whose name is taken by a
+ * directory) is one warning naming the directory and the cause; kernels still work. */
+Test(kernel_cache, a_write_that_fails_is_a_warning) {
+    char dir[128], blocker[192], cmd[512];
+    snprintf(dir, sizeof dir, "/tmp/vki_test_blocked_%d", (int)getpid());
+    snprintf(blocker, sizeof blocker, "%s/pipelines.bin/x", dir);
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, blocker);
+    cr_assert_eq(system(cmd), 0);
+    warnings w = {{0}, 0};
+    vki_context_options o = {.cache_dir = dir, .log = collect, .log_user = &w};
+    vki_context *ctx = NULL;
+    cr_assert_eq(vki_context_create(&o, &ctx), VKI_OK, "%s", vki_last_error());
+    float out[45];
+    vki_kernel_stats st;
+    run_tiny(ctx, out, &st);
+    vki_context_destroy(ctx);
+    cr_expect_eq(w.n, 1, "warnings: %s", w.text);
+    cr_expect(strstr(w.text, dir) && strstr(w.text, "pipelines.bin"), "%s", w.text);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* A directory that cannot be written is read from, with a warning at creation. Root
+ * writes anywhere, so there the check has nothing to see. */
+Test(kernel_cache, a_read_only_directory_is_a_warning) {
+    char dir[128], probe[160];
+    snprintf(dir, sizeof dir, "/tmp/vki_test_readonly_%d", (int)getpid());
+    mkdir(dir, 0777);
+    chmod(dir, 0555);
+    snprintf(probe, sizeof probe, "%s/probe", dir);
+    FILE *f = fopen(probe, "w");
+    if (f) {
+        fclose(f);
+        remove(probe);
+        rmdir(dir);
+        cr_skip_test("this user writes into a 0555 directory (root)");
+    }
+    warnings w = {{0}, 0};
+    vki_context_options o = {.cache_dir = dir, .log = collect, .log_user = &w};
+    vki_context *ctx = NULL;
+    cr_assert_eq(vki_context_create(&o, &ctx), VKI_OK, "%s", vki_last_error());
+    cr_expect(strstr(w.text, "not writable"), "%s", w.text);
+    float out[45];
+    vki_kernel_stats st;
+    run_tiny(ctx, out, &st);
+    vki_context_destroy(ctx);
+    cr_expect_eq(w.n, 1, "one warning, not one per kernel: %s", w.text);
+    chmod(dir, 0755);
+    rmdir(dir);
 }
 
 /* ---- version, destroy(NULL), the thread's last error ----------------------------------- */

@@ -1397,3 +1397,109 @@ Test(loader, real_models_options) {
     }
     if (!found) cr_skip_test("no models in $VKI_MODEL_DIR");
 }
+
+/* ---- listing a model's ops ---------------------------------------------------------- */
+
+/* The file's ops in its own order: the IR's ops are the same less the DEQUANTIZEs that
+ * fold away. */
+Test(loader, list_ops_of_a_real_model) {
+    size_t size;
+    uint8_t *b = need_model(FACE_SHORT, &size);
+    int n = -1;
+    cr_assert_eq(vki_model_list_ops_memory(b, size, NULL, 0, &n), VKI_OK, "%s", vki_last_error());
+    cr_assert_gt(n, 0);
+    vki_op_entry *ops = calloc((size_t)n, sizeof *ops);
+    int again = 0;
+    cr_assert_eq(vki_model_list_ops_memory(b, size, ops, n, &again), VKI_OK);
+    cr_assert_eq(again, n);
+    vki_model *m;
+    cr_assert_eq(vki_model_load_memory(b, size, "face", &m), VKI_OK, "%s", vki_last_error());
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        cr_expect_eq(ops[i].index, i);
+        cr_expect(ops[i].supported && !ops[i].custom, "op %d %s", i, ops[i].name);
+        if (!strcmp(ops[i].name, "DEQUANTIZE")) continue;
+        cr_assert_lt(k, vki_model_op_count(m));
+        cr_expect_str_eq(ops[i].name, vki_model_op_name(m, k), "file op %d, IR op %d", i, k);
+        k++;
+    }
+    cr_expect_eq(k, vki_model_op_count(m));
+    /* A short buffer holds the first entries; the count is still every op. */
+    cr_assert_eq(vki_model_list_ops_memory(b, size, ops, 3, &again), VKI_OK);
+    cr_expect_eq(again, n);
+    vki_model_destroy(m);
+    free(ops);
+    free(b);
+}
+
+/* Ops vkinfer lacks are named by TFLite's builtin names (or their custom names), listed,
+ * and named by the load error with the file's op index. */
+Test(loader, list_ops_names_unsupported_ones) {
+    tb_model s = tiny_model();
+    s.n_opcodes = 4;
+    s.opcodes[2] = (tb_opcode){127, 150, NULL};          /* GELU: only in builtin_code */
+    s.opcodes[3] = (tb_opcode){32, 32, "MyOwnOp"};
+    s.n_ops = 4;
+    s.n_tensors = 7;
+    s.tensors[5] = (tb_tensor){"g", 0, 4, {1, 2, 2, 2}, 0, NULL};
+    s.tensors[6] = (tb_tensor){"c", 0, 4, {1, 2, 2, 2}, 0, NULL};
+    /* File order: GELU, DEQUANTIZE, CONV_2D, the custom op. */
+    s.ops[2] = s.ops[1];
+    s.ops[1] = s.ops[0];
+    s.ops[0] = (tb_op){.opcode = 2, .n_in = 1, .in = {0}, .n_out = 1, .out = {5}};
+    s.ops[3] = (tb_op){.opcode = 3, .n_in = 1, .in = {5}, .n_out = 1, .out = {6}};
+    s.n_out = 2;
+    s.out[1] = 6;
+    fbb f = build(&s, NULL);
+    vki_op_entry ops[8];
+    int n = 0;
+    cr_assert_eq(vki_model_list_ops_memory(f.b, f.n, ops, 8, &n), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(n, 4);
+    cr_expect_str_eq(ops[1].name, "DEQUANTIZE");
+    cr_expect(ops[1].supported, "a DEQUANTIZE folds at load");
+    cr_expect_str_eq(ops[2].name, "CONV_2D");
+    cr_expect(ops[2].supported);
+    cr_expect_str_eq(ops[0].name, "GELU");
+    cr_expect(!ops[0].supported && !ops[0].custom);
+    cr_expect_str_eq(ops[3].name, "MyOwnOp");
+    cr_expect(!ops[3].supported && ops[3].custom);
+    vki_model *m = (vki_model *)1;
+    vki_status st = vki_model_load_memory(f.b, f.n, "tiny.tflite", &m);
+    cr_expect_eq(st, VKI_ERROR_UNSUPPORTED_OP, "%s: %s", vki_status_name(st), vki_last_error());
+    cr_expect_null(m);
+    cr_expect(strstr(vki_last_error(), "op 0 GELU"), "message '%s' lacks op 0 GELU",
+              vki_last_error());
+    cr_expect(!strstr(vki_last_error(), "UNKNOWN"), "message '%s'", vki_last_error());
+    free(f.b);
+}
+
+Test(loader, list_ops_bad_input) {
+    vki_op_entry e[2];
+    int n = 7;
+    cr_expect_eq(vki_model_list_ops_memory(NULL, 4, e, 2, &n), VKI_ERROR_INVALID_ARGUMENT);
+    cr_expect_eq(n, 0, "the count is 0 after any failure");
+    cr_expect_eq(vki_model_list_ops_memory("TFL3TFL3", 8, NULL, 2, &n), VKI_ERROR_INVALID_ARGUMENT);
+    cr_expect_eq(vki_model_list_ops_memory("TFL3TFL3", 8, e, -1, &n), VKI_ERROR_INVALID_ARGUMENT);
+    cr_expect_eq(vki_model_list_ops_memory("xxxxxxxx", 8, e, 2, &n), VKI_ERROR_MODEL_FORMAT);
+    cr_expect_eq(n, 0);
+    cr_expect_eq(vki_model_list_ops_file("/nonexistent/model.tflite", e, 2, &n), VKI_ERROR_IO);
+    cr_expect(strstr(vki_last_error(), "/nonexistent/model.tflite"));
+    /* Every prefix of a real model: an error, or the listing when the operators lie
+     * before the cut; never a crash or a read past the end (exact-size copies, so ASan
+     * would see one). */
+    size_t size;
+    uint8_t *b = need_model(FACE_SHORT, &size);
+    int listed = 0;
+    for (size_t len = 0; len < size; len += len < 4096 ? 7 : 4099) {
+        uint8_t *p = malloc(len ? len : 1);
+        memcpy(p, b, len);
+        vki_status st = vki_model_list_ops_memory(p, len, e, 2, &n);
+        cr_assert(st == VKI_ERROR_MODEL_FORMAT || st == VKI_OK, "prefix %zu: %s", len,
+                  vki_status_name(st));
+        if (len < 8) cr_assert_eq(st, VKI_ERROR_MODEL_FORMAT);
+        listed += st == VKI_OK;
+        free(p);
+    }
+    cr_expect_lt(listed, (int)(size / 4099) + 600, "most prefixes fail");
+    free(b);
+}

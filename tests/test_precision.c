@@ -169,6 +169,31 @@ Test(calibration, prefix_meets_the_tolerance_and_is_minimal) {
     vki_model_destroy(m);
 }
 
+static void count_progress(void *user, const char *stage, int done, int total) {
+    int *c = user;   /* calls, last done, total, in order */
+    c[3] &= !strcmp(stage, "calibrate") && done > c[1] && done <= total &&
+            (c[0] == 0 || total == c[2]);
+    c[0]++;
+    c[1] = done;
+    c[2] = total;
+}
+
+Test(calibration, progress_reaches_its_total) {
+    if (!has_fp16()) cr_skip_test("the device has no 16-bit storage");
+    vki_model *m = chain_model();
+    float in[IN_ELEMS];
+    harness_fill(in, IN_ELEMS, 6u, -1.0f, 1.0f);
+    const float *ins = in;
+    int ops[N_OPS], n = -1, c[4] = {0, 0, 0, 1};
+    vki_calibration_options co = {.tolerance = 1e-6, .progress = count_progress, .progress_user = c};
+    cr_assert_eq(vki_calibrate_fp32_ops(harness_context(), m, &ins, &co, ops, N_OPS, &n), VKI_OK,
+                 "%s", vki_last_error());
+    cr_expect(c[3], "stage \"calibrate\", done rising within a fixed total");
+    cr_expect_geq(c[0], 2, "the reference and the all-fp16 graph at least");
+    cr_expect_eq(c[1], c[2], "the last call says done == total");
+    vki_model_destroy(m);
+}
+
 Test(calibration, bad_arguments) {
     vki_model *m = chain_model();
     float in[IN_ELEMS] = {0};

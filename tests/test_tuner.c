@@ -185,6 +185,60 @@ static void run(vki_model *m, const vki_graph_options *o, float *out, vki_tuning
     vki_graph_destroy(g);
 }
 
+/* What a progress callback saw: per stage, the calls and whether done climbed by one
+ * from 1 to a fixed total. */
+typedef struct progress_log {
+    char stage[4][32];
+    int calls[4], last[4], total[4], in_order[4];
+    int n;
+} progress_log;
+
+static void log_progress(void *user, const char *stage, int done, int total) {
+    progress_log *l = user;
+    int i = 0;
+    while (i < l->n && strcmp(l->stage[i], stage)) i++;
+    if (i == l->n && l->n < 4) {
+        snprintf(l->stage[l->n], sizeof l->stage[0], "%s", stage);
+        l->total[i] = total;
+        l->in_order[i] = 1;
+        l->n++;
+    }
+    if (i == 4) return;
+    l->in_order[i] &= done == l->last[i] + 1 && total == l->total[i];
+    l->last[i] = done;
+    l->calls[i]++;
+}
+
+static int progress_stage(const progress_log *l, const char *stage) {
+    for (int i = 0; i < l->n; i++)
+        if (!strcmp(l->stage[i], stage)) return i;
+    return -1;
+}
+
+Test(tuning, progress_counts_every_dispatch_searched, .timeout = 600) {
+    vki_model *m = small_model();
+    progress_log log = {0};
+    float out[7 * 6 * 7];
+    vki_tuning_report r;
+    vki_graph_options o = {.tune = 1, .progress = log_progress, .progress_user = &log};
+    run(m, &o, out, &r);
+    int t = progress_stage(&log, "tune");
+    cr_assert_geq(t, 0, "no \"tune\" progress");
+    cr_expect_eq(log.total[t], r.searched);
+    cr_expect_eq(log.calls[t], r.searched);
+    cr_expect(log.in_order[t], "done went 1..total");
+    cr_expect_eq(log.last[t], log.total[t]);
+    int c = progress_stage(&log, "tune check");
+    if (r.moved) cr_expect(c >= 0 && log.calls[c] == 2 && log.in_order[c] && log.total[c] == 2);
+    else cr_expect_eq(c, -1, "no whole-graph check when nothing moved");
+    /* Without tuning there is nothing to report. */
+    progress_log none = {0};
+    vki_graph_options plain = {.progress = log_progress, .progress_user = &none};
+    run(m, &plain, out, &r);
+    cr_expect_eq(none.n, 0);
+    vki_model_destroy(m);
+}
+
 Test(tuning, tuned_graph_computes_the_same_and_the_file_is_reused, .timeout = 600) {
     vki_model *m = small_model();
     const char *path = temp_path("graph.tune");

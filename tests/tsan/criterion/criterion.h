@@ -45,5 +45,6 @@ void cri_fail(int fatal, const char *file, int line, const char *what, const cha
 #define cr_expect_null(p, ...) cr_expect((p) == NULL, __VA_ARGS__)
 #define cr_assert_not_null(p, ...) cr_assert((p) != NULL, __VA_ARGS__)
 #define cr_assert_str_eq(a, b, ...) cr_assert(strcmp((a), (b)) == 0, __VA_ARGS__)
+#define cr_skip_test(...) do { printf("skipped: " __VA_ARGS__); printf("\n"); return; } while (0)
 
 #endif
