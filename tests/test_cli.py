@@ -34,6 +34,7 @@ ENV.pop('VKI_CACHE_DIR', None)
 FACE = os.path.join(MODELS, 'face_detection_short_range.tflite')
 FACE_FULL = os.path.join(MODELS, 'face_detection_full_range.tflite')
 SELFIE = os.path.join(MODELS, 'selfie_segmentation.tflite')
+POSE = os.path.join(MODELS, 'pose_landmark_lite.tflite')
 PHOTO = os.path.join(MODELS, 'astronaut.png')
 TRUE_FACE = (179, 81, 273, 176)
 VERBS = ['run', 'bench', 'tune', 'calibrate', 'info', 'plan', 'help', 'version']
@@ -263,6 +264,46 @@ class Run(unittest.TestCase):
         self.assertGreater(r['mask']['mean'], 0.05)
         self.assertLess(r['mask']['mean'], 0.95)
         self.assertEqual(png_size(out), (512, 512))
+
+    def test_pose(self):
+        """Pose on the whole photo: the nose inside the face, shoulders below it."""
+        out = os.path.join(TMP, 'pose.png')
+        r = json.loads(vkinfer('run', POSE, '--image', PHOTO, '--out', out, '--json',
+                               check=0).stdout)
+        self.assertEqual(r['task'], 'pose_landmarks')
+        lm = r['landmarks']
+        self.assertEqual(len(lm), 33)
+        self.assertGreater(r['presence'], 0.5)
+        nose, left, right = lm[0], lm[11], lm[12]
+        print('pose: nose (%.1f, %.1f), shoulders (%.1f, %.1f) (%.1f, %.1f)' % (
+            nose['x'], nose['y'], left['x'], left['y'], right['x'], right['y']))
+        self.assertTrue(TRUE_FACE[0] <= nose['x'] <= TRUE_FACE[2] and
+                        TRUE_FACE[1] <= nose['y'] <= TRUE_FACE[3], nose)
+        self.assertGreater(min(left['y'], right['y']), TRUE_FACE[3])
+        self.assertTrue(all(0 <= p['visibility'] <= 1 for p in lm))
+        self.assertEqual((r['mask']['width'], r['mask']['height']), (512, 512))
+        self.assertEqual(png_size(out), (512, 512))
+
+    def test_other_tasks(self):
+        """Every family decodes: hand (21 points), face mesh (468), palm detection, and
+        top-5 when asked for classification."""
+        for name, task, points in (('hand_landmark_lite', 'hand_landmarks', 21),
+                                   ('face_landmark', 'face_mesh', 468)):
+            r = json.loads(vkinfer('run', os.path.join(MODELS, name + '.tflite'), '--image',
+                                   PHOTO, '--json', check=0).stdout)
+            self.assertEqual(r['task'], task)
+            self.assertEqual(len(r['landmarks']), points)
+            self.assertTrue(0 <= r['presence'] <= 1)
+        r = json.loads(vkinfer('run', os.path.join(MODELS, 'palm_detection_lite.tflite'),
+                               '--image', PHOTO, '--json', check=0).stdout)
+        self.assertEqual(r['task'], 'palm_detection')
+        self.assertTrue(all(d['score'] >= r['min_score'] and len(d['keypoints']) == 7
+                            for d in r['detections']))
+        r = json.loads(vkinfer('run', SELFIE, '--task', 'classification', '--json',
+                               check=0).stdout)
+        scores = [c['score'] for c in r['classes']]
+        self.assertEqual(len(scores), 5)
+        self.assertEqual(scores, sorted(scores, reverse=True))
 
     def test_raw_inputs_save_and_check(self):
         d = os.path.join(TMP, 'saved')
