@@ -1,6 +1,6 @@
 #!/bin/sh
 # check-musl.sh: shows that the library's C (engine/, planner/, tuner/) and the CLI
-# (tools/vkinfer.c) use only what musl offers: no glibc-only API, so that the code builds
+# (tools/*.c) use only what musl offers: no glibc-only API, so that the code builds
 # on a libc other than glibc. Compiles every file with musl-gcc (Debian's musl-tools)
 # against musl's headers alone, with the project's flags and implicit declarations as
 # errors, then checks that every symbol the objects leave undefined is defined by another
