@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef VKI_HAVE_STB
+#include <stb/stb_image_write.h>
+#endif
 
 static const unsigned char RED[3] = {255, 0, 0}, GREY[3] = {10, 20, 30};
 
@@ -121,6 +124,33 @@ Test(picture, png_round_trip) {
     vki_picture_free(NULL);
     vki_picture_free(&p);
     remove(path);
+}
+
+/* JPEG in: a smooth picture written by stb's JPEG encoder comes back close. */
+Test(picture, jpeg_is_read) {
+#ifdef VKI_HAVE_STB
+    enum { W = 33, H = 17 };
+    unsigned char rgb[W * H * 3];
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            unsigned char *q = rgb + 3 * (y * W + x);
+            q[0] = (unsigned char)(x * 7), q[1] = (unsigned char)(y * 13), q[2] = 128;
+        }
+    const char *path = temp("photo.jpg");
+    cr_assert(stbi_write_jpg(path, W, H, 3, rgb, 95));
+    vki_picture p;
+    char err[512];
+    cr_assert(vki_picture_load(path, &p, err, sizeof err), "%s", err);
+    cr_expect_eq(p.width, W);
+    cr_expect_eq(p.height, H);
+    double diff = 0;
+    for (int i = 0; i < W * H * 3; i++) diff += abs((int)p.rgb[i] - (int)rgb[i]);
+    cr_expect_lt(diff / (W * H * 3), 4.0, "mean difference %g", diff / (W * H * 3));
+    vki_picture_free(&p);
+    remove(path);
+#else
+    cr_skip_test("built without libstb-dev");
+#endif
 }
 
 Test(picture, bad_files_are_refused_by_name) {

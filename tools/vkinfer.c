@@ -67,7 +67,7 @@
     X(WITH_IO, "--with-io", NULL, V(RUN) | V(BENCH),                                            \
       "time the input copy too (by default only submit and wait are timed)")                   \
     X(CSV, "--csv", NULL, V(BENCH), "one CSV line per model on stdout")                         \
-    X(JSON, "--json", NULL, V_ALL, "stdout is one JSON document")                               \
+    X(JSON, "--json", NULL, V_DEVICE | V(VERSION), "stdout is one JSON document")                               \
     X(PROFILE, "--profile", NULL, V(RUN), "GPU time per dispatch and per kernel")               \
     X(FP16, "--fp16", NULL, V_GRAPH | V(PLAN),                                                  \
       "float16 storage, and float16 arithmetic where the device has it (sums stay float32)")    \
