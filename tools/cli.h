@@ -87,6 +87,8 @@ void cli_progress(void *user, const char *stage, int done, int total);
  * for NaN and infinities, which JSON lacks). */
 void cli_json_string(FILE *f, const char *s);
 void cli_json_number(FILE *f, double v);
+/* `text` as it is, then the number: cli_json_member(f, ", \"y\": ", y). */
+void cli_json_member(FILE *f, const char *text, double v);
 /* ", " between items: prints nothing before item 0. */
 void cli_json_sep(FILE *f, int index);
 

@@ -44,6 +44,11 @@ void cli_json_number(FILE *f, double v) {
     else fputs("null", f);
 }
 
+void cli_json_member(FILE *f, const char *text, double v) {
+    fputs(text, f);
+    cli_json_number(f, v);
+}
+
 void cli_json_sep(FILE *f, int index) {
     if (index) fputs(", ", f);
 }
@@ -303,20 +308,12 @@ static int time_graph(const cli *c, vki_graph *g, const job *j, int runs, int wa
 }
 
 static void json_stats(FILE *f, const vki_sample_stats *st) {
-    fprintf(f, "\"mean\": ");
-    cli_json_number(f, st->mean);
-    fprintf(f, ", \"std\": ");
-    cli_json_number(f, st->std);
-    fprintf(f, ", \"median\": ");
-    cli_json_number(f, st->median);
-    fprintf(f, ", \"p10\": ");
-    cli_json_number(f, st->p10);
-    fprintf(f, ", \"p90\": ");
-    cli_json_number(f, st->p90);
-    fprintf(f, ", \"min\": ");
-    cli_json_number(f, st->min);
-    fprintf(f, ", \"max\": ");
-    cli_json_number(f, st->max);
+    const char *names[] = {"mean", "std", "median", "p10", "p90", "min", "max"};
+    const double values[] = {st->mean, st->std, st->median, st->p10, st->p90, st->min, st->max};
+    for (int i = 0; i < 7; i++) {
+        fprintf(f, "%s\"%s\": ", i ? ", " : "", names[i]);
+        cli_json_number(f, values[i]);
+    }
 }
 
 static const char *device_name(vki_context *ctx, vki_device_info *info) {
@@ -356,8 +353,7 @@ static void print_profile(const vki_graph *g, const vki_model *m, int json) {
             cli_json_number(stdout, p[k].ms);
             printf("}");
         }
-        printf("], \"gpu_total_ms\": ");
-        cli_json_number(stdout, total);
+        cli_json_member(stdout, "], \"gpu_total_ms\": ", total);
         free(p);
         return;
     }
@@ -499,8 +495,7 @@ int cli_run(const cli *c) {
             printf(", \"shape\": ");
             print_shape(stdout, &t);
             if (c->check_dir) {
-                printf(", \"check_error\": ");
-                cli_json_number(stdout, errors[i]);
+                cli_json_member(stdout, ", \"check_error\": ", errors[i]);
             }
             printf("}");
         }
@@ -508,8 +503,7 @@ int cli_run(const cli *c) {
         if (res.task != VKI_TASK_NONE) cli_results_json(&res);
         printf(", \"dispatches\": %d, \"timings_ms\": {\"build\": ", vki_graph_dispatch_count(g));
         cli_json_number(stdout, build_ms);
-        printf(", \"first_run\": ");
-        cli_json_number(stdout, tm.first_ms);
+        cli_json_member(stdout, ", \"first_run\": ", tm.first_ms);
         printf(", ");
         json_stats(stdout, &tm.stats);
         printf(", \"runs\": %d, \"warmup\": %d, \"with_io\": %s}", c->runs, c->warmup,
@@ -658,12 +652,10 @@ int cli_bench(const cli *c) {
                 printf(", \"error\": true}");
                 continue;
             }
-            printf(", \"build_cold_ms\": ");
-            cli_json_number(stdout, r->cold_ms);
+            cli_json_member(stdout, ", \"build_cold_ms\": ", r->cold_ms);
             printf(", \"kernels_compiled\": %d, \"build_cached_ms\": ", r->kernels_compiled);
             cli_json_number(stdout, r->cached_ms);
-            printf(", \"first_run_ms\": ");
-            cli_json_number(stdout, r->tm.first_ms);
+            cli_json_member(stdout, ", \"first_run_ms\": ", r->tm.first_ms);
             printf(", \"latency_ms\": {");
             json_stats(stdout, &r->tm.stats);
             printf("}}");
@@ -723,8 +715,7 @@ int cli_tune(const cli *c) {
                        "\"kept\": %s, \"before_ms\": ", rep.dispatches, rep.from_file,
                        rep.searched, rep.moved, rep.kept ? "true" : "false");
                 cli_json_number(stdout, before.stats.median);
-                printf(", \"after_ms\": ");
-                cli_json_number(stdout, after.stats.median);
+                cli_json_member(stdout, ", \"after_ms\": ", after.stats.median);
                 printf("}");
             } else {
                 printf(", \"error\": true}");
@@ -814,12 +805,10 @@ int cli_calibrate(const cli *c) {
         print_ranges(stdout, ops, kept);
         printf("\", \"kept_fp32\": %d, \"seconds\": ", kept);
         cli_json_number(stdout, cal_s);
-        printf(", \"latency_ms\": {\"fp32\": ");
-        cli_json_number(stdout, fp32_ms);
+        cli_json_member(stdout, ", \"latency_ms\": {\"fp32\": ", fp32_ms);
         printf(", \"%s\": ", pname);
         cli_json_number(stdout, fp16_ms);
-        printf(", \"calibrated\": ");
-        cli_json_number(stdout, mixed_ms);
+        cli_json_member(stdout, ", \"calibrated\": ", mixed_ms);
         printf("}}\n");
     } else {
         printf("%s: %d of %d ops must stay fp32 for error <= %.3g against fp32 (%.1f s)\n",

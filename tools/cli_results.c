@@ -182,14 +182,12 @@ void cli_results_print(const cli_results *r) {
 void cli_results_json(const cli_results *r) {
     FILE *f = stdout;
     if (r->task == VKI_TASK_FACE_DETECTION || r->task == VKI_TASK_PALM_DETECTION) {
-        fprintf(f, ", \"min_score\": ");
-        cli_json_number(f, r->threshold);
+        cli_json_member(f, ", \"min_score\": ", r->threshold);
         fprintf(f, ", \"detections\": [");
         for (int i = 0; i < r->n_detections; i++) {
             const vki_detection *d = &r->detections[i];
             cli_json_sep(f, i);
-            fprintf(f, "\n  {\"score\": ");
-            cli_json_number(f, d->score);
+            cli_json_member(f, "\n  {\"score\": ", d->score);
             fprintf(f, ", \"box\": [");
             for (int k = 0; k < 4; k++) {
                 cli_json_sep(f, k);
@@ -209,20 +207,15 @@ void cli_results_json(const cli_results *r) {
         fprintf(f, "]");
     }
     if (r->n_landmarks) {
-        fprintf(f, ", \"presence\": ");
-        cli_json_number(f, r->presence);
+        cli_json_member(f, ", \"presence\": ", r->presence);
         fprintf(f, ", \"landmarks\": [");
         for (int i = 0; i < r->n_landmarks; i++) {
             const vki_landmark *l = &r->landmarks[i];
             cli_json_sep(f, i);
-            fprintf(f, "%s{\"x\": ", i % 4 ? "" : "\n  ");
-            cli_json_number(f, l->x);
-            fprintf(f, ", \"y\": ");
-            cli_json_number(f, l->y);
-            fprintf(f, ", \"z\": ");
-            cli_json_number(f, l->z);
-            fprintf(f, ", \"visibility\": ");
-            cli_json_number(f, l->visibility);
+            cli_json_member(f, i % 4 ? "{\"x\": " : "\n  {\"x\": ", l->x);
+            cli_json_member(f, ", \"y\": ", l->y);
+            cli_json_member(f, ", \"z\": ", l->z);
+            cli_json_member(f, ", \"visibility\": ", l->visibility);
             fprintf(f, "}");
         }
         fprintf(f, "]");
