@@ -143,6 +143,19 @@ class Help(unittest.TestCase):
         self.assertIn('--csv', vkinfer('bench', '--help').stdout)
         self.assertNotIn('--csv', vkinfer('run', '--help').stdout)
 
+    def test_docs_match_the_help(self):
+        """docs/cli.md quotes every help text; it must be what the tool prints."""
+        doc = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'docs', 'cli.md')
+        with open(doc, encoding='utf-8') as f:
+            text = f.read()
+        blocks = text.split('<!-- help:')[1:]
+        self.assertEqual(len(blocks), len(VERBS) + 1)
+        for block in blocks:
+            verb = block[:block.index('-->')].strip()
+            quoted = block.split('```\n', 1)[1].split('\n```', 1)[0] + '\n'
+            printed = vkinfer(*([verb, '--help'] if verb else ['--help']), check=0).stdout
+            self.assertEqual(quoted, printed, 'docs/cli.md, help of %r' % (verb or 'vkinfer'))
+
     def test_version(self):
         p = vkinfer('--version', check=0)
         self.assertRegex(p.stdout, r'^vkinfer \d+\.\d+\.\d+ \(library \d+\.\d+\.\d+\)\n$')
