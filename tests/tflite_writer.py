@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""tflite_writer.py SPEC.json OUT.tflite: writes a TensorFlow Lite flatbuffer from a spec.
+
+There is no TensorFlow here, so test models are written from specs: tensors (name, shape,
+type, constant data, quantization), ops (builtin name or custom name, inputs, outputs,
+options) and the graph's inputs and outputs. The result is a schema-version-3 model with
+one subgraph that TFLite (LiteRT) and vkinfer both read. Builtin codes come from
+engine/tflite_ops.h, the list the library names ops by, so the two cannot disagree.
+
+Spec (JSON, or a dict for write_model):
+  {"tensors": [{"name": "x", "shape": [1, 5, 3, 17], "type": "float32",
+                "data": [...],                     # optional: a constant, flat, row-major
+                "quant": {"scale": [..], "zero_point": [..], "axis": 0}}],   # optional
+   "ops": [{"op": "CONV_2D", "inputs": [0, 1, 2], "outputs": [3],
+            "options": {"padding": "SAME", "stride_w": 2, ...}},
+           {"custom": "MyOp", "inputs": [3], "outputs": [4]}],
+   "inputs": [0], "outputs": [4]}
+An input index of -1 is an omitted optional input. Options of a table this file does not
+describe go as {"options_type": N, "options_fields": [[field, "int"|"float"|"byte"|"bool", v]]}.
+"""
+import json
+import os
+import re
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def builtin_codes():
+    with open(os.path.join(HERE, '..', 'engine', 'tflite_ops.h'), encoding='utf-8') as f:
+        return {m.group(1): int(m.group(2)) for m in re.finditer(r'X\((\w+), (\d+)\)', f.read())}
+
+
+TYPES = {'float32': 0, 'float16': 1, 'int32': 2, 'uint8': 3, 'int64': 4, 'bool': 6,
+         'int16': 7, 'int8': 9}
+PACK = {'float32': '<f', 'float16': '<e', 'int32': '<i', 'uint8': '<B', 'int64': '<q',
+        'bool': '<B', 'int16': '<h', 'int8': '<b'}
+PADDING = {'SAME': 0, 'VALID': 1}
+ACTIVATION = {'NONE': 0, 'RELU': 1, 'RELU_N1_TO_1': 2, 'RELU6': 3, 'TANH': 4,
+              'SIGN_BIT': 5}
+
+# Options tables by BuiltinOptions union id: (id, [(name, field, kind, default)]), from
+# TFLite's schema.fbs. kind: byte, bool, int, float, or an enum dict for byte enums.
+OPTIONS = {
+    'CONV_2D': (1, [('padding', 0, PADDING, 0), ('stride_w', 1, 'int', 1),
+                    ('stride_h', 2, 'int', 1), ('activation', 3, ACTIVATION, 0),
+                    ('dilation_w', 4, 'int', 1), ('dilation_h', 5, 'int', 1)]),
+    'DEPTHWISE_CONV_2D': (2, [('padding', 0, PADDING, 0), ('stride_w', 1, 'int', 1),
+                              ('stride_h', 2, 'int', 1), ('depth_multiplier', 3, 'int', 1),
+                              ('activation', 4, ACTIVATION, 0), ('dilation_w', 5, 'int', 1),
+                              ('dilation_h', 6, 'int', 1)]),
+    'AVERAGE_POOL_2D': (5, [('padding', 0, PADDING, 0), ('stride_w', 1, 'int', 1),
+                            ('stride_h', 2, 'int', 1), ('filter_w', 3, 'int', 1),
+                            ('filter_h', 4, 'int', 1), ('activation', 5, ACTIVATION, 0)]),
+    'FULLY_CONNECTED': (8, [('activation', 0, ACTIVATION, 0), ('weights_format', 1, 'byte', 0),
+                            ('keep_num_dims', 2, 'bool', 0)]),
+    'SOFTMAX': (9, [('beta', 0, 'float', 1.0)]),
+    'CONCATENATION': (10, [('axis', 0, 'int', 0), ('activation', 1, ACTIVATION, 0)]),
+    'ADD': (11, [('activation', 0, ACTIVATION, 0)]),
+    'RESHAPE': (17, []),
+    'MUL': (21, [('activation', 0, ACTIVATION, 0)]),
+    'MEAN': (27, [('keep_dims', 0, 'bool', 0)]),
+    'SUB': (28, [('activation', 0, ACTIVATION, 0)]),
+    'DIV': (29, [('activation', 0, ACTIVATION, 0)]),
+}
+OPTIONS['MAX_POOL_2D'] = OPTIONS['AVERAGE_POOL_2D']
+for reducer in ('SUM', 'REDUCE_MAX', 'REDUCE_MIN', 'REDUCE_PROD'):
+    OPTIONS[reducer] = OPTIONS['MEAN']
+
+
+# ---- a flatbuffer laid out front to back --------------------------------------------------
+# Every object is written after the one that refers to it, so every uoffset is positive.
+
+class Table:
+    def __init__(self, fields):
+        self.fields = fields          # [(field index, kind, value)]; kind: 'b','B','h','i','I','q','f', or 'ref'
+
+
+class Vector:
+    def __init__(self, fmt, items, align=4):
+        self.fmt, self.items, self.align = fmt, items, align   # fmt 'ref' for objects
+
+
+class Blob:
+    def __init__(self, data, align=16):
+        self.data, self.align = data, align
+
+
+class String:
+    def __init__(self, s):
+        self.s = s.encode('utf-8')
+
+
+class Builder:
+    def __init__(self):
+        self.buf = bytearray()
+        self.pending = []             # (where the uoffset goes, object)
+
+    def pad(self, align):
+        while len(self.buf) % align:
+            self.buf.append(0)
+
+    def ref(self, at, obj):
+        self.pending.append((at, obj))
+
+    def place(self, obj):
+        """Writes obj; returns its position (what a uoffset points at)."""
+        if isinstance(obj, String):
+            self.pad(4)
+            pos = len(self.buf)
+            self.buf += struct.pack('<I', len(obj.s)) + obj.s + b'\0'
+            return pos
+        if isinstance(obj, Blob):
+            # The length sits right before the aligned data.
+            while (len(self.buf) + 4) % obj.align:
+                self.buf.append(0)
+            pos = len(self.buf)
+            self.buf += struct.pack('<I', len(obj.data)) + obj.data
+            return pos
+        if isinstance(obj, Vector):
+            size = 4 if obj.fmt == 'ref' else struct.calcsize('<' + obj.fmt)
+            while (len(self.buf) + 4) % max(4, size, obj.align):
+                self.buf.append(0)
+            pos = len(self.buf)
+            self.buf += struct.pack('<I', len(obj.items))
+            for item in obj.items:
+                if obj.fmt == 'ref':
+                    self.ref(len(self.buf), item)
+                    self.buf += b'\0\0\0\0'
+                else:
+                    self.buf += struct.pack('<' + obj.fmt, item)
+            return pos
+        # A table: vtable first, then the table (soffset, then fields in order of size).
+        fields = sorted(obj.fields, key=lambda f: -fsize(f[1]))
+        layout, off = [], 4
+        for index, kind, value in fields:
+            size = fsize(kind)
+            off = (off + size - 1) // size * size
+            layout.append((index, kind, value, off))
+            off += size
+        table_size = (off + 3) // 4 * 4
+        n = max([f[0] for f in obj.fields], default=-1) + 1
+        vtable = [0] * n
+        for index, _, _, at in layout:
+            vtable[index] = at
+        self.pad(2)
+        vt = bytearray(struct.pack('<HH', 4 + 2 * n, table_size) + struct.pack('<%dH' % n, *vtable))
+        # The table must be 8-aligned for its int64 fields; pad the vtable's front.
+        while (len(self.buf) + len(vt)) % 8:
+            self.buf += b'\0\0'
+        vt_pos = len(self.buf)
+        self.buf += vt
+        pos = len(self.buf)
+        body = bytearray(table_size)
+        struct.pack_into('<i', body, 0, pos - vt_pos)
+        for index, kind, value, at in layout:
+            if kind == 'ref':
+                self.ref(pos + at, value)
+            else:
+                struct.pack_into('<' + kind, body, at, value)
+        self.buf += body
+        return pos
+
+    def finish(self, root):
+        self.buf += struct.pack('<I', 0) + b'TFL3'
+        self.ref(0, root)
+        while self.pending:
+            at, obj = self.pending.pop(0)
+            pos = self.place(obj)
+            struct.pack_into('<I', self.buf, at, pos - at)
+        return bytes(self.buf)
+
+
+def fsize(kind):
+    return 4 if kind == 'ref' else struct.calcsize('<' + kind)
+
+
+# ---- the model -----------------------------------------------------------------------------
+
+def option_fields(op, options):
+    if 'options_type' in op:
+        kinds = {'int': 'i', 'float': 'f', 'byte': 'b', 'bool': 'B'}
+        return op['options_type'], [(f, kinds[k], v) for f, k, v in op['options_fields']]
+    if op.get('op') not in OPTIONS:
+        if options:
+            raise ValueError('op %s: options given, but this writer does not know its table; '
+                             'use options_type/options_fields' % op.get('op'))
+        return 0, []
+    type_id, schema = OPTIONS[op['op']]
+    unknown = set(options) - {name for name, *_ in schema}
+    if unknown:
+        raise ValueError('op %s: unknown options %s' % (op['op'], sorted(unknown)))
+    fields = []
+    for name, field, kind, default in schema:
+        value = options.get(name, default)
+        if isinstance(kind, dict):
+            fields.append((field, 'b', kind[value] if isinstance(value, str) else value))
+        else:
+            fields.append((field, {'int': 'i', 'float': 'f', 'byte': 'b', 'bool': 'B'}[kind],
+                           int(value) if kind != 'float' else float(value)))
+    return type_id, fields
+
+
+def write_model(spec):
+    codes = builtin_codes()
+    buffers = [Table([])]                         # buffer 0: empty, as TFLite expects
+    tensors = []
+    for t in spec['tensors']:
+        ttype = t.get('type', 'float32')
+        fields = [(0, 'ref', Vector('i', t['shape'])), (1, 'b', TYPES[ttype]),
+                  (3, 'ref', String(t['name']))]
+        if t.get('data') is not None:
+            data = b''.join(struct.pack(PACK[ttype], v) for v in t['data'])
+            count = 1
+            for d in t['shape']:
+                count *= d
+            if len(t['data']) != count:
+                raise ValueError('tensor %s: %d values for shape %s' % (t['name'], len(t['data']), t['shape']))
+            buffers.append(Table([(0, 'ref', Blob(data))]))
+            fields.append((2, 'I', len(buffers) - 1))
+        if t.get('quant'):
+            q = t['quant']
+            qf = [(2, 'ref', Vector('f', q['scale'])),
+                  (3, 'ref', Vector('q', q.get('zero_point', [0] * len(q['scale'])), 8))]
+            if q.get('axis'):
+                qf.append((6, 'i', q['axis']))
+            fields.append((4, 'ref', Table(qf)))
+        tensors.append(Table(fields))
+    opcodes, opcode_index, ops = [], {}, []
+    for op in spec['ops']:
+        key = ('custom', op['custom']) if 'custom' in op else ('builtin', op['op'])
+        if key not in opcode_index:
+            if key[0] == 'custom':
+                code, fields = 32, [(1, 'ref', String(op['custom']))]
+            else:
+                if op['op'] not in codes:
+                    raise ValueError('unknown builtin op %s' % op['op'])
+                code, fields = codes[op['op']], []
+            fields += [(0, 'b', min(code, 127)), (2, 'i', op.get('version', 1)), (3, 'i', code)]
+            opcode_index[key] = len(opcodes)
+            opcodes.append(Table(fields))
+        type_id, opt = option_fields(op, op.get('options', {}))
+        fields = [(0, 'I', opcode_index[key]), (1, 'ref', Vector('i', op['inputs'])),
+                  (2, 'ref', Vector('i', op['outputs']))]
+        if type_id:
+            fields += [(3, 'B', type_id), (4, 'ref', Table(opt))]
+        ops.append(Table(fields))
+    subgraph = Table([(0, 'ref', Vector('ref', tensors)), (1, 'ref', Vector('i', spec['inputs'])),
+                      (2, 'ref', Vector('i', spec['outputs'])), (3, 'ref', Vector('ref', ops)),
+                      (4, 'ref', String('main'))])
+    model = Table([(0, 'I', 3), (1, 'ref', Vector('ref', opcodes)),
+                   (2, 'ref', Vector('ref', [subgraph])),
+                   (3, 'ref', String(spec.get('description', 'written by tflite_writer.py'))),
+                   (4, 'ref', Vector('ref', buffers))])
+    return Builder().finish(model)
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    with open(sys.argv[1], encoding='utf-8') as f:
+        spec = json.load(f)
+    data = write_model(spec)
+    with open(sys.argv[2], 'wb') as f:
+        f.write(data)
+
+
+if __name__ == '__main__':
+    main()
