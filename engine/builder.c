@@ -59,7 +59,19 @@ vki_status vki_build_bind_operand(vki_build *b, vki_dispatch *d, int t, vki_shap
         vki_dispatch_bind_tensor(d, t);
         return VKI_OK;
     }
-    int blob = vki_build_weights_phwc4(b, tensor->data, s);
+    int blob;
+    if (vki_dtype_is_index(tensor->dtype)) {
+        /* Index constants (int32 data) go to the device as float values, like index
+         * activations. */
+        size_t n = vki_tensor_elements(tensor);
+        float *f = vki_malloc((n ? n : 1) * sizeof *f);
+        if (!f) return vki_fail_oom("graph build: weights");
+        for (size_t i = 0; i < n; i++) f[i] = (float)((const int32_t *)tensor->data)[i];
+        blob = vki_build_weights_phwc4(b, f, s);
+        free(f);
+    } else {
+        blob = vki_build_weights_phwc4(b, tensor->data, s);
+    }
     if (blob < 0) return vki_fail_oom("graph build: weights");
     vki_dispatch_bind_weights(d, blob);
     return VKI_OK;
@@ -115,7 +127,7 @@ static vki_status emit_io_conversion(vki_build *b, int io, int is_input) {
     int t = is_input ? m->inputs[io] : m->outputs[io];
     vki_dispatch d;
     vki_dispatch_init(&d, is_input ? VKI_KERNEL_to_phwc4 : VKI_KERNEL_from_phwc4, VKI_WG_ELEMENTWISE);
-    vki_shape4 s = vki_tensor_shape4(&m->tensors[t]);
+    vki_shape4 s = vki_tensor_rows(&m->tensors[t]);
     vki_define_shape(&d, is_input ? "OUT" : "IN", s);
     if (is_input) {
         d.bindings[d.n_bindings++] = (vki_binding){VKI_BIND_INPUT_STAGING, io};
@@ -190,7 +202,7 @@ void vki_build_close(vki_build *b) {
 }
 
 uint64_t vki_build_tensor_bytes(const vki_build *b, int t) {
-    vki_shape4 s = vki_tensor_shape4(&b->m->tensors[t]);
+    vki_shape4 s = vki_tensor_rows(&b->m->tensors[t]);
     uint64_t elem = b->tensor_half[t] ? 2 : 4;
     return (uint64_t)s.h * (uint64_t)s.w * (uint64_t)((s.c + 3) / 4) * 4u * elem;
 }

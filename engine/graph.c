@@ -58,6 +58,11 @@ static vki_status pipeline_of(void *user, int k, const uint32_t wg[3], VkPipelin
 }
 
 /* One step per dispatch: its work group, pipeline and descriptor set. */
+/* The file's index of the op a dispatch belongs to (-1 for graph I/O conversions). */
+static int file_op(const vki_model *m, const vki_dispatch *d) {
+    return d->op_index >= 0 && d->op_index < m->n_ops ? m->ops[d->op_index].file_index : -1;
+}
+
 static vki_status describe_steps(vki_graph *g, const vki_build *b, vki_tuning *tu) {
     vki_context *ctx = g->ctx;
     const VkPhysicalDeviceLimits *lim = &ctx->props.limits;
@@ -79,7 +84,7 @@ static vki_status describe_steps(vki_graph *g, const vki_build *b, vki_tuning *t
             if (step->groups[a] > lim->maxComputeWorkGroupCount[a])
                 return vki_fail(VKI_ERROR_UNSUPPORTED_MODEL,
                                 "%s: op %d (kernel %s) needs %u work groups along axis %d, the "
-                                "device allows %u", b->m->name, d->op_index, d->kernel,
+                                "device allows %u", b->m->name, file_op(b->m, d), d->kernel,
                                 step->groups[a], a, lim->maxComputeWorkGroupCount[a]);
         }
         step->kernel = d->kernel;
@@ -93,7 +98,7 @@ static vki_status describe_steps(vki_graph *g, const vki_build *b, vki_tuning *t
             if (infos[i].range > lim->maxStorageBufferRange)
                 return vki_fail(VKI_ERROR_UNSUPPORTED_MODEL,
                                 "%s: op %d (kernel %s) binds %llu bytes at binding %d, more than "
-                                "the device's maxStorageBufferRange %u", b->m->name, d->op_index,
+                                "the device's maxStorageBufferRange %u", b->m->name, file_op(b->m, d),
                                 d->kernel, (unsigned long long)infos[i].range, i,
                                 lim->maxStorageBufferRange);
         }

@@ -93,7 +93,7 @@ static void describe_storage(const vki_build *b, int t, char *out, size_t cap) {
         for (int i = 0; i < m->ops[o].n_outputs; i++)
             if (m->ops[o].outputs[i] >= 0 && b->storage_of[m->ops[o].outputs[i]] == t) {
                 const vki_op *op = &m->ops[o];
-                snprintf(out + n, cap - (size_t)n, " (written by op %d %s)", o,
+                snprintf(out + n, cap - (size_t)n, " (written by op %d %s)", op->file_index,
                          op->code == VKI_OP_CUSTOM ? op->custom_name : vki_op_name(op->code));
                 return;
             }

@@ -65,6 +65,31 @@ vki_shape4 vki_tensor_shape4(const vki_tensor *t) {
     }
 }
 
+vki_shape4 vki_tensor_rows(const vki_tensor *t) {
+    vki_shape4 s = {1, 1, 1, 1};
+    if (t->rank >= 1) s.c = t->shape[t->rank - 1];
+    if (t->rank >= 2) s.w = t->shape[t->rank - 2];
+    for (int i = 0; i < t->rank - 2; i++) s.h *= t->shape[i];
+    return s;
+}
+
+bool vki_dtype_is_index(vki_dtype d) {
+    return d == VKI_DTYPE_INT32 || d == VKI_DTYPE_INT64 || d == VKI_DTYPE_BOOL;
+}
+
+const char *vki_dtype_name(vki_dtype d) {
+    switch (d) {
+    case VKI_DTYPE_FLOAT32: return "float32";
+    case VKI_DTYPE_FLOAT16: return "float16";
+    case VKI_DTYPE_INT32: return "int32";
+    case VKI_DTYPE_UINT8: return "uint8";
+    case VKI_DTYPE_INT64: return "int64";
+    case VKI_DTYPE_BOOL: return "bool";
+    case VKI_DTYPE_INT8: return "int8";
+    default: return "a type vkinfer does not read";
+    }
+}
+
 vki_model *vki_model_new(const char *name) {
     vki_model *m = vki_calloc(1, sizeof *m);
     if (!m) return NULL;
@@ -105,6 +130,7 @@ vki_op *vki_model_add_op(vki_model *m, vki_op_code code, int n_inputs, const int
     vki_op *op = &m->ops[m->n_ops++];
     memset(op, 0, sizeof *op);
     op->code = code;
+    op->file_index = m->n_ops - 1;
     op->n_inputs = n_inputs;
     op->n_outputs = n_outputs;
     for (int i = 0; i < n_inputs; i++) op->inputs[i] = inputs[i];

@@ -52,6 +52,7 @@ typedef enum vki_dtype {
     VKI_DTYPE_INT32 = 2,
     VKI_DTYPE_UINT8 = 3,
     VKI_DTYPE_INT64 = 4,
+    VKI_DTYPE_BOOL = 6,
     VKI_DTYPE_INT8 = 9,
     VKI_DTYPE_OTHER = 255,
 } vki_dtype;
@@ -62,7 +63,8 @@ typedef struct vki_tensor {
     int shape[VKI_MAX_RANK];
     vki_dtype dtype;
     /* Constant data, owned, or NULL for activations. Float constants are float32;
-     * int32 constants (shapes, paddings, axes) are int32. */
+     * index constants (shapes, paddings, axes; INT32, INT64 and BOOL in the file) hold
+     * int32 values, INT64 ones converted to INT32 at load. */
     void *data;
     size_t data_bytes;
 } vki_tensor;
@@ -108,6 +110,10 @@ typedef struct vki_fused {
 
 typedef struct vki_op {
     vki_op_code code;
+    /* The op's index in the file's own operator list, which messages give: the IR's index
+     * differs once load-time folding has dropped ops (DEQUANTIZE, DENSIFY). Ops built by
+     * hand (vki_model_add_op) take their position in the list. */
+    int file_index;
     char custom_name[64];       /* for VKI_OP_CUSTOM */
     int n_inputs, n_outputs;
     int inputs[VKI_MAX_OP_INPUTS];  /* tensor indices; -1 for an omitted optional input */
@@ -127,6 +133,14 @@ typedef struct vki_op {
             int begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask;
             bool offset;
         } strided_slice;
+        struct { bool symmetric; } mirror_pad;                   /* MIRROR_PAD mode */
+        struct { bool approximate; } gelu;                       /* tanh form */
+        struct { int axis, batch_dims; } gather;
+        struct { int axis; } pack;                               /* PACK, UNPACK */
+        struct { bool adj_x, adj_y; } batch_matmul;
+        struct { bool exclusive, reverse; } cumsum;
+        struct { int radius; float bias, alpha, beta; } lrn;     /* LOCAL_RESPONSE_NORMALIZATION */
+        struct { vki_activation activation; } l2norm;            /* L2_NORMALIZATION */
         /* TRANSPOSE_CONV and MediaPipe's Convolution2DTransposeBias custom op. */
         struct { vki_padding padding; int stride_w, stride_h; vki_activation activation; } transpose_conv;
     } opt;
@@ -157,6 +171,19 @@ int vki_model_is_input(const vki_model *m, int t);
  * rank 2 [N,C] -> H = W = 1; rank 1 [C]; rank 0 a scalar. */
 typedef struct vki_shape4 { int n, h, w, c; } vki_shape4;
 vki_shape4 vki_tensor_shape4(const vki_tensor *t);
+
+/* The storage view of a tensor of any rank <= 5 and any batch: the last axis is C, the one
+ * before it W, and every axis before those is folded into the rows (n = 1, h = the product
+ * of the leading extents). PHWC4 storage is this view's [rows, W, ceil(C/4) x 4]: rank 4
+ * [B,H,W,C] is B*H rows of [W,C]; rank 3 [A,W,C] is A rows; rank 2 [A,C] is one row of A
+ * pixels. For the batch-1 tensors of rank <= 4 it equals vki_tensor_shape4. */
+vki_shape4 vki_tensor_rows(const vki_tensor *t);
+
+/* Non-float activations (INT32, INT64 indices, BOOL masks) are held on the device as float
+ * values (exact below 2^24) in float32 storage; true for those dtypes. */
+bool vki_dtype_is_index(vki_dtype d);
+/* "float32", "int8", "bool", ... for messages. */
+const char *vki_dtype_name(vki_dtype d);
 
 /* ---- building models by hand (tests, folding passes) -------------------------------- */
 

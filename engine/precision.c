@@ -44,6 +44,10 @@ void vki_precision_tensors(const vki_model *view, const unsigned char *skip,
         }
         tensor_half[t] = (unsigned char)half;
     }
+    /* Index tensors (int32 indices, bool masks) stay float32: float16 holds integers
+     * exactly only up to 2048. */
+    for (int t = 0; t < view->n_tensors; t++)
+        if (vki_dtype_is_index(view->tensors[t].dtype)) tensor_half[t] = 0;
     /* Aliases (a RESHAPE that keeps C, a whole SLICE) are views of their root's storage. */
     for (int t = 0; t < view->n_tensors; t++) tensor_half[t] = tensor_half[root_of[t]];
 }

@@ -39,7 +39,7 @@ enum { OP_OPCODE_INDEX = 0, OP_INPUTS = 1, OP_OUTPUTS = 2, OP_OPTIONS_TYPE = 3,
        OP_LARGE_CUSTOM_SIZE = 10 };
 
 /* TensorType values that are not in vki_dtype. */
-enum { TT_STRING = 5, TT_BOOL = 6, TT_INT16 = 7, TT_COMPLEX64 = 8, TT_FLOAT64 = 10,
+enum { TT_STRING = 5, TT_INT16 = 7, TT_COMPLEX64 = 8, TT_FLOAT64 = 10,
        TT_COMPLEX128 = 11, TT_UINT64 = 12, TT_UINT32 = 15, TT_UINT16 = 16, TT_BFLOAT16 = 18 };
 
 #define ACT_SIGN_BIT 5
@@ -131,7 +131,7 @@ static float *half_array_to_float(const void *src, size_t n) {
 static vki_dtype map_dtype(int8_t type) {
     switch (type) {
     case VKI_DTYPE_FLOAT32: case VKI_DTYPE_FLOAT16: case VKI_DTYPE_INT32:
-    case VKI_DTYPE_UINT8: case VKI_DTYPE_INT64: case VKI_DTYPE_INT8:
+    case VKI_DTYPE_UINT8: case VKI_DTYPE_INT64: case VKI_DTYPE_INT8: case VKI_DTYPE_BOOL:
         return (vki_dtype)type;
     }
     return VKI_DTYPE_OTHER;
@@ -140,7 +140,7 @@ static vki_dtype map_dtype(int8_t type) {
 /* Bytes per element, or 0 where the size is not fixed (strings, resources, int4). */
 static size_t type_size(int8_t type) {
     switch (type) {
-    case VKI_DTYPE_UINT8: case VKI_DTYPE_INT8: case TT_BOOL: return 1;
+    case VKI_DTYPE_UINT8: case VKI_DTYPE_INT8: case VKI_DTYPE_BOOL: return 1;
     case VKI_DTYPE_FLOAT16: case TT_INT16: case TT_UINT16: case TT_BFLOAT16: return 2;
     case VKI_DTYPE_FLOAT32: case VKI_DTYPE_INT32: case TT_UINT32: return 4;
     case VKI_DTYPE_INT64: case TT_FLOAT64: case TT_COMPLEX64: case TT_UINT64: return 8;
@@ -803,6 +803,7 @@ static vki_status read_op(loader *L, uint32_t i, const vki_fb_table *t, vki_op *
     const opcode_entry *e = &L->opcodes[oc];
     label lb = op_label(i, e->code, e->custom);
     out->code = (vki_op_code)e->code;
+    out->file_index = (int)i;
     if (e->code == VKI_OP_CUSTOM) memcpy(out->custom_name, e->custom, sizeof out->custom_name);
     vki_status st = read_index_list(L, t, OP_INPUTS, &lb, "inputs", VKI_MAX_OP_INPUTS, true,
                                     out->inputs, &out->n_inputs);
@@ -1020,10 +1021,42 @@ static vki_status drop_unused_tensors(loader *L) {
     return VKI_OK;
 }
 
+/* INT64 constants (indices, axes written as int64) become INT32 and BOOL constants hold
+ * one int32 0/1 per element, so ops read every index constant one way. A value outside
+ * int32 is an error naming the tensor. */
+static vki_status convert_index_constants(loader *L) {
+    vki_model *m = L->m;
+    for (int i = 0; i < m->n_tensors; i++) {
+        vki_tensor *t = &m->tensors[i];
+        if (!t->data || (t->dtype != VKI_DTYPE_INT64 && t->dtype != VKI_DTYPE_BOOL)) continue;
+        size_t width = t->dtype == VKI_DTYPE_INT64 ? 8 : 1, n = t->data_bytes / width;
+        int32_t *v = vki_malloc((n ? n : 1) * sizeof *v);
+        if (!v) return oom(L, "index constants");
+        const uint8_t *p = t->data;
+        for (size_t k = 0; k < n; k++) {
+            if (width == 1) { v[k] = p[k] != 0; continue; }
+            int64_t x;
+            memcpy(&x, p + 8 * k, 8);
+            if (x < INT32_MIN || x > INT32_MAX) {
+                free(v);
+                return bad(L, VKI_ERROR_UNSUPPORTED_MODEL, "tensor %d '%.64s': int64 value "
+                           "%lld at element %zu does not fit int32", i, t->name, (long long)x, k);
+            }
+            v[k] = (int32_t)x;
+        }
+        free(t->data);
+        t->data = v;
+        t->data_bytes = n * sizeof *v;
+        if (t->dtype == VKI_DTYPE_INT64) t->dtype = VKI_DTYPE_INT32;
+    }
+    return VKI_OK;
+}
+
 static vki_status fold_constants(loader *L) {
     vki_status st = fold_constant_ops(L);
     if (st == VKI_OK) st = drop_unused_tensors(L);
     if (st == VKI_OK) st = convert_half_constants(L);
+    if (st == VKI_OK) st = convert_index_constants(L);
     return st;
 }
 

@@ -124,7 +124,7 @@ Test(eltwise_validation, unary) {
     int out = harness_tensor(m, 3, 5, 3);
     vki_model_add_op(m, VKI_OP_TANH, 1, &x, 1, &out);
     vki_model_set_io(m, 1, &x, 1, &out);
-    harness_expect_invalid(m, VKI_ERROR_MODEL_FORMAT, "expected [3,5,4]");
+    harness_expect_invalid(m, VKI_ERROR_MODEL_FORMAT, "is [1,3,5,3], the op makes [1,3,5,4]");
 
     m = vki_model_new("bad");
     x = harness_tensor(m, 3, 5, 4);

@@ -58,7 +58,43 @@
     X(RESIZE_NEAREST_NEIGHBOR, 97, resize_nearest, OPTS(74, ResizeNearestNeighborOptions), \
       NO_ACT)                                                                             \
     X(LEAKY_RELU, 98, leaky_relu, OPTS(75, LeakyReluOptions), NO_ACT)                      \
-    X(HARD_SWISH, 117, hard_swish, NO_OPTS, NO_ACT)
+    X(HARD_SWISH, 117, hard_swish, NO_OPTS, NO_ACT)                                       \
+    /* unary.c: one kernel, the function by name (OP_<NAME>) */                          \
+    X(FLOOR, 8, floor, NO_OPTS, NO_ACT)                                                    \
+    X(EXP, 47, exp, NO_OPTS, NO_ACT)                                                       \
+    X(CAST, 53, cast, NO_OPTS, NO_ACT)                                                     \
+    X(NEG, 59, neg, NO_OPTS, NO_ACT)                                                       \
+    X(SIN, 66, sin, NO_OPTS, NO_ACT)                                                       \
+    X(LOG, 73, log, NO_OPTS, NO_ACT)                                                       \
+    X(SQRT, 75, sqrt, NO_OPTS, NO_ACT)                                                     \
+    X(RSQRT, 76, rsqrt, NO_OPTS, NO_ACT)                                                   \
+    X(LOGICAL_NOT, 87, logical_not, NO_OPTS, NO_ACT)                                       \
+    X(SQUARE, 92, square, NO_OPTS, NO_ACT)                                                 \
+    X(ABS, 101, abs, NO_OPTS, NO_ACT)                                                      \
+    X(CEIL, 104, ceil, NO_OPTS, NO_ACT)                                                    \
+    X(COS, 108, cos, NO_OPTS, NO_ACT)                                                      \
+    X(ELU, 111, elu, NO_OPTS, NO_ACT)                                                      \
+    X(ROUND, 116, round, NO_OPTS, NO_ACT)                                                  \
+    X(GELU, 150, gelu, OPTS(116, GeluOptions), NO_ACT)                                     \
+    X(RELU_0_TO_1, 152, relu_0_to_1, NO_OPTS, NO_ACT)                                      \
+    X(SIGN, 158, sign, NO_OPTS, NO_ACT)                                                    \
+    /* remap.c descriptions: one kernel moving elements */                               \
+    X(GATHER, 36, gather, OPTS(23, GatherOptions), NO_ACT)                                 \
+    X(BATCH_TO_SPACE_ND, 37, batch_to_space_nd, NO_OPTS, NO_ACT)                           \
+    X(SPACE_TO_BATCH_ND, 38, space_to_batch_nd, NO_OPTS, NO_ACT)                           \
+    X(TRANSPOSE, 39, transpose, NO_OPTS, NO_ACT)                                           \
+    X(SPLIT, 49, split, NO_OPTS, NO_ACT)                                                   \
+    X(PADV2, 60, padv2, NO_OPTS, NO_ACT)                                                   \
+    X(TILE, 69, tile, NO_OPTS, NO_ACT)                                                     \
+    X(PACK, 83, pack, OPTS(59, PackOptions), NO_ACT)                                       \
+    X(UNPACK, 88, unpack, OPTS(64, UnpackOptions), NO_ACT)                                 \
+    X(MIRROR_PAD, 100, mirror_pad, OPTS(77, MirrorPadOptions), NO_ACT)                     \
+    X(SPLIT_V, 102, split_v, NO_OPTS, NO_ACT)                                              \
+    X(REVERSE_V2, 105, reverse_v2, NO_OPTS, NO_ACT)                                        \
+    X(BROADCAST_TO, 130, broadcast_to, NO_OPTS, NO_ACT)                                    \
+    /* reshape.c: views of the same elements */                                          \
+    X(SQUEEZE, 43, squeeze, NO_OPTS, NO_ACT)                                               \
+    X(EXPAND_DIMS, 70, expand_dims, NO_OPTS, NO_ACT)
 
 #define VKI_CUSTOM_OP_LIST(X) \
     X(CONVOLUTION_2D_TRANSPOSE_BIAS, "Convolution2DTransposeBias", conv2d_transpose_bias)

@@ -59,6 +59,15 @@ void vki_define_float(vki_dispatch *d, const char *name, float value) {
     append(d, line);
 }
 
+void vki_define_text(vki_dispatch *d, const char *name, const char *text) {
+    char line[640];
+    if ((size_t)snprintf(line, sizeof line, "#define %s %s\n", name, text) >= sizeof line) {
+        d->overflow = 1;
+        return;
+    }
+    append(d, line);
+}
+
 void vki_define_shape(vki_dispatch *d, const char *prefix, vki_shape4 s) {
     char name[64];
     snprintf(name, sizeof name, "%s_W", prefix);
@@ -133,7 +142,7 @@ vki_status vki_op_fail(const vki_model *m, int op_index, vki_status status, cons
     va_end(ap);
     const vki_op *op = &m->ops[op_index];
     const char *name = op->code == VKI_OP_CUSTOM ? op->custom_name : vki_op_name(op->code);
-    return vki_fail(status, "%s: op %d %s: %s", m->name, op_index, name, detail);
+    return vki_fail(status, "%s: op %d %s: %s", m->name, op->file_index, name, detail);
 }
 
 vki_status vki_op_check_float_tensor(const vki_model *m, int op_index, int t, const char *role,
@@ -141,23 +150,28 @@ vki_status vki_op_check_float_tensor(const vki_model *m, int op_index, int t, co
     if (t < 0 || t >= m->n_tensors)
         return vki_op_fail(m, op_index, VKI_ERROR_MODEL_FORMAT, "%s %d: tensor index %d out of range",
                            role, slot, t);
+    const vki_op_def *def = vki_op_find(&m->ops[op_index]);
+    const bool general = def && def->general;
     const vki_tensor *tensor = &m->tensors[t];
-    if (tensor->dtype != VKI_DTYPE_FLOAT32)
+    if (tensor->dtype != VKI_DTYPE_FLOAT32 && !(general && vki_dtype_is_index(tensor->dtype)))
         return vki_op_fail(m, op_index, VKI_ERROR_UNSUPPORTED_MODEL,
-                           "%s %d (tensor %d '%s') is not float32", role, slot, t, tensor->name);
-    if (tensor->rank > 4)
+                           "%s %d (tensor %d '%s') is %s, the op takes float32%s", role, slot, t,
+                           tensor->name, vki_dtype_name(tensor->dtype),
+                           general ? ", int32, int64 or bool" : "");
+    const int max_rank = general ? 5 : 4;
+    if (tensor->rank > max_rank)
         return vki_op_fail(m, op_index, VKI_ERROR_UNSUPPORTED_MODEL,
-                           "%s %d (tensor %d '%s') has rank %d, at most 4 supported", role, slot,
-                           t, tensor->name, tensor->rank);
+                           "%s %d (tensor %d '%s') has rank %d, at most %d supported", role, slot,
+                           t, tensor->name, tensor->rank, max_rank);
     for (int i = 0; i < tensor->rank; i++)
         if (tensor->shape[i] <= 0)
             return vki_op_fail(m, op_index, VKI_ERROR_UNSUPPORTED_MODEL,
                                "%s %d (tensor %d '%s') has dimension %d = %d", role, slot, t,
                                tensor->name, i, tensor->shape[i]);
-    if (!tensor->data && vki_tensor_shape4(tensor).n != 1)
+    if (!general && !tensor->data && vki_tensor_shape4(tensor).n != 1)
         return vki_op_fail(m, op_index, VKI_ERROR_UNSUPPORTED_MODEL,
-                           "%s %d (tensor %d '%s') has batch %d, only 1 supported", role, slot,
-                           t, tensor->name, vki_tensor_shape4(tensor).n);
+                           "%s %d (tensor %d '%s') has batch %d, this op takes batch 1", role,
+                           slot, t, tensor->name, vki_tensor_shape4(tensor).n);
     return VKI_OK;
 }
 
@@ -254,6 +268,36 @@ vki_status vki_op_check_shape(const vki_model *m, int op_index, int tensor, vki_
     return VKI_OK;
 }
 
+vki_status vki_op_expect_dims(const vki_model *m, int o, int t, int rank, const int *dims) {
+    const vki_tensor *x = &m->tensors[t];
+    int same = x->rank == rank;
+    for (int i = 0; same && i < rank; i++) same = x->shape[i] == dims[i];
+    if (same) return VKI_OK;
+    char want[96], got[96];
+    vki_format_dims(want, sizeof want, rank, dims);
+    vki_format_dims(got, sizeof got, x->rank, x->shape);
+    return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "tensor %d '%s' is %s, the op makes %s", t,
+                       x->name, got, want);
+}
+
+vki_status vki_op_int_values(const vki_model *m, int o, int slot, const char *role,
+                             int min_count, int max_count, const int32_t **values, int *count) {
+    const vki_op *op = &m->ops[o];
+    if (slot >= op->n_inputs || op->inputs[slot] < 0)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "%s (input %d) is missing", role, slot);
+    const vki_tensor *t = NULL;
+    vki_status s = vki_op_int_const(m, o, slot, role, &t);
+    if (s) return s;
+    size_t n = vki_tensor_elements(t);
+    if (n < (size_t)min_count || n > (size_t)max_count || t->data_bytes < n * sizeof(int32_t))
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "%s tensor %d '%s' has %zu values, "
+                           "need %d to %d", role, op->inputs[slot], t->name, n, min_count,
+                           max_count);
+    *values = (const int32_t *)t->data;
+    *count = (int)n;
+    return VKI_OK;
+}
+
 int vki_conv_out_size(vki_padding pad, int in, int filter, int stride, int dilation) {
     int effective = (filter - 1) * dilation + 1;
     if (pad == VKI_PAD_SAME) return (in + stride - 1) / stride;
@@ -301,12 +345,13 @@ static vki_status validate_io(vki_model *m) {
         const vki_tensor *tensor = &m->tensors[t];
         if (tensor->dtype != VKI_DTYPE_FLOAT32)
             return vki_fail(VKI_ERROR_UNSUPPORTED_MODEL,
-                            "%s: graph %s %d (tensor %d '%s') is not float32", m->name, role,
-                            slot, t, tensor->name);
-        if (tensor->rank > 4 || vki_tensor_shape4(tensor).n != 1)
+                            "%s: graph %s %d (tensor %d '%s') is %s, graph inputs and outputs "
+                            "are float32", m->name, role, slot, t, tensor->name,
+                            vki_dtype_name(tensor->dtype));
+        if (tensor->rank > 5)
             return vki_fail(VKI_ERROR_UNSUPPORTED_MODEL,
-                            "%s: graph %s %d (tensor %d '%s') must have rank <= 4 and batch 1",
-                            m->name, role, slot, t, tensor->name);
+                            "%s: graph %s %d (tensor %d '%s') has rank %d, at most 5 supported",
+                            m->name, role, slot, t, tensor->name, tensor->rank);
         if (is_input && tensor->data)
             return vki_fail(VKI_ERROR_MODEL_FORMAT, "%s: graph input %d (tensor %d) is a constant",
                             m->name, slot, t);
@@ -373,7 +418,7 @@ vki_status vki_model_reference_run(const vki_model *m, const float *const *input
         if (!values[t]) s = vki_fail_oom("graph build");
         else if (m->tensors[t].data && m->tensors[t].dtype == VKI_DTYPE_FLOAT32)
             memcpy(values[t], m->tensors[t].data, n * sizeof(float));
-        else if (m->tensors[t].data && m->tensors[t].dtype == VKI_DTYPE_INT32)
+        else if (m->tensors[t].data && vki_dtype_is_index(m->tensors[t].dtype))
             for (size_t i = 0; i < n; i++) values[t][i] = (float)((int32_t *)m->tensors[t].data)[i];
     }
     for (int i = 0; i < m->n_inputs && !s; i++)

@@ -55,6 +55,8 @@ typedef struct vki_build vki_build;   /* owned by the graph builder */
 /* Appends "#define NAME VALUE\n" to d->defines. */
 void vki_define_int(vki_dispatch *d, const char *name, long long value);
 void vki_define_float(vki_dispatch *d, const char *name, float value);
+/* "#define NAME TEXT\n": a GLSL expression the op file wrote (remap.c's coordinates). */
+void vki_define_text(vki_dispatch *d, const char *name, const char *text);
 /* Defines <P>_W, <P>_H, <P>_C, <P>_S (slices of 4) for a tensor's NHWC shape. */
 void vki_define_shape(vki_dispatch *d, const char *prefix, vki_shape4 s);
 /* Defines ACT_RELU / ACT_RELU6 / ACT_RELU_N1_TO_1 / ACT_TANH for a fused activation. */
@@ -138,6 +140,11 @@ typedef struct vki_op_def {
     /* Reads the op's options into op->opt at load time (m holds the tensors and op its
      * inputs and outputs); NULL for an op with none (NO_OPTS in op_list.h). */
     vki_status (*options)(vki_options_reader *r, const vki_model *m, vki_op *op);
+    /* The op takes tensors of rank 0..5 with any batch, which it reads through their
+     * storage view (vki_tensor_rows), and index activations (INT32, INT64, BOOL, held as
+     * float values) where its validate allows; otherwise the checks below keep it to
+     * float32, rank <= 4 and batch 1. */
+    bool general;
 } vki_op_def;
 
 /* The def of an op's code (and custom_code), from the op list; NULL if vkinfer has no
@@ -162,11 +169,13 @@ vki_status vki_op_fail(const vki_model *m, int op_index, vki_status status, cons
                        ...) VKI_PRINTF(4, 5);
 
 /* Checks the op has between min and max inputs and exactly n_outputs outputs, that each
- * non-optional tensor exists, is FLOAT32 and has rank <= 4 with batch 1. */
+ * non-optional tensor exists, is FLOAT32 and has rank <= 4 with batch 1 (for a general
+ * op: FLOAT32 or an index type, rank <= 5, any batch). */
 vki_status vki_op_check_arity(const vki_model *m, int op_index, int min_inputs,
                               int max_inputs, int n_outputs);
 /* Checks tensor t exists, is FLOAT32, has rank <= 4, positive dims and (if not a
- * constant) batch 1; role/slot name it in the message ("input", 2). */
+ * constant) batch 1; for a general op (vki_op_def.general) FLOAT32 or an index type,
+ * rank <= 5 and any batch. role/slot name it in the message ("input", 2). */
 vki_status vki_op_check_float_tensor(const vki_model *m, int op_index, int t, const char *role,
                                      int slot);
 /* For ops with one activation (input 0) and int32 constant operands they check
@@ -182,6 +191,13 @@ vki_status vki_op_int_const(const vki_model *m, int op_index, int input, const c
 vki_status vki_op_check_const(const vki_model *m, int op_index, int input, const char *role,
                               int rank);
 vki_status vki_op_check_shape(const vki_model *m, int op_index, int tensor, vki_shape4 want);
+/* Checks tensor t has exactly these extents; the message names both shapes. */
+vki_status vki_op_expect_dims(const vki_model *m, int o, int t, int rank, const int *dims);
+/* The int32 values of constant input `slot` (role names it), which must hold between
+ * min_count and max_count elements. */
+vki_status vki_op_int_values(const vki_model *m, int o, int slot, const char *role,
+                             int min_count, int max_count, const int32_t **values, int *count);
+
 
 /* Writes "[d0,d1,...]" for messages; truncates to size. */
 void vki_format_dims(char *buf, size_t size, int rank, const int *dims);

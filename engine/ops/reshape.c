@@ -1,7 +1,7 @@
-/* reshape.c: RESHAPE. The output tensor's shape is authoritative; the optional int32
+/* reshape.c: RESHAPE, SQUEEZE and EXPAND_DIMS, on tensors of any rank and batch. The output tensor's shape is authoritative; the optional int32
  * shape input is only cross-checked. When input and output have the same channel count
- * their PHWC4 bytes are identical (equal C and equal element count give equal H*W, and
- * PHWC4 index (s*H + y)*W + x depends on y and x only through y*W + x), so the output
+ * their PHWC4 bytes are identical (equal C and equal element count give equal rows*W in the
+ * storage view, and PHWC4 index (s*H + y)*W + x depends on y and x only through y*W + x), so the output
  * aliases the input and nothing is dispatched; otherwise glsl/gather.comp moves each
  * lane by its dense NHWC linear index. */
 #include "ops.h"
@@ -67,14 +67,16 @@ static vki_status validate(const vki_model *m, int o) {
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
                            "input %s has %zu elements but output %s has %zu", si, ni, so, no);
     }
-    if (op->n_inputs == 2) return check_shape_input(m, o);
+    /* RESHAPE's second input is the shape; EXPAND_DIMS' is the axis, and the output's
+     * extents say where it went. */
+    if (op->code == VKI_OP_RESHAPE && op->n_inputs == 2) return check_shape_input(m, o);
     return VKI_OK;
 }
 
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     const vki_tensor *in = vki_op_in(m, op, 0);
-    vki_shape4 si = vki_tensor_shape4(in), so = vki_tensor_shape4(vki_op_out(m, op, 0));
+    vki_shape4 si = vki_tensor_rows(in), so = vki_tensor_rows(vki_op_out(m, op, 0));
     if (!in->data && si.c == so.c) return vki_build_alias(b, op->outputs[0], op->inputs[0]);
     vki_dispatch d;
     vki_dispatch_init(&d, VKI_KERNEL_gather, VKI_WG_ELEMENTWISE);
@@ -94,4 +96,7 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     for (size_t i = 0; i < n; i++) out[0][i] = in[0][i];
 }
 
-const vki_op_def vki_op_reshape = {.validate = validate, .build = build, .reference = reference};
+#define RESHAPE_ {.validate = validate, .build = build, .reference = reference, .general = true}
+const vki_op_def vki_op_reshape = RESHAPE_;
+const vki_op_def vki_op_squeeze = RESHAPE_;
+const vki_op_def vki_op_expand_dims = RESHAPE_;

@@ -1,0 +1,85 @@
+/* mirror_pad.c: MIRROR_PAD (REFLECT and SYMMETRIC) and PADV2 (padding with a constant), on
+ * any axis of up to 5, as remap descriptions (remap.h). PAD has its own kernel (pad.c). */
+#include "remap.h"
+
+#include <math.h>
+
+/* The input's coordinate on each axis is the output's less the leading padding; the edge
+ * rule says what the padding reads. */
+static vki_status describe_padded(const vki_model *m, int o, vki_remap *r, vki_edge rule,
+                                  float fill) {
+    const vki_op *op = &m->ops[o];
+    const vki_tensor *in = vki_op_in(m, op, 0);
+    const int32_t *pads;
+    int n;
+    vki_status s = vki_op_int_values(m, o, 1, "paddings", 2 * in->rank, 2 * in->rank, &pads, &n);
+    if (s) return s;
+    int dims[VKI_REMAP_RANK];
+    for (int i = 0; i < in->rank; i++) {
+        int before = pads[2 * i], after = pads[2 * i + 1];
+        /* REFLECT mirrors around the edge element, so it can add at most extent - 1;
+         * SYMMETRIC repeats it, at most extent. */
+        int limit = rule == VKI_EDGE_REFLECT ? in->shape[i] - 1
+                    : rule == VKI_EDGE_SYMMETRIC ? in->shape[i] : 1 << 20;
+        if (before < 0 || after < 0 || before > limit || after > limit)
+            return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "padding [%d,%d] of axis %d is out "
+                               "of range for extent %d", before, after, i, in->shape[i]);
+        dims[i] = in->shape[i] + before + after;
+    }
+    s = vki_op_expect_dims(m, o, op->outputs[0], in->rank, dims);
+    if (s) return s;
+    vki_remap_init(r, vki_op_out(m, op, 0));
+    vki_remap_add_input(r, m, op, 0);
+    r->fill = fill;
+    for (int i = 0; i < in->rank; i++) {
+        int j = vki_axis5(i, in->rank);
+        r->axis[j].offset = -pads[2 * i];
+        r->axis[j].edge = pads[2 * i] || pads[2 * i + 1] ? rule : VKI_EDGE_INSIDE;
+    }
+    return VKI_OK;
+}
+
+static vki_status describe_mirror_pad(const vki_model *m, int o, int output, vki_remap *r) {
+    (void)output;
+    vki_status s = vki_op_check_io(m, o, 2, 2);
+    if (s) return s;
+    return describe_padded(m, o, r,
+                           m->ops[o].opt.mirror_pad.symmetric ? VKI_EDGE_SYMMETRIC : VKI_EDGE_REFLECT,
+                           0.0f);
+}
+
+/* PADV2(input, paddings, constant_values): a scalar fill. */
+static vki_status describe_padv2(const vki_model *m, int o, int output, vki_remap *r) {
+    (void)output;
+    const vki_op *op = &m->ops[o];
+    vki_status s = vki_op_check_io(m, o, 2, 3);
+    if (s) return s;
+    float fill = 0.0f;
+    if (op->n_inputs == 3 && op->inputs[2] >= 0) {
+        const vki_tensor *c = vki_op_in(m, op, 2);
+        if (!c->data || c->dtype != VKI_DTYPE_FLOAT32 || vki_tensor_elements(c) != 1 ||
+            c->data_bytes < sizeof(float))
+            return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "constant_values (tensor %d) "
+                               "must be one float32 constant", op->inputs[2]);
+        fill = *(const float *)c->data;
+        if (!isfinite(fill))
+            return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "constant value %g is not "
+                               "finite", (double)fill);
+    }
+    return describe_padded(m, o, r, VKI_EDGE_FILL, fill);
+}
+
+/* MirrorPadOptions: mode at field 0 (REFLECT 0, SYMMETRIC 1). */
+static vki_status read_mirror_pad(vki_options_reader *rd, const vki_model *m, vki_op *op) {
+    (void)m;
+    int8_t mode;
+    if (!vki_opt_i8(rd, 0, 0, &mode)) return vki_opt_malformed(rd);
+    if (mode != 0 && mode != 1)
+        return vki_opt_fail(rd, VKI_ERROR_MODEL_FORMAT, "MirrorPadOptions: mode %d is neither "
+                            "REFLECT (0) nor SYMMETRIC (1)", mode);
+    op->opt.mirror_pad.symmetric = mode == 1;
+    return VKI_OK;
+}
+
+VKI_REMAP_OP(mirror_pad, describe_mirror_pad, read_mirror_pad);
+VKI_REMAP_OP(padv2, describe_padv2, NULL);
