@@ -1,47 +1,89 @@
-// binary.comp: out = activate(a OP b) (through the producer epilogue) with broadcasting over H, W and C; OP is chosen by
-// OP_* (PRELU: a is the input, b the alpha).
-// An input whose extent along an axis is 1 is broadcast along it; a 1-channel input is
-// broadcast over all four lanes of every slice. An input with more channels but fewer
-// slices than the output reads zero past its last slice: the passes fold a channel PAD
-// that zero-extends an operand this way (padded lanes of its last slice are zero already).
+// binary.comp: out = activate(a OP b) (through the producer epilogue), or for OP_SELECT
+// a ? b : c, with numpy broadcasting over tensors of up to 5 dims; OP is chosen by OP_*
+// (PRELU: a is the input, b the alpha). Comparisons and logical ops write 0 or 1.
+// Storage is each tensor's rows view: the dims before the last two fold into rows, so an
+// operand's row for output row y comes from y's digits over the output's leading extents
+// (OUT_R0..2), each read at 0 where the operand's extent (P_R0..2) is 1; P_ROWS marks an
+// operand whose rows are the output's. Along W an extent of 1 is broadcast; a 1-channel
+// operand is broadcast over all four lanes of every slice. An operand with more channels
+// but fewer slices than the output reads zero past its last slice: the passes fold a
+// channel PAD that zero-extends an operand this way (padded lanes are zero already).
 //
 // Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
 // compiles each in fp32, fp16 storage and fp16 arithmetic). An operand is whole or
-// broadcast (1 channel, and 1x1 or 1 row).
+// broadcast (1 channel, and 1x1 or 1 row, or along leading axes).
 // variant: @bindings=3 {OP_ADD|OP_SUB|OP_MUL|OP_DIV} $ACT $BINARY_OPERANDS
-// variant: @bindings=3 {OP_MAXIMUM|OP_MINIMUM|OP_PRELU} $BINARY_OPERANDS
-// variant: @bindings=N_BINDINGS OP_MUL ACT_RELU OUT_W=6 OUT_H=5 OUT_C=7 OUT_S=2
-//   + A_W=6 A_H=5 A_C=7 A_S=2 B_W=1 B_H=1 B_C=7 B_S=2 $EPILOGUE3
-// variant-set: BINARY_OPERANDS = OUT_W=6 OUT_H=5 OUT_C=7 OUT_S=2
-//   + {A_W=6 A_H=5 A_C=7 A_S=2|A_W=1 A_H=1 A_C=1 A_S=1}
-//   + {B_W=6 B_H=5 B_C=7 B_S=2|B_W=6 B_H=1 B_C=1 B_S=1|B_W=6 B_H=5 B_C=3 B_S=1}
+// variant: @bindings=3 {OP_MAXIMUM|OP_MINIMUM|OP_PRELU|OP_SQUARED_DIFFERENCE|OP_POW
+//   + |OP_FLOOR_DIV|OP_FLOOR_MOD|OP_GREATER|OP_GREATER_EQUAL|OP_LESS|OP_LESS_EQUAL|OP_EQUAL
+//   + |OP_NOT_EQUAL|OP_LOGICAL_AND|OP_LOGICAL_OR} $BINARY_OPERANDS
+// variant: @bindings=4 N_OPERANDS=3 OP_SELECT $BINARY_OPERANDS
+//   + C_W=6 C_H=5 C_C=7 C_S=2 C_R0=1 C_R1=1 C_R2=5 C_ROWS
+// variant: @bindings=N_BINDINGS OP_MUL ACT_RELU OUT_W=6 OUT_H=5 OUT_C=7 OUT_S=2 OUT_R0=1
+//   + OUT_R1=1 OUT_R2=5 A_W=6 A_H=5 A_C=7 A_S=2 A_R0=1 A_R1=1 A_R2=5 A_ROWS
+//   + B_W=1 B_H=1 B_C=7 B_S=2 B_R0=1 B_R1=1 B_R2=1 $EPILOGUE3
+// variant-set: BINARY_OPERANDS = OUT_W=6 OUT_H=10 OUT_C=7 OUT_S=2 OUT_R0=1 OUT_R1=2 OUT_R2=5
+//   + {A_W=6 A_H=10 A_C=7 A_S=2 A_R0=1 A_R1=2 A_R2=5 A_ROWS|A_W=1 A_H=1 A_C=1 A_S=1 A_R0=1
+//   + A_R1=1 A_R2=1}
+//   + {B_W=6 B_H=10 B_C=7 B_S=2 B_R0=1 B_R1=2 B_R2=5 B_ROWS|B_W=6 B_H=1 B_C=1 B_S=1 B_R0=1
+//   + B_R1=1 B_R2=1|B_W=6 B_H=2 B_C=3 B_S=1 B_R0=1 B_R1=2 B_R2=1}
+#ifndef N_OPERANDS
+#define N_OPERANDS 2
+#endif
 TENSOR_IN(0, a)
 TENSOR_IN(1, b)
+#if N_OPERANDS == 3
+TENSOR_IN(2, c)
+OUTPUT(3)
+#else
 OUTPUT(2)
+#endif
 
-FLT4 fetch_a(int x, int y, int s) {
-    int xx = A_W == 1 ? 0 : x, yy = A_H == 1 ? 0 : y;
-#if A_C != 1 && A_S < OUT_S
-    if (s >= A_S) return FLT4(0.0);   // a channel PAD folded in: zeros past the operand
-#endif
-#if A_C == 1
-    return FLT4(LOADF(a, IDX(A, xx, yy, 0)).x);
+#define FETCH(P, buf)                                                                      \
+    FLT4 fetch_##buf(int x, int y, int s) {                                                \
+        int xx = P##_W == 1 ? 0 : x;                                                       \
+        int yy = (((P##_R0 == 1 ? 0 : y / (OUT_R1 * OUT_R2)) * P##_R1 +                     \
+                   (P##_R1 == 1 ? 0 : (y / OUT_R2) % OUT_R1)) * P##_R2 +                    \
+                  (P##_R2 == 1 ? 0 : y % OUT_R2));                                          \
+        ROWS_##P                                                                           \
+        if (P##_C != 1 && P##_S < OUT_S && s >= P##_S) return FLT4(0.0);                    \
+        if (P##_C == 1) return FLT4(LOADF(buf, IDX(P, xx, yy, 0)).x);                        \
+        return LOADF(buf, IDX(P, xx, yy, s));                                               \
+    }
+#ifdef A_ROWS
+#define ROWS_A yy = y;
 #else
-    return LOADF(a, IDX(A, xx, yy, s));
+#define ROWS_A
 #endif
-}
+#ifdef B_ROWS
+#define ROWS_B yy = y;
+#else
+#define ROWS_B
+#endif
+#ifdef C_ROWS
+#define ROWS_C yy = y;
+#else
+#define ROWS_C
+#endif
+FETCH(A, a)
+FETCH(B, b)
+#if N_OPERANDS == 3
+FETCH(C, c)
+#endif
 
-FLT4 fetch_b(int x, int y, int s) {
-    int xx = B_W == 1 ? 0 : x, yy = B_H == 1 ? 0 : y;
-#if B_C != 1 && B_S < OUT_S
-    if (s >= B_S) return FLT4(0.0);
-#endif
-#if B_C == 1
-    return FLT4(LOADF(b, IDX(B, xx, yy, 0)).x);
-#else
-    return LOADF(b, IDX(B, xx, yy, s));
-#endif
+#if defined(OP_POW)
+// C's pow for float: |a|^b with the sign of a for an odd integer b, NaN for a negative a
+// and a fractional b, and 0^b = 0, 1 or inf; GLSL's pow leaves a <= 0 undefined.
+float pow1(float a, float b) {
+    if (b == 0.0) return 1.0;
+    if (a == 0.0) return b > 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u);   // inf
+    float r = exp2(b * log2(abs(a)));
+    if (a > 0.0) return r;
+    if (floor(b) != b) return uintBitsToFloat(0x7fc00000u);              // NaN
+    return mod(b, 2.0) == 1.0 ? -r : r;
 }
+#endif
+
+#define BOOL4(x) mix(FLT4(0.0), FLT4(1.0), x)
 
 void main() {
     OUTPUT_POSITION(OUT, x, y, s)
@@ -60,6 +102,39 @@ void main() {
     FLT4 v = min(va, vb);
 #elif defined(OP_PRELU)
     FLT4 v = mix(va * vb, va, greaterThanEqual(va, FLT4(0.0)));
+#elif defined(OP_SQUARED_DIFFERENCE)
+    FLT4 d = va - vb;
+    FLT4 v = d * d;
+#elif defined(OP_POW)
+    vec4 fa = vec4(va), fb = vec4(vb);
+    FLT4 v = FLT4(pow1(fa.x, fb.x), pow1(fa.y, fb.y), pow1(fa.z, fb.z), pow1(fa.w, fb.w));
+#elif defined(OP_FLOOR_DIV)
+    FLT4 v = floor(va / vb);
+#elif defined(OP_FLOOR_MOD)
+    // C's fmod, moved into the divisor's sign as TFLite's FLOOR_MOD does.
+    vec4 fa = vec4(va), fb = vec4(vb);
+    vec4 t = fa - fb * trunc(fa / fb);
+    vec4 moved = vec4(notEqual(lessThan(fb, vec4(0.0)), lessThan(t, vec4(0.0)))) *
+                 vec4(notEqual(t, vec4(0.0)));
+    FLT4 v = FLT4(t + fb * moved);
+#elif defined(OP_GREATER)
+    FLT4 v = BOOL4(greaterThan(va, vb));
+#elif defined(OP_GREATER_EQUAL)
+    FLT4 v = BOOL4(greaterThanEqual(va, vb));
+#elif defined(OP_LESS)
+    FLT4 v = BOOL4(lessThan(va, vb));
+#elif defined(OP_LESS_EQUAL)
+    FLT4 v = BOOL4(lessThanEqual(va, vb));
+#elif defined(OP_EQUAL)
+    FLT4 v = BOOL4(equal(va, vb));
+#elif defined(OP_NOT_EQUAL)
+    FLT4 v = BOOL4(notEqual(va, vb));
+#elif defined(OP_LOGICAL_AND)
+    FLT4 v = FLT4(vec4(notEqual(va, FLT4(0.0))) * vec4(notEqual(vb, FLT4(0.0))));
+#elif defined(OP_LOGICAL_OR)
+    FLT4 v = FLT4(max(vec4(notEqual(va, FLT4(0.0))), vec4(notEqual(vb, FLT4(0.0)))));
+#elif defined(OP_SELECT)
+    FLT4 v = mix(fetch_c(x, y, s), vb, notEqual(va, FLT4(0.0)));
 #endif
     STORE_OUTPUT(x, y, s, v)
 }

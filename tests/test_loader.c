@@ -1443,6 +1443,7 @@ Test(loader, list_ops_names_unsupported_ones) {
     s.n_tensors = 7;
     s.tensors[5] = (tb_tensor){"g", 0, 4, {1, 2, 2, 2}, 0, NULL};
     s.tensors[6] = (tb_tensor){"c", 0, 4, {1, 2, 2, 2}, 0, NULL};
+    s.tensors[4].shape[1] = s.tensors[4].shape[2] = 1;   /* the conv's strides make 1x1 */
     /* File order: DEQUANTIZE, CONV_2D, the LSTM, the custom op. The DEQUANTIZE folds at
      * load, so the LSTM is the IR's op 1 but the file's op 2, which messages must say. */
     s.ops[2] = (tb_op){.opcode = 2, .n_in = 1, .in = {0}, .n_out = 1, .out = {5}};

@@ -1,23 +1,30 @@
-/* binary.c: elementwise ops of two tensors with TFLite (numpy) broadcasting: ADD, SUB,
- * MUL, DIV, MAXIMUM, MINIMUM and PRELU (input, alpha). They share one validator, one
- * kernel (glsl/binary.comp, the op picked by a #define) and one C reference. Either
- * operand may be a constant; it is packed to PHWC4 at build. */
+/* binary.c: elementwise ops of two tensors (three for SELECT) with TFLite (numpy)
+ * broadcasting over up to 5 dims: ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM, PRELU (input,
+ * alpha), SQUARED_DIFFERENCE, POW, FLOOR_DIV, FLOOR_MOD, the comparisons GREATER,
+ * GREATER_EQUAL, LESS, LESS_EQUAL, EQUAL, NOT_EQUAL and LOGICAL_AND, LOGICAL_OR (bool
+ * outputs, 0 or 1), and SELECT / SELECT_V2 (condition, x, y). They share one validator, one
+ * kernel (glsl/binary.comp, the op picked by OP_<NAME>) and one C reference. Any operand
+ * but one may be a constant; it is packed to PHWC4 at build. */
 #include "ops.h"
+#include "remap.h"
 
-/* Operand shape with its dims right-aligned to [N,H,W,C], as broadcasting aligns them.
- * For the batch-1 activations the engine stores this equals vki_tensor_shape4, so it is
- * also their PHWC4 layout; for a constant it also reads [H,W,C] as H, W, C (where
- * vki_tensor_shape4 would read a leading H as the batch). */
-static vki_shape4 operand_shape(const vki_tensor *t) {
-    int d[4] = {1, 1, 1, 1};
-    for (int i = 0; i < t->rank && i < 4; i++) d[4 - t->rank + i] = t->shape[i];
-    return (vki_shape4){d[0], d[1], d[2], d[3]};
+#include <math.h>
+#include <stdio.h>
+
+#define MAX_OPERANDS 3
+
+static int n_operands(const vki_op *op) {
+    return op->code == VKI_OP_SELECT || op->code == VKI_OP_SELECT_V2 ? 3 : 2;
 }
 
-/* The broadcast extent of one axis, or -1 if the extents are incompatible. */
-static int broadcast_dim(int a, int b) {
-    if (a == b || b == 1) return a;
-    return a == 1 ? b : -1;
+static bool is_comparison(vki_op_code code) {
+    switch (code) {
+    case VKI_OP_GREATER: case VKI_OP_GREATER_EQUAL: case VKI_OP_LESS: case VKI_OP_LESS_EQUAL:
+    case VKI_OP_EQUAL: case VKI_OP_NOT_EQUAL: case VKI_OP_LOGICAL_AND: case VKI_OP_LOGICAL_OR:
+        return true;
+    default:
+        return false;
+    }
 }
 
 static vki_activation activation_of(const vki_op *op) {
@@ -29,40 +36,61 @@ static vki_activation activation_of(const vki_op *op) {
     }
 }
 
+/* The operands' and the output's extents right-aligned to 5 dims. */
+static void operand_dims(const vki_model *m, const vki_op *op, int d[MAX_OPERANDS][5]) {
+    for (int i = 0; i < n_operands(op); i++) vki_dims5(vki_op_in(m, op, i), d[i]);
+}
+
 static vki_status validate(const vki_model *m, int o) {
-    vki_status s = vki_op_check_arity(m, o, 2, 2, 1);
-    if (s) return s;
     const vki_op *op = &m->ops[o];
-    const vki_tensor *ta = vki_op_in(m, op, 0), *tb = vki_op_in(m, op, 1);
-    if (ta->data && tb->data)
-        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                           "both inputs (tensors %d, %d) are constants", op->inputs[0],
-                           op->inputs[1]);
-    vki_shape4 sa = operand_shape(ta), sb = operand_shape(tb);
-    for (int i = 0; i < 2; i++) {
-        const vki_tensor *t = i ? tb : ta;
-        vki_shape4 in = i ? sb : sa;
-        /* Activations are checked by the arity check; a constant may still carry a batch. */
-        if (in.n != 1)
-            return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                               "input %d (tensor %d '%s') has batch %d, only 1 supported", i,
-                               op->inputs[i], t->name, in.n);
-    }
-    vki_shape4 want = {1, broadcast_dim(sa.h, sb.h), broadcast_dim(sa.w, sb.w),
-                       broadcast_dim(sa.c, sb.c)};
-    if (want.h < 0 || want.w < 0 || want.c < 0)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
-                           "inputs [1,%d,%d,%d] (tensor %d '%s') and [1,%d,%d,%d] (tensor %d "
-                           "'%s') do not broadcast",
-                           sa.h, sa.w, sa.c, op->inputs[0], ta->name, sb.h, sb.w, sb.c,
-                           op->inputs[1], tb->name);
+    const int n = n_operands(op);
+    vki_status s = vki_op_check_arity(m, o, n, n, 1);
+    if (s) return s;
+    int constants = 0;
+    for (int i = 0; i < n; i++) constants += vki_op_in(m, op, i)->data != NULL;
+    if (constants == n)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "every input is a constant");
     const vki_tensor *to = vki_op_out(m, op, 0);
-    vki_shape4 so = vki_tensor_shape4(to);
-    if (so.h != want.h || so.w != want.w || so.c != want.c)
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
-                           "output (tensor %d '%s') is [1,%d,%d,%d], the inputs broadcast to "
-                           "[1,%d,%d,%d]",
-                           op->outputs[0], to->name, so.h, so.w, so.c, want.h, want.w, want.c);
+    /* Index tensors: comparisons and logical ops write bool; SELECT's condition is bool;
+     * arithmetic on int32 is exact in float only without division. */
+    bool bool_out = is_comparison(op->code);
+    if (bool_out != (to->dtype == VKI_DTYPE_BOOL))
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "output is %s, the op makes %s",
+                           vki_dtype_name(to->dtype), bool_out ? "bool" : "its inputs' type");
+    if ((op->code == VKI_OP_DIV || op->code == VKI_OP_POW) && to->dtype != VKI_DTYPE_FLOAT32)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "%s on %s is not supported",
+                           vki_op_name(op->code), vki_dtype_name(to->dtype));
+    /* SELECT (v1) picks whole rows by a rank-1 condition, which broadcasting would not
+     * mean: vkinfer takes it only where its condition matches the inputs. */
+    const vki_tensor *cond = vki_op_in(m, op, 0), *x = vki_op_in(m, op, 1);
+    if (op->code == VKI_OP_SELECT && vki_tensor_elements(cond) != 1 &&
+        (cond->rank != x->rank || vki_tensor_elements(cond) != vki_tensor_elements(x)))
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "SELECT with a condition shaped "
+                           "unlike its inputs (row selection) is not supported; SELECT_V2 "
+                           "broadcasts");
+    int d[MAX_OPERANDS][5], want[5];
+    operand_dims(m, op, d);
+    int rank = 0;
+    for (int i = 0; i < n; i++)
+        if (vki_op_in(m, op, i)->rank > rank) rank = vki_op_in(m, op, i)->rank;
+    for (int j = 0; j < 5; j++) {
+        want[j] = 1;
+        for (int i = 0; i < n; i++) {
+            if (d[i][j] == want[j] || d[i][j] == 1) continue;
+            if (want[j] != 1) {
+                char sa[96], sb[96];
+                const vki_tensor *ta = vki_op_in(m, op, 0), *tb = vki_op_in(m, op, i);
+                vki_format_dims(sa, sizeof sa, ta->rank, ta->shape);
+                vki_format_dims(sb, sizeof sb, tb->rank, tb->shape);
+                return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "inputs %s (tensor %d '%s') and "
+                                   "%s (tensor %d '%s') do not broadcast", sa, op->inputs[0],
+                                   ta->name, sb, op->inputs[i], tb->name);
+            }
+            want[j] = d[i][j];
+        }
+    }
+    s = vki_op_expect_dims(m, o, op->outputs[0], rank, want + 5 - rank);
+    if (s) return s;
     vki_activation act = activation_of(op);
     if (act != VKI_ACT_NONE && act != VKI_ACT_RELU && act != VKI_ACT_RELU6 &&
         act != VKI_ACT_RELU_N1_TO_1 && act != VKI_ACT_TANH)
@@ -71,42 +99,56 @@ static vki_status validate(const vki_model *m, int o) {
     return VKI_OK;
 }
 
-static const char *op_define(vki_op_code code) {
-    switch (code) {
-    case VKI_OP_SUB: return "OP_SUB";
-    case VKI_OP_MUL: return "OP_MUL";
-    case VKI_OP_DIV: return "OP_DIV";
-    case VKI_OP_MAXIMUM: return "OP_MAXIMUM";
-    case VKI_OP_MINIMUM: return "OP_MINIMUM";
-    case VKI_OP_PRELU: return "OP_PRELU";
-    default: return "OP_ADD";
+/* OP_<NAME>; SELECT and SELECT_V2 are one kernel. */
+static void op_define(const vki_op *op, char *buf, size_t size) {
+    if (n_operands(op) == 3) snprintf(buf, size, "OP_SELECT");
+    else snprintf(buf, size, "OP_%s", vki_op_name(op->code));
+}
+
+/* <P>_W, _H, _C, _S of an operand's storage view and <P>_R0..2, the extents of its rows. */
+static void define_operand(vki_dispatch *d, const char *p, const int e[5], const int out[5]) {
+    char name[16];
+    vki_define_shape(d, p, (vki_shape4){1, e[0] * e[1] * e[2], e[3], e[4]});
+    for (int j = 0; j < 3; j++) {
+        snprintf(name, sizeof name, "%s_R%d", p, j);
+        vki_define_int(d, name, e[j]);
+    }
+    if (out && e[0] == out[0] && e[1] == out[1] && e[2] == out[2]) {
+        snprintf(name, sizeof name, "%s_ROWS", p);
+        vki_define_int(d, name, 1);
     }
 }
 
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
+    const int n = n_operands(op);
     vki_dispatch d;
     vki_dispatch_init(&d, VKI_KERNEL_binary, VKI_WG_ELEMENTWISE);
-    vki_define_int(&d, op_define(op->code), 1);
+    char define[48];
+    op_define(op, define, sizeof define);
+    vki_define_int(&d, define, 1);
+    if (n == 3) vki_define_int(&d, "N_OPERANDS", 3);
     vki_define_activation(&d, activation_of(op));
-    static const char *const prefix[2] = {"A", "B"};
-    for (int i = 0; i < 2; i++) {
-        const vki_tensor *t = vki_op_in(m, op, i);
-        vki_shape4 s = operand_shape(t);
-        vki_define_shape(&d, prefix[i], s);
+    int e[MAX_OPERANDS][5], out[5];
+    operand_dims(m, op, e);
+    vki_dims5(vki_op_out(m, op, 0), out);
+    static const char *const prefix[MAX_OPERANDS] = {"A", "B", "C"};
+    for (int i = 0; i < n; i++) {
+        define_operand(&d, prefix[i], e[i], out);
+        vki_shape4 s = {1, e[i][0] * e[i][1] * e[i][2], e[i][3], e[i][4]};
         vki_status st = vki_build_bind_operand(b, &d, op->inputs[i], s);
         if (st) return st;
     }
-    vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
-    vki_define_shape(&d, "OUT", out);
+    define_operand(&d, "OUT", out, NULL);
+    vki_shape4 so = {1, out[0] * out[1] * out[2], out[3], out[4]};
     vki_status bound = vki_build_bind_output(b, &d, op);
     if (bound) return bound;
-    vki_dispatch_grid_phwc4(&d, out);
+    vki_dispatch_grid_phwc4(&d, so);
     return vki_build_dispatch(b, &d);
 }
 
 /* TFLite's float kernels, written out plainly. */
-static float apply(vki_op_code code, float a, float b) {
+static float apply(vki_op_code code, float a, float b, float c) {
     switch (code) {
     case VKI_OP_SUB: return a - b;
     case VKI_OP_MUL: return a * b;
@@ -114,30 +156,53 @@ static float apply(vki_op_code code, float a, float b) {
     case VKI_OP_MAXIMUM: return a > b ? a : b;
     case VKI_OP_MINIMUM: return a < b ? a : b;
     case VKI_OP_PRELU: return a >= 0.0f ? a : a * b;
+    case VKI_OP_SQUARED_DIFFERENCE: return (a - b) * (a - b);
+    case VKI_OP_POW: return powf(a, b);
+    case VKI_OP_FLOOR_DIV: return floorf(a / b);
+    case VKI_OP_FLOOR_MOD: {
+        float t = fmodf(a, b);
+        return t != 0.0f && ((b < 0.0f) != (t < 0.0f)) ? t + b : t;
+    }
+    case VKI_OP_GREATER: return a > b;
+    case VKI_OP_GREATER_EQUAL: return a >= b;
+    case VKI_OP_LESS: return a < b;
+    case VKI_OP_LESS_EQUAL: return a <= b;
+    case VKI_OP_EQUAL: return a == b;
+    case VKI_OP_NOT_EQUAL: return a != b;
+    case VKI_OP_LOGICAL_AND: return a != 0.0f && b != 0.0f;
+    case VKI_OP_LOGICAL_OR: return a != 0.0f || b != 0.0f;
+    case VKI_OP_SELECT: case VKI_OP_SELECT_V2: return a != 0.0f ? b : c;
     default: return a + b;
     }
 }
 
-static size_t at(vki_shape4 s, int y, int x, int c) {
-    return ((size_t)(s.h == 1 ? 0 : y) * (size_t)s.w + (size_t)(s.w == 1 ? 0 : x)) * (size_t)s.c +
-           (size_t)(s.c == 1 ? 0 : c);
-}
-
 static void reference(const vki_model *m, const vki_op *op, const float *const *in,
                       float *const *out) {
-    vki_shape4 sa = operand_shape(vki_op_in(m, op, 0));
-    vki_shape4 sb = operand_shape(vki_op_in(m, op, 1));
-    vki_shape4 so = vki_tensor_shape4(vki_op_out(m, op, 0));
+    const int n = n_operands(op);
+    int e[MAX_OPERANDS][5], d[5];
+    operand_dims(m, op, e);
+    vki_dims5(vki_op_out(m, op, 0), d);
     vki_activation act = activation_of(op);
-    for (int y = 0; y < so.h; y++)
-        for (int x = 0; x < so.w; x++)
-            for (int c = 0; c < so.c; c++)
-                out[0][at(so, y, x, c)] = vki_apply_activation(
-                    act, apply(op->code, in[0][at(sa, y, x, c)], in[1][at(sb, y, x, c)]));
+    int x[5];
+    size_t k = 0;
+    for (x[0] = 0; x[0] < d[0]; x[0]++)
+        for (x[1] = 0; x[1] < d[1]; x[1]++)
+            for (x[2] = 0; x[2] < d[2]; x[2]++)
+                for (x[3] = 0; x[3] < d[3]; x[3]++)
+                    for (x[4] = 0; x[4] < d[4]; x[4]++, k++) {
+                        float v[MAX_OPERANDS] = {0};
+                        for (int i = 0; i < n; i++) {
+                            size_t at = 0;
+                            for (int j = 0; j < 5; j++)
+                                at = at * (size_t)e[i][j] + (size_t)(e[i][j] == 1 ? 0 : x[j]);
+                            v[i] = in[i][at];
+                        }
+                        out[0][k] = vki_apply_activation(act, apply(op->code, v[0], v[1], v[2]));
+                    }
 }
 
 /* AddOptions, SubOptions, MulOptions and DivOptions: the fused activation at field 0.
- * MAXIMUM, MINIMUM and PRELU have no options. */
+ * The other ops have no options vkinfer reads. */
 static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op *op) {
     (void)m;
     int8_t act;
@@ -146,8 +211,8 @@ static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op
 }
 
 #define ELTWISE_ {.validate = validate, .build = build, .reference = reference, \
-                  .options = read_options}
-#define PLAIN_ {.validate = validate, .build = build, .reference = reference}
+                  .options = read_options, .general = true}
+#define PLAIN_ {.validate = validate, .build = build, .reference = reference, .general = true}
 const vki_op_def vki_op_add = ELTWISE_;
 const vki_op_def vki_op_sub = ELTWISE_;
 const vki_op_def vki_op_mul = ELTWISE_;
@@ -155,3 +220,17 @@ const vki_op_def vki_op_div = ELTWISE_;
 const vki_op_def vki_op_maximum = PLAIN_;
 const vki_op_def vki_op_minimum = PLAIN_;
 const vki_op_def vki_op_prelu = PLAIN_;
+const vki_op_def vki_op_squared_difference = PLAIN_;
+const vki_op_def vki_op_pow = PLAIN_;
+const vki_op_def vki_op_floor_div = PLAIN_;
+const vki_op_def vki_op_floor_mod = PLAIN_;
+const vki_op_def vki_op_greater = PLAIN_;
+const vki_op_def vki_op_greater_equal = PLAIN_;
+const vki_op_def vki_op_less = PLAIN_;
+const vki_op_def vki_op_less_equal = PLAIN_;
+const vki_op_def vki_op_equal = PLAIN_;
+const vki_op_def vki_op_not_equal = PLAIN_;
+const vki_op_def vki_op_logical_and = PLAIN_;
+const vki_op_def vki_op_logical_or = PLAIN_;
+const vki_op_def vki_op_select = PLAIN_;
+const vki_op_def vki_op_select_v2 = PLAIN_;

@@ -78,6 +78,21 @@
     X(GELU, 150, gelu, OPTS(116, GeluOptions), NO_ACT)                                     \
     X(RELU_0_TO_1, 152, relu_0_to_1, NO_OPTS, NO_ACT)                                      \
     X(SIGN, 158, sign, NO_OPTS, NO_ACT)                                                    \
+    /* binary.c: one kernel with broadcasting, the op by name (OP_<NAME>) */              \
+    X(LESS, 58, less, NO_OPTS, NO_ACT)                                                     \
+    X(GREATER, 61, greater, NO_OPTS, NO_ACT)                                               \
+    X(GREATER_EQUAL, 62, greater_equal, NO_OPTS, NO_ACT)                                   \
+    X(LESS_EQUAL, 63, less_equal, NO_OPTS, NO_ACT)                                         \
+    X(SELECT, 64, select, NO_OPTS, NO_ACT)                                                 \
+    X(EQUAL, 71, equal, NO_OPTS, NO_ACT)                                                   \
+    X(NOT_EQUAL, 72, not_equal, NO_OPTS, NO_ACT)                                           \
+    X(POW, 78, pow, NO_OPTS, NO_ACT)                                                       \
+    X(LOGICAL_OR, 84, logical_or, NO_OPTS, NO_ACT)                                         \
+    X(LOGICAL_AND, 86, logical_and, NO_OPTS, NO_ACT)                                       \
+    X(FLOOR_DIV, 90, floor_div, NO_OPTS, NO_ACT)                                           \
+    X(FLOOR_MOD, 95, floor_mod, NO_OPTS, NO_ACT)                                           \
+    X(SQUARED_DIFFERENCE, 99, squared_difference, NO_OPTS, NO_ACT)                         \
+    X(SELECT_V2, 123, select_v2, NO_OPTS, NO_ACT)                                          \
     /* remap.c descriptions: one kernel moving elements */                               \
     X(GATHER, 36, gather, OPTS(23, GatherOptions), NO_ACT)                                 \
     X(BATCH_TO_SPACE_ND, 37, batch_to_space_nd, NO_OPTS, NO_ACT)                           \
