@@ -1,9 +1,10 @@
-/* mean.c: MEAN over H and W of a [1,H,W,C] tensor, the global pooling that classifier
- * heads use (glsl/reduce.comp, a work group per channel slice, shared with global
- * pools). The axes come from a constant int32 tensor; any other axis set is refused.
- * keep_dims gives [1,1,1,C], otherwise [1,C]: both are the same PHWC4 bytes, one vec4
- * per channel slice. */
+/* mean.c: MEAN. Over H and W of a [1,H,W,C] tensor, the global pooling that classifier
+ * heads use, it runs glsl/reduce.comp (a work group per channel slice, shared with global
+ * pools); keep_dims gives [1,1,1,C], otherwise [1,C]: both are the same PHWC4 bytes, one
+ * vec4 per channel slice. Any other axis set, rank or batch goes to the general
+ * reductions of reduce.c. The axes come from a constant int32 tensor. */
 #include "ops.h"
+#include "reduce.h"
 
 #include <stdio.h>
 
@@ -43,7 +44,29 @@ static vki_status check_axes(const vki_model *m, int o) {
     return VKI_OK;
 }
 
+/* The global-pool form: a float [1,H,W,C] activation averaged over exactly H and W. */
+static bool spatial(const vki_model *m, int o) {
+    const vki_op *op = &m->ops[o];
+    if (op->n_inputs != 2 || op->n_outputs != 1 || op->inputs[0] < 0 || op->inputs[1] < 0 ||
+        op->inputs[0] >= m->n_tensors || op->inputs[1] >= m->n_tensors)
+        return false;
+    const vki_tensor *in = vki_op_in(m, op, 0), *axes = vki_op_in(m, op, 1);
+    if (in->rank != 4 || in->shape[0] != 1 || in->data || in->dtype != VKI_DTYPE_FLOAT32 ||
+        axes->dtype != VKI_DTYPE_INT32 || !axes->data || axes->rank > 1)
+        return false;
+    size_t n = vki_tensor_elements(axes);
+    if (axes->data_bytes < n * sizeof(int32_t)) return false;
+    unsigned seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        int32_t a = ((const int32_t *)axes->data)[i];
+        if (a < -4 || a > 3) return false;
+        seen |= 1u << (a < 0 ? a + 4 : a);
+    }
+    return seen == 6u;
+}
+
 static vki_status validate(const vki_model *m, int o) {
+    if (!spatial(m, o)) return vki_reduce_validate(m, o);
     const vki_op *op = &m->ops[o];
     vki_status s = vki_op_check_io(m, o, 2, 2);
     if (s) return s;
@@ -80,6 +103,7 @@ static uint32_t reduce_lanes(const vki_build *b) {
 }
 
 static vki_status build(vki_build *b, const vki_model *m, int o) {
+    if (!spatial(m, o)) return vki_reduce_build(b, m, o);
     const vki_op *op = &m->ops[o];
     vki_shape4 in = vki_tensor_shape4(vki_op_in(m, op, 0));
     vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
@@ -103,6 +127,10 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
  * division by the window size. */
 static void reference(const vki_model *m, const vki_op *op, const float *const *in,
                       float *const *out) {
+    if (!spatial(m, (int)(op - m->ops))) {
+        vki_reduce_reference(m, op, in, out);
+        return;
+    }
     vki_shape4 s = vki_tensor_shape4(vki_op_in(m, op, 0));
     for (int c = 0; c < s.c; c++) {
         float sum = 0.0f;
@@ -119,5 +147,5 @@ static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op
     return VKI_OK;
 }
 
-const vki_op_def vki_op_mean = {
-    .validate = validate, .build = build, .reference = reference, .options = read_options};
+const vki_op_def vki_op_mean = {.validate = validate, .build = build, .reference = reference,
+                                .options = read_options, .general = true};

@@ -78,6 +78,15 @@
     X(GELU, 150, gelu, OPTS(116, GeluOptions), NO_ACT)                                     \
     X(RELU_0_TO_1, 152, relu_0_to_1, NO_OPTS, NO_ACT)                                      \
     X(SIGN, 158, sign, NO_OPTS, NO_ACT)                                                    \
+    /* reduce.c: one kernel over any axes */                                             \
+    X(ARG_MAX, 56, arg_max, NO_OPTS, NO_ACT)                                               \
+    X(SUM, 74, sum, OPTS(27, ReducerOptions), NO_ACT)                                      \
+    X(ARG_MIN, 79, arg_min, NO_OPTS, NO_ACT)                                               \
+    X(REDUCE_PROD, 81, reduce_prod, OPTS(27, ReducerOptions), NO_ACT)                      \
+    X(REDUCE_MAX, 82, reduce_max, OPTS(27, ReducerOptions), NO_ACT)                        \
+    X(REDUCE_MIN, 89, reduce_min, OPTS(27, ReducerOptions), NO_ACT)                        \
+    X(REDUCE_ANY, 91, reduce_any, OPTS(27, ReducerOptions), NO_ACT)                        \
+    X(CUMSUM, 128, cumsum, OPTS(102, CumsumOptions), NO_ACT)                               \
     /* binary.c: one kernel with broadcasting, the op by name (OP_<NAME>) */              \
     X(LESS, 58, less, NO_OPTS, NO_ACT)                                                     \
     X(GREATER, 61, greater, NO_OPTS, NO_ACT)                                               \
