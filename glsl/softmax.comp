@@ -1,11 +1,15 @@
-// softmax.comp: SOFTMAX over C, one thread per (x, y) walking every slice three times
-// (max, sum, write); exp is recomputed rather than stored since C is unbounded. Lanes
-// past IN_C take no part and are written as zero.
+// softmax.comp: the normalisations over C, one thread per (x, y) walking every slice:
+// SOFTMAX (max, sum, write: three passes; exp is recomputed rather than stored since C is
+// unbounded), LOG_SOFTMAX, L2_NORM (x / max(|x|, 1e-6), then the fused activation) and
+// LRN (x * (BIAS + ALPHA * sum of x^2 over RADIUS channels each side)^-BETA_LRN). Lanes
+// past IN_C take no part and are written as zero. Storage is the rows view, so any rank's
+// last axis is C.
 //
 // Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
 // compiles each in fp32, fp16 storage and fp16 arithmetic).
-// variant: @bindings=2 IN_W=3 IN_H=2 IN_C=10 IN_S=3 OUT_W=3 OUT_H=2 OUT_C=10 OUT_S=3
-//   + BETA=float(1)
+// variant: @bindings=2 {BETA=float(1)|LOG_SOFTMAX|LRN RADIUS=2 BIAS=float(1) ALPHA=float(0.5)
+//   + BETA_LRN=float(0.75)} IN_W=6 IN_H=5 IN_C=7 IN_S=2 OUT_W=6 OUT_H=5 OUT_C=7 OUT_S=2
+// variant: @bindings=2 L2_NORM $ACT IN_W=6 IN_H=5 IN_C=7 IN_S=2 OUT_W=6 OUT_H=5 OUT_C=7 OUT_S=2
 TENSOR_IN(0, src)
 TENSOR_OUT(1, dst)
 
@@ -18,6 +22,30 @@ bvec4 live(int s) {
 void main() {
     int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
     if (x >= IN_W || y >= IN_H) return;
+#if defined(L2_NORM)
+    float sq = 0.0;
+    for (int s = 0; s < IN_S; s++) {
+        vec4 v = LOAD(src, IDX(IN, x, y, s));
+        sq += dot(v, v);   // padded lanes are zero
+    }
+    float norm = max(sqrt(sq), 1e-6);
+    for (int s = 0; s < IN_S; s++)
+        STORE(dst, IDX(OUT, x, y, s), mix(vec4(0.0), activate(LOAD(src, IDX(IN, x, y, s)) / norm), live(s)));
+#elif defined(LRN)
+    for (int s = 0; s < IN_S; s++) {
+        vec4 v = LOAD(src, IDX(IN, x, y, s)), r = vec4(0.0);
+        for (int i = 0; i < 4 && s * 4 + i < IN_C; i++) {
+            int c = s * 4 + i;
+            float acc = 0.0;
+            for (int k = max(c - RADIUS, 0); k <= min(c + RADIUS, IN_C - 1); k++) {
+                float u = LOAD(src, IDX(IN, x, y, k >> 2))[k & 3];
+                acc += u * u;
+            }
+            r[i] = v[i] * pow(BIAS + ALPHA * acc, -BETA_LRN);
+        }
+        STORE(dst, IDX(OUT, x, y, s), r);
+    }
+#else
     // TFLite starts from the lowest float, not -inf.
     float m = -3.40282347e38;
     for (int s = 0; s < IN_S; s++) {
@@ -26,15 +54,25 @@ void main() {
         for (int i = 0; i < 4; i++)
             if (l[i]) m = max(m, v[i]);
     }
+#if defined(LOG_SOFTMAX)
+#define SCALE 1.0
+#else
+#define SCALE BETA
+#endif
     float sum = 0.0;
     for (int s = 0; s < IN_S; s++) {
-        vec4 e = exp((LOAD(src, IDX(IN, x, y, s)) - m) * BETA);
+        vec4 e = exp((LOAD(src, IDX(IN, x, y, s)) - m) * SCALE);
         bvec4 l = live(s);
         for (int i = 0; i < 4; i++)
             if (l[i]) sum += e[i];
     }
     for (int s = 0; s < IN_S; s++) {
+#if defined(LOG_SOFTMAX)
+        vec4 e = LOAD(src, IDX(IN, x, y, s)) - m - log(sum);
+#else
         vec4 e = exp((LOAD(src, IDX(IN, x, y, s)) - m) * BETA) / sum;
+#endif
         STORE(dst, IDX(OUT, x, y, s), mix(vec4(0.0), e, live(s)));
     }
+#endif
 }

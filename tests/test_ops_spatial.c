@@ -77,7 +77,7 @@ Test(softmax, invalid) {
     vki_model *m = softmax_model(4, s, 1.0f);
     m->tensors[m->ops[0].outputs[0]].shape[3] = 8;
     harness_expect_invalid(m, VKI_ERROR_MODEL_FORMAT,
-                           "input is [1,3,5,7] but output tensor 1 is [1,3,5,8]");
+                           "is [1,3,5,8], the op makes [1,3,5,7]");
     m = softmax_model(4, s, NAN);
     harness_expect_invalid(m, VKI_ERROR_MODEL_FORMAT, "is not finite");
 }

@@ -78,6 +78,11 @@
     X(GELU, 150, gelu, OPTS(116, GeluOptions), NO_ACT)                                     \
     X(RELU_0_TO_1, 152, relu_0_to_1, NO_OPTS, NO_ACT)                                      \
     X(SIGN, 158, sign, NO_OPTS, NO_ACT)                                                    \
+    /* softmax.c: normalisations over the last axis */                                   \
+    X(L2_NORMALIZATION, 11, l2_normalization, OPTS(12, L2NormOptions), NO_ACT)             \
+    X(LOCAL_RESPONSE_NORMALIZATION, 13, local_response_normalization,                      \
+      OPTS(13, LocalResponseNormalizationOptions), NO_ACT)                                \
+    X(LOG_SOFTMAX, 50, log_softmax, NO_OPTS, NO_ACT)                                       \
     /* reduce.c: one kernel over any axes */                                             \
     X(ARG_MAX, 56, arg_max, NO_OPTS, NO_ACT)                                               \
     X(SUM, 74, sum, OPTS(27, ReducerOptions), NO_ACT)                                      \
