@@ -23,8 +23,10 @@ void main() {
     int in_at = 0;
 #else
     OUTPUT_POSITION(OUT, x, y, s)
+    // The output's pixels are the input's in the same linear order, however each view
+    // splits them into rows.
     const int in_step = IN_H * IN_W;
-    int in_at = y * IN_W + x;
+    int in_at = y * OUT_W + x;
 #endif
     int w_at = s * K_VEC4 * 4;
     vec4 acc = vec4(0.0);

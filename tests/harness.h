@@ -34,7 +34,7 @@ int harness_int_vector(vki_model *m, const char *name, int count, const int32_t 
  * filled in [lo, hi). */
 typedef struct harness_operand {
     int rank;
-    int dims[4];
+    int dims[5];
     bool is_const;
     float lo, hi;
 } harness_operand;

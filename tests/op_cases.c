@@ -20,6 +20,7 @@
 #define OP_TABLE_ENTRY_layout_(s, n) {"layout", #s, #n, op_cases_##s##__##n},
 #define OP_TABLE_ENTRY_spatial_(s, n) {"spatial", #s, #n, op_cases_##s##__##n},
 #define OP_TABLE_ENTRY_tconv_(s, n) {"tconv", #s, #n, op_cases_##s##__##n},
+#define OP_TABLE_ENTRY_general_(s, n) {"general", #s, #n, op_cases_##s##__##n},
 #define OP_FAMILY_ENTRIES_(family, tables) tables(OP_TABLE_ENTRY_##family##_)
 
 const op_table op_tables[] = {OP_CASE_FAMILIES(OP_FAMILY_ENTRIES_)};

@@ -116,13 +116,34 @@
     X(transpose_conv, other_output_sizes)                                               \
     X(conv2d_transpose_bias, mediapipe_shapes)
 
+#define OP_TABLES_GENERAL(X)                                                            \
+    X(general_unary, math_functions)                                                    \
+    X(general_unary, cast_and_logical)                                                  \
+    X(general_binary, broadcast_over_five_dims)                                         \
+    X(general_binary, new_ops)                                                          \
+    X(general_binary, comparisons_and_select)                                           \
+    X(general_reduce, axes)                                                             \
+    X(general_reduce, arg_max_min_with_ties)                                            \
+    X(general_reduce, cumsum)                                                           \
+    X(general_norm, last_axis_any_rank)                                                 \
+    X(general_layout, transpose_and_reverse)                                            \
+    X(general_layout, tile_and_broadcast_to)                                            \
+    X(general_layout, mirror_pad_and_padv2)                                             \
+    X(general_layout, split_unpack_pack)                                                \
+    X(general_layout, gather)                                                           \
+    X(general_layout, space_batch)                                                      \
+    X(general_layout, reshape_across_ranks)                                             \
+    X(general_matmul, batch_matmul)                                                     \
+    X(general_matmul, fully_connected_rows)
+
 /* Every family: X(family, TABLES). */
 #define OP_CASE_FAMILIES(X)                                                             \
     X(eltwise, OP_TABLES_ELTWISE)                                                       \
     X(conv, OP_TABLES_CONV)                                                             \
     X(layout, OP_TABLES_LAYOUT)                                                         \
     X(spatial, OP_TABLES_SPATIAL)                                                       \
-    X(tconv, OP_TABLES_TCONV)
+    X(tconv, OP_TABLES_TCONV)                                                           \
+    X(general, OP_TABLES_GENERAL)
 
 /* The channel counts every family sweeps: 1, 3 and 5 leave a vec4 slice partly padded, 4
  * fills one, 17 spans five. */
@@ -134,7 +155,7 @@ typedef struct op_case op_case;
 typedef vki_model *(*op_case_builder)(const op_case *c);
 
 /* Room for any family's builder parameters (cases_<family>.c casts with OP_CASE_PARAMS). */
-#define OP_CASE_PARAM_BYTES 320
+#define OP_CASE_PARAM_BYTES 640
 
 struct op_case {
     vki_op_code op;             /* the op under test */

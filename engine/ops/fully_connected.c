@@ -6,10 +6,9 @@
  *    K = H*W*C) is flattened in dense NHWC order. PHWC4 orders the same elements
  *    differently, so the weights are permuted at build time into PHWC4 order and the
  *    kernel walks the input's vec4s linearly; no index math per element at run time.
- *  - one row per pixel (last dimension K, keep_num_dims): a 1x1 convolution, output
- *    [.., N] with the input's rank.
- * Without keep_num_dims TFLite's output is [rows, N], which has batch > 1 for more than
- * one row and is refused.
+ *  - one row per pixel (last dimension K): a 1x1 convolution over the storage view,
+ *    output [.., N] with the input's rank (keep_num_dims) or [rows, N]: either way the
+ *    output's pixels are the input's in the same linear order.
  *
  * The weight blob holds, for output slice s and input vec4 j, the four vec4s of output
  * channels 4s..4s+3 over that input vec4's lanes, zero where either side is padding; a
@@ -82,11 +81,8 @@ static vki_status validate(const vki_model *m, int o) {
         return vki_op_fail(m, o, rows > 1 ? VKI_ERROR_UNSUPPORTED_MODEL : VKI_ERROR_MODEL_FORMAT,
                            "input %s: %s the last dimension to be K = %d", gi,
                            keep ? "keep_num_dims needs" : "several rows of K need", k);
-    if (rows > 1 && !keep)
-        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                           "input %s is %zu rows of K = %d; without keep_num_dims the output "
-                           "would be [%zu,%d], batch > 1 is not supported", gi, rows, k, rows, n);
-    int want[4] = {1, n};
+    /* keep_num_dims: the input's extents with N last; otherwise [rows, N]. */
+    int want[VKI_MAX_RANK] = {(int)rows, n};
     int want_rank = 2;
     if (keep) {
         want_rank = in->rank;
@@ -118,8 +114,8 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_tensor *wt = vki_op_in(m, op, 1);
     const float *w = (const float *)wt->data;
     int n = wt->shape[0], k = wt->shape[1];
-    vki_shape4 in = vki_tensor_shape4(vki_op_in(m, op, 0));
-    vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
+    vki_shape4 in = vki_tensor_rows(vki_op_in(m, op, 0));
+    vki_shape4 out = vki_tensor_rows(vki_op_out(m, op, 0));
     bool pixels = per_pixel(m, op);
     /* The part of the input one row spans, as (h, w, c): the whole tensor or one pixel. */
     vki_shape4 row = pixels ? (vki_shape4){1, 1, 1, in.c} : in;
@@ -211,5 +207,6 @@ static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op
     return vki_opt_activation(r, act, &op->opt.fully_connected.activation);
 }
 
-const vki_op_def vki_op_fully_connected = {
-    .validate = validate, .build = build, .reference = reference, .options = read_options};
+const vki_op_def vki_op_fully_connected = {.validate = validate, .build = build,
+                                           .reference = reference, .options = read_options,
+                                           .general = true};

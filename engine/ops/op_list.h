@@ -78,6 +78,7 @@
     X(GELU, 150, gelu, OPTS(116, GeluOptions), NO_ACT)                                     \
     X(RELU_0_TO_1, 152, relu_0_to_1, NO_OPTS, NO_ACT)                                      \
     X(SIGN, 158, sign, NO_OPTS, NO_ACT)                                                    \
+    X(BATCH_MATMUL, 126, batch_matmul, OPTS(101, BatchMatMulOptions), NO_ACT)             \
     /* softmax.c: normalisations over the last axis */                                   \
     X(L2_NORMALIZATION, 11, l2_normalization, OPTS(12, L2NormOptions), NO_ACT)             \
     X(LOCAL_RESPONSE_NORMALIZATION, 13, local_response_normalization,                      \

@@ -145,7 +145,7 @@ static vki_status emit(vki_build *b, const vki_model *m, const vki_op *op, const
 
 static int edge(int c, int e, vki_edge rule, int *inside) {
     switch (rule) {
-    case VKI_EDGE_FILL: *inside = c >= 0 && c < e; return c;
+    case VKI_EDGE_FILL: *inside &= c >= 0 && c < e; return c;
     case VKI_EDGE_REFLECT: c = c < 0 ? -c : c; return c >= e ? 2 * e - 2 - c : c;
     case VKI_EDGE_SYMMETRIC: c = c < 0 ? -c - 1 : c; return c >= e ? 2 * e - 1 - c : c;
     case VKI_EDGE_WRAP: c %= e; return c < 0 ? c + e : c;
