@@ -67,7 +67,15 @@ typedef struct vki_tensor {
      * int32 values, INT64 ones converted to INT32 at load. */
     void *data;
     size_t data_bytes;
+    /* An int8 or uint8 activation of the file, held as float real values: the grid its
+     * producer's output is rounded onto (q in [quant_min, quant_max], real = quant_scale *
+     * (q - quant_zero)) by a QUANTIZE step the loader adds, as TFLite's GPU delegate does.
+     * quant_max > quant_min marks one. Quantized constants are float32 at load. */
+    float quant_scale;
+    int quant_zero, quant_min, quant_max;
 } vki_tensor;
+
+static inline bool vki_tensor_quantized(const vki_tensor *t) { return t->quant_max > t->quant_min; }
 
 typedef struct vki_conv_options {
     vki_padding padding;

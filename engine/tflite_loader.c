@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,8 @@
 enum { MODEL_VERSION = 0, MODEL_OPCODES = 1, MODEL_SUBGRAPHS = 2, MODEL_BUFFERS = 4 };
 enum { SG_TENSORS = 0, SG_INPUTS = 1, SG_OUTPUTS = 2, SG_OPERATORS = 3 };
 enum { TENSOR_SHAPE = 0, TENSOR_TYPE = 1, TENSOR_BUFFER = 2, TENSOR_NAME = 3,
-       TENSOR_SPARSITY = 6 };
+       TENSOR_QUANTIZATION = 4, TENSOR_SPARSITY = 6 };
+enum { QUANT_SCALE = 2, QUANT_ZERO_POINT = 3, QUANT_DIMENSION = 6 };
 enum { BUFFER_DATA = 0, BUFFER_OFFSET = 1, BUFFER_SIZE = 2 };
 enum { SPARSE_TRAVERSAL = 0, SPARSE_BLOCK_MAP = 1, SPARSE_DIM_METADATA = 2 };
 enum { DIM_FORMAT = 0, DIM_DENSE_SIZE = 1, DIM_SEGMENTS_TYPE = 2, DIM_SEGMENTS = 3,
@@ -514,6 +516,106 @@ static vki_status read_constant(loader *L, const vki_fb_table *t, const label *l
     return VKI_OK;
 }
 
+/* ---- quantization -------------------------------------------------------------------- */
+
+/* A quantized constant becomes float32: real = scale[c] * (q - zero[c]), c the element's
+ * index along `axis` (per-channel) or 0 (per-tensor). */
+static vki_status dequantize_constant(loader *L, const label *lb, vki_tensor *t, int n,
+                                      const float *scale, const int64_t *zero, int axis) {
+    size_t count = vki_tensor_elements(t), inner = 1;
+    size_t width = t->dtype == VKI_DTYPE_INT32 ? 4 : 1;
+    if (t->data_bytes < count * width)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: %zu bytes of data, its shape needs %zu",
+                   lb->s, t->data_bytes, count * width);
+    for (int i = axis + 1; n > 1 && i < t->rank; i++) inner *= (size_t)t->shape[i];
+    vki_status st = charge(L, lb, count * sizeof(float));
+    if (st != VKI_OK) return st;
+    float *f = vki_malloc((count ? count : 1) * sizeof *f);
+    if (!f) return oom(L, lb->s);
+    const uint8_t *p = t->data;
+    for (size_t e = 0; e < count; e++) {
+        size_t c = n > 1 ? (e / inner) % (size_t)n : 0;
+        int32_t q;
+        if (width == 4) memcpy(&q, p + 4 * e, 4);
+        else q = t->dtype == VKI_DTYPE_INT8 ? (int8_t)p[e] : p[e];
+        f[e] = scale[c] * (float)((int64_t)q - zero[c]);
+    }
+    free(t->data);
+    t->data = f;
+    t->data_bytes = count * sizeof *f;
+    t->dtype = VKI_DTYPE_FLOAT32;
+    return VKI_OK;
+}
+
+/* Reads a tensor's QuantizationParameters: int8 / uint8 / int32 constants are dequantized
+ * (per-tensor or per-channel along quantized_dimension); int8 / uint8 activations become
+ * float32 tensors that remember their grid (vki_tensor.quant_*). */
+static vki_status read_quantization(loader *L, const vki_fb_table *t, const label *lb,
+                                    vki_tensor *out) {
+    bool quantizable = out->dtype == VKI_DTYPE_INT8 || out->dtype == VKI_DTYPE_UINT8 ||
+                       (out->dtype == VKI_DTYPE_INT32 && out->data);
+    vki_fb_table q;
+    bool present;
+    if (!vki_fb_table_field(t, TENSOR_QUANTIZATION, &q, &present))
+        return bad_fb(L, "%s: quantization", lb->s);
+    vki_fb_vec vs = {0, 0}, vz = {0, 0};
+    int32_t axis = 0;
+    if (present && (!vki_fb_vec_field(&q, QUANT_SCALE, 4, &vs) ||
+                    !vki_fb_vec_field(&q, QUANT_ZERO_POINT, 8, &vz) ||
+                    !vki_fb_i32(&q, QUANT_DIMENSION, 0, &axis)))
+        return bad_fb(L, "%s: quantization parameters", lb->s);
+    if (!quantizable) return VKI_OK;   /* float tensors may carry min/max: unused */
+    if (vs.len == 0) {
+        if (out->dtype == VKI_DTYPE_INT32) return VKI_OK;   /* shapes, axes, indices */
+        return bad(L, VKI_ERROR_UNSUPPORTED_MODEL, "%s: %s without quantization parameters is "
+                   "not supported", lb->s, out->dtype == VKI_DTYPE_INT8 ? "int8" : "uint8");
+    }
+    int n = (int)vs.len;
+    if (vz.len != 0 && vz.len != vs.len)
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: %u scales but %u zero points", lb->s, vs.len,
+                   vz.len);
+    if (n > 1 && (axis < 0 || axis >= out->rank || out->shape[axis] != n))
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: %d per-channel scales along quantized_dimension "
+                   "%d, which %s", lb->s, n, (int)axis,
+                   axis < 0 || axis >= out->rank ? "is out of range" : "has another extent");
+    vki_status st = charge(L, lb, (size_t)n * (sizeof(float) + sizeof(int64_t)));
+    if (st != VKI_OK) return st;
+    float *scale = vki_malloc((size_t)n * sizeof *scale);
+    int64_t *zero = vki_calloc((size_t)n, sizeof *zero);
+    if (!scale || !zero) {
+        free(scale);
+        free(zero);
+        return oom(L, lb->s);
+    }
+    int lo = out->dtype == VKI_DTYPE_UINT8 ? 0 : -128, hi = out->dtype == VKI_DTYPE_UINT8 ? 255 : 127;
+    for (int c = 0; c < n && st == VKI_OK; c++) {
+        uint32_t bits = (uint32_t)vki_fb_vec_i32(&L->fb, &vs, (uint32_t)c);
+        memcpy(&scale[c], &bits, 4);
+        if (vz.len) zero[c] = (int64_t)vki_fb_rd64(&L->fb, vz.data + 8 * (size_t)c);
+        if (!(scale[c] > 0.0f) || !isfinite(scale[c]))
+            st = bad(L, VKI_ERROR_MODEL_FORMAT, "%s: scale %d is %g, need a positive finite "
+                     "value", lb->s, c, (double)scale[c]);
+        else if (out->dtype != VKI_DTYPE_INT32 && (zero[c] < lo || zero[c] > hi))
+            st = bad(L, VKI_ERROR_MODEL_FORMAT, "%s: zero point %lld is outside %d..%d", lb->s,
+                     (long long)zero[c], lo, hi);
+    }
+    if (st == VKI_OK && out->data) {
+        st = dequantize_constant(L, lb, out, n, scale, zero, axis);
+    } else if (st == VKI_OK) {
+        if (n > 1)
+            st = bad(L, VKI_ERROR_UNSUPPORTED_MODEL, "%s: an activation quantized per channel "
+                     "is not supported", lb->s);
+        out->dtype = VKI_DTYPE_FLOAT32;
+        out->quant_scale = scale[0];
+        out->quant_zero = (int)zero[0];
+        out->quant_min = lo;
+        out->quant_max = hi;
+    }
+    free(scale);
+    free(zero);
+    return st;
+}
+
 static char *dup_cstr(const char *s) {
     size_t n = strlen(s);
     char *d = vki_malloc(n + 1);
@@ -535,8 +637,9 @@ static vki_status read_tensor(loader *L, uint32_t i, const vki_fb_table *t, vki_
     if (!vki_fb_i8(t, TENSOR_TYPE, 0, &type)) return bad_fb(L, "%s: type", lb.s);
     out->dtype = map_dtype(type);
     vki_status st = read_shape(L, t, &lb, out, &elements);
-    if (st != VKI_OK) return st;
-    return read_constant(L, t, &lb, type, elements, out);
+    if (st == VKI_OK) st = read_constant(L, t, &lb, type, elements, out);
+    if (st == VKI_OK) st = read_quantization(L, t, &lb, out);
+    return st;
 }
 
 static vki_status read_tensors(loader *L, const vki_fb_table *sg) {
@@ -903,11 +1006,17 @@ static bool is_half_constant(const vki_tensor *t) {
     return t->data && t->dtype == VKI_DTYPE_FLOAT16;
 }
 
+/* A DEQUANTIZE of a constant folds: float16 data, or int8 data dequantized at read. */
+static bool is_dequantizable_constant(const vki_tensor *t) {
+    return t->data && (t->dtype == VKI_DTYPE_FLOAT16 || t->dtype == VKI_DTYPE_FLOAT32);
+}
+
 /* Makes the DEQUANTIZE output a float32 constant holding the converted input. */
 static vki_status fold_dequantize(loader *L, int op_index, const vki_op *op) {
     const vki_tensor *in = &L->m->tensors[op->inputs[0]];
     vki_tensor *out = &L->m->tensors[op->outputs[0]];
-    size_t n = in->data_bytes / 2;
+    const bool half = in->dtype == VKI_DTYPE_FLOAT16;
+    size_t n = in->data_bytes / (half ? 2 : sizeof(float));
     if (out->data)
         return bad(L, VKI_ERROR_MODEL_FORMAT, "op %d DEQUANTIZE: output '%.64s' is a constant",
                    op_index, out->name);
@@ -918,8 +1027,10 @@ static vki_status fold_dequantize(loader *L, int op_index, const vki_op *op) {
         return bad(L, VKI_ERROR_MODEL_FORMAT, "op %d DEQUANTIZE: input '%.64s' has %zu "
                    "elements, output '%.64s' has %zu", op_index, in->name, n, out->name,
                    vki_tensor_elements(out));
-    float *f = half_array_to_float(in->data, n);
-    if (!f) return oom(L, "float16 constants");
+    /* A float16 constant converts; an int8 one was dequantized when it was read. */
+    float *f = half ? half_array_to_float(in->data, n) : vki_malloc((n ? n : 1) * sizeof *f);
+    if (!f) return oom(L, "DEQUANTIZE constants");
+    if (!half) memcpy(f, in->data, n * sizeof *f);
     out->data = f;
     out->data_bytes = n * sizeof(float);
     return VKI_OK;
@@ -956,7 +1067,7 @@ static vki_status fold_constant_ops(loader *L) {
         if (op->code == VKI_OP_DENSIFY && unary_on_constant(m, op)) {
             st = fold_densify(L, i, op);
         } else if (op->code == VKI_OP_DEQUANTIZE && unary_on_constant(m, op) &&
-                   is_half_constant(&m->tensors[op->inputs[0]])) {
+                   is_dequantizable_constant(&m->tensors[op->inputs[0]])) {
             st = fold_dequantize(L, i, op);
         } else {
             m->ops[kept++] = *op;
@@ -1052,11 +1163,106 @@ static vki_status convert_index_constants(loader *L) {
     return VKI_OK;
 }
 
+/* ---- int8 activations as float with rounding steps ---------------------------------------- */
+
+static bool same_grid(const vki_tensor *a, const vki_tensor *b) {
+    return a->quant_scale == b->quant_scale && a->quant_zero == b->quant_zero &&
+           a->quant_min == b->quant_min && a->quant_max == b->quant_max;
+}
+
+/* Ops whose outputs are some of their inputs' values (or the zero point, for PAD): on the
+ * inputs' grid already, they need no rounding step. */
+static bool moves_values(vki_op_code code) {
+    switch (code) {
+    case VKI_OP_RESHAPE: case VKI_OP_SQUEEZE: case VKI_OP_EXPAND_DIMS: case VKI_OP_TRANSPOSE:
+    case VKI_OP_MAX_POOL_2D: case VKI_OP_CONCATENATION: case VKI_OP_GATHER: case VKI_OP_SPLIT:
+    case VKI_OP_SPLIT_V: case VKI_OP_PACK: case VKI_OP_UNPACK: case VKI_OP_STRIDED_SLICE:
+    case VKI_OP_SLICE: case VKI_OP_PAD: case VKI_OP_MIRROR_PAD: case VKI_OP_TILE:
+    case VKI_OP_BROADCAST_TO: case VKI_OP_DEPTH_TO_SPACE: case VKI_OP_SPACE_TO_DEPTH:
+    case VKI_OP_SPACE_TO_BATCH_ND: case VKI_OP_BATCH_TO_SPACE_ND:
+    case VKI_OP_RESIZE_NEAREST_NEIGHBOR: case VKI_OP_REVERSE_V2: case VKI_OP_MAXIMUM:
+    case VKI_OP_MINIMUM:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool on_grid_already(const vki_model *m, const vki_op *op, const vki_tensor *out) {
+    if (!moves_values(op->code)) return false;
+    for (int i = 0; i < op->n_inputs; i++) {
+        const vki_tensor *t = op->inputs[i] >= 0 ? &m->tensors[op->inputs[i]] : NULL;
+        if (t && !t->data && t->dtype == VKI_DTYPE_FLOAT32 && !same_grid(t, out)) return false;
+    }
+    return true;
+}
+
+/* A float copy of tensor t (same name and shape, no grid); -1 on OOM. */
+static int float_twin(vki_model *m, int t) {
+    vki_tensor copy = m->tensors[t];
+    int u = vki_model_add_tensor(m, copy.name, VKI_DTYPE_FLOAT32, copy.rank, copy.shape, NULL, 0);
+    return u;
+}
+
+/* Where the file holds int8 or uint8 activations, each one's producer writes a float twin
+ * and a QUANTIZE op rounds it onto the tensor's grid, as TFLite's GPU delegate inserts
+ * QuantizeAndDequantize; a quantized graph input is rounded on entry. QUANTIZE ops of the
+ * file are these steps already; DEQUANTIZE of an activation is a copy. */
+static vki_status insert_quantize_steps(loader *L) {
+    vki_model *m = L->m;
+    int steps = 0;
+    for (int i = 0; i < m->n_inputs; i++) steps += vki_tensor_quantized(&m->tensors[m->inputs[i]]);
+    for (int o = 0; o < m->n_ops; o++)
+        for (int k = 0; k < m->ops[o].n_outputs; k++)
+            steps += m->ops[o].outputs[k] >= 0 && vki_tensor_quantized(&m->tensors[m->ops[o].outputs[k]]);
+    if (!steps) return VKI_OK;
+    vki_op *ops = vki_calloc((size_t)(m->n_ops + steps), sizeof *ops);
+    if (!ops) return oom(L, "quantization steps");
+    int n = 0;
+    vki_status st = VKI_OK;
+    /* Graph inputs: the caller's float values, rounded onto the grid first. */
+    for (int i = 0; i < m->n_inputs && st == VKI_OK; i++) {
+        int t = m->inputs[i];
+        if (!vki_tensor_quantized(&m->tensors[t])) continue;
+        int u = float_twin(m, t);
+        if (u < 0) { st = oom(L, "quantization steps"); break; }
+        ops[n++] = (vki_op){.code = VKI_OP_QUANTIZE, .file_index = -1, .n_inputs = 1,
+                            .n_outputs = 1, .inputs = {u}, .outputs = {t}};
+        m->inputs[i] = u;
+    }
+    for (int o = 0; o < m->n_ops && st == VKI_OK; o++) {
+        vki_op op = m->ops[o];
+        int after = n + 1;
+        ops[n++] = op;
+        if (op.code == VKI_OP_QUANTIZE) continue;
+        for (int k = 0; k < op.n_outputs; k++) {
+            int t = op.outputs[k];
+            if (t < 0 || !vki_tensor_quantized(&m->tensors[t]) ||
+                on_grid_already(m, &op, &m->tensors[t]))
+                continue;
+            int u = float_twin(m, t);
+            if (u < 0) { st = oom(L, "quantization steps"); break; }
+            ops[after - 1].outputs[k] = u;
+            ops[n++] = (vki_op){.code = VKI_OP_QUANTIZE, .file_index = op.file_index,
+                                .n_inputs = 1, .n_outputs = 1, .inputs = {u}, .outputs = {t}};
+        }
+    }
+    if (st != VKI_OK) {
+        free(ops);
+        return st;
+    }
+    free(m->ops);
+    m->ops = ops;
+    m->n_ops = n;
+    return VKI_OK;
+}
+
 static vki_status fold_constants(loader *L) {
     vki_status st = fold_constant_ops(L);
     if (st == VKI_OK) st = drop_unused_tensors(L);
     if (st == VKI_OK) st = convert_half_constants(L);
     if (st == VKI_OK) st = convert_index_constants(L);
+    if (st == VKI_OK) st = insert_quantize_steps(L);
     return st;
 }
 

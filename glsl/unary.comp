@@ -8,7 +8,8 @@
 //   + {OP_RELU|OP_RELU6|OP_RELU_0_TO_1|OP_RELU_N1_TO_1|OP_LOGISTIC|OP_TANH|OP_HARD_SWISH
 //   + |OP_LEAKY_RELU ALPHA=float(0.200000003)|OP_ELU|OP_GELU|OP_GELU_TANH|OP_EXP|OP_LOG
 //   + |OP_SQRT|OP_RSQRT|OP_ABS|OP_NEG|OP_SQUARE|OP_FLOOR|OP_CEIL|OP_ROUND|OP_SIGN|OP_SIN
-//   + |OP_COS|OP_LOGICAL_NOT|OP_CAST_TRUNC|OP_CAST_BOOL|OP_IDENTITY}
+//   + |OP_COS|OP_LOGICAL_NOT|OP_CAST_TRUNC|OP_CAST_BOOL|OP_IDENTITY
+//   + |OP_QUANTIZE SCALE=float(0.0235) ZERO=-3 QMIN=-128 QMAX=127}
 //   + OUT_W=6 OUT_H=5 OUT_C=7 OUT_S=2
 TENSOR_IN(0, src)
 TENSOR_OUT(1, dst)
@@ -90,6 +91,12 @@ void main() {
     v = mix(FLT4(0.0), FLT4(1.0), equal(v, FLT4(0.0)));
 #elif defined(OP_CAST_TRUNC)
     v = trunc(v);       // float -> int32/int64: C's conversion, toward zero
+#elif defined(OP_QUANTIZE)
+    // Onto the int8 grid in float32 whatever the arithmetic: round half away from zero
+    // (TFLite's TfLiteRound), clamp, back to the real value.
+    vec4 f = vec4(v) / SCALE;
+    vec4 q = clamp(sign(f) * floor(abs(f) + 0.5) + float(ZERO), vec4(QMIN), vec4(QMAX));
+    v = FLT4(SCALE * (q - float(ZERO)));
 #elif defined(OP_CAST_BOOL)
     v = mix(FLT4(1.0), FLT4(0.0), equal(v, FLT4(0.0)));
 #endif

@@ -31,6 +31,7 @@ typedef enum gen_kind {
     GEN_INTS,       /* an int32 constant: v[0..n) */
     GEN_INDEX,      /* an int32 activation: a float input in [lo, hi) through CAST */
     GEN_BOOL,       /* a bool activation: a float input through GREATER than 0 */
+    GEN_QUANT,      /* a float input in [lo, hi) rounded onto the case's int8 grid */
 } gen_kind;
 
 typedef struct gen_tensor {
@@ -130,6 +131,13 @@ static void set_options(vki_op *op, const gen_params *p) {
     }
 }
 
+static void set_grid(vki_tensor *t, const gen_params *p) {
+    t->quant_scale = p->fopt[0];
+    t->quant_zero = p->iopt[0];
+    t->quant_min = p->iopt[1];
+    t->quant_max = p->iopt[2];
+}
+
 static int add_typed(vki_model *m, int rank, const int16_t *d16, vki_dtype dtype) {
     int d[5];
     for (int i = 0; i < rank; i++) d[i] = d16[i];
@@ -156,6 +164,15 @@ static vki_model *build_gen(const op_case *c) {
             break;
         }
         case GEN_INTS: ins[i] = harness_int_const(m, "ints", t->rank, d, t->v); break;
+        case GEN_QUANT: {
+            harness_operand o = {.rank = t->rank, .lo = t->lo, .hi = t->hi};
+            for (int k = 0; k < t->rank; k++) o.dims[k] = d[k];
+            int x = harness_operand_add(m, o, seed, graph_in, &n_graph_in);
+            ins[i] = add_typed(m, t->rank, t->dims, VKI_DTYPE_FLOAT32);
+            set_grid(&m->tensors[ins[i]], p);
+            harness_op(m, VKI_OP_QUANTIZE, 1, &x, ins[i]);
+            break;
+        }
         case GEN_INDEX: case GEN_BOOL: {
             harness_operand o = {.rank = t->rank, .lo = t->lo, .hi = t->hi};
             for (int k = 0; k < t->rank; k++) o.dims[k] = d[k];
@@ -184,12 +201,15 @@ static vki_model *build_gen(const op_case *c) {
         harness_op(m, VKI_OP_CAST, 1, &outs[k], f);
         outs[k] = f;
     }
+    /* QUANTIZE's output, and GEN_QUANT inputs, on the grid iopt[0..2] (zero, min, max)
+     * and fopt[0] (scale). */
+    if (c->op == VKI_OP_QUANTIZE) set_grid(&m->tensors[op->outputs[0]], p);
     vki_model_set_io(m, n_graph_in, graph_in, p->n_out, outs);
     return m;
 }
 
 static void describe_tensor(char *buf, size_t size, size_t *len, const gen_tensor *t) {
-    static const char *const kinds[] = {"", "const", "ints", "int", "bool"};
+    static const char *const kinds[] = {"", "const", "ints", "int", "bool", "int8"};
     *len += (size_t)snprintf(buf + *len, size - *len, " %s", kinds[t->kind]);
     if (t->kind == GEN_INTS) {
         *len += (size_t)snprintf(buf + *len, size - *len, "{");
@@ -641,4 +661,39 @@ void op_cases_general_matmul__fully_connected_rows(op_case_list *l) {
         set_iopt(gen_case(l, VKI_OP_FULLY_CONNECTED, f[i].keep ? "keep_num_dims" : NULL, 3, in, 1,
                           &o, TOL_SUM), f[i].keep, 0);
     }
+}
+
+/* ---- int8 rounding steps ----------------------------------------------------------------- */
+
+void op_cases_general_quant__int8_grid(op_case_list *l) {
+    static const struct { float scale; int zero, lo, hi; } grids[] = {
+        {0.0235f, -3, -128, 127}, {0.5f, 0, -128, 127}, {1.0f / 256, -128, -128, 127},
+        {0.03f, 128, 0, 255},
+    };
+    for (int i = 0; i < N_CHANNELS; i++)
+        for (int g = 0; g < 4; g++) {
+            /* Inputs reach past both ends of the grid, so clamping is exercised. */
+            float span = grids[g].scale * 300.0f;
+            shape s = g & 1 ? S(2, 3, 5, channels[i]) : S(1, 7, 5, channels[i]);
+            /* GPU division may differ from C's by an ulp, which moves a value that sits on
+             * a rounding tie by one step: one step of the grid, relative to the output. */
+            double step = grids[g].scale / (grids[g].scale * 128 > 1 ? grids[g].scale * 128 : 1);
+            gen_tensor x = act(s, -span, span);
+            gen_out o = out_of(s, VKI_DTYPE_FLOAT32);
+            op_case *c = gen_case(l, VKI_OP_QUANTIZE, NULL, 1, &x, 1, &o, step * 1.01);
+            gen_params *p = OP_CASE_PARAMS(c, gen_params);
+            p->fopt[0] = grids[g].scale;
+            p->iopt[0] = grids[g].zero;
+            p->iopt[1] = grids[g].lo;
+            p->iopt[2] = grids[g].hi;
+            c->fp16_tol = 2e-2;
+            if (i == 0) {
+                gen_params grid = *p;   /* p moves when the list grows */
+                gen_tensor q = tensor_of(GEN_QUANT, s, -span, span);
+                c = gen_case(l, VKI_OP_DEQUANTIZE, NULL, 1, &q, 1, &o, step * 1.01);
+                grid.in[0] = q;
+                *OP_CASE_PARAMS(c, gen_params) = grid;
+                c->fp16_tol = 2e-2;
+            }
+        }
 }

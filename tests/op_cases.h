@@ -134,7 +134,8 @@
     X(general_layout, space_batch)                                                      \
     X(general_layout, reshape_across_ranks)                                             \
     X(general_matmul, batch_matmul)                                                     \
-    X(general_matmul, fully_connected_rows)
+    X(general_matmul, fully_connected_rows)                                             \
+    X(general_quant, int8_grid)
 
 /* Every family: X(family, TABLES). */
 #define OP_CASE_FAMILIES(X)                                                             \

@@ -20,8 +20,9 @@
  *   X(IDENT, CUSTOM_CODE, DEF)
  *
  * VKI_FOLDED_OP_LIST(X): builtin codes the IR knows without a kernel of their own:
- *   X(NAME, CODE): folded at load (DEQUANTIZE, DENSIFY), fused into a producer
- *   (RELU_N1_TO_1), or the custom marker.
+ *   X(NAME, CODE): folded at load (DENSIFY), fused into a producer (RELU_N1_TO_1), or the
+ *   custom marker. (DEQUANTIZE of a constant folds at load too; of an activation it is
+ *   an op of the list.)
  */
 #ifndef VKI_OP_LIST_H
 #define VKI_OP_LIST_H
@@ -79,6 +80,9 @@
     X(RELU_0_TO_1, 152, relu_0_to_1, NO_OPTS, NO_ACT)                                      \
     X(SIGN, 158, sign, NO_OPTS, NO_ACT)                                                    \
     X(BATCH_MATMUL, 126, batch_matmul, OPTS(101, BatchMatMulOptions), NO_ACT)             \
+    /* quantize.c: int8 models as float with rounding steps */                           \
+    X(DEQUANTIZE, 6, dequantize, NO_OPTS, NO_ACT)                                          \
+    X(QUANTIZE, 114, quantize, NO_OPTS, NO_ACT)                                            \
     /* softmax.c: normalisations over the last axis */                                   \
     X(L2_NORMALIZATION, 11, l2_normalization, OPTS(12, L2NormOptions), NO_ACT)             \
     X(LOCAL_RESPONSE_NORMALIZATION, 13, local_response_normalization,                      \
@@ -130,7 +134,6 @@
     X(CONVOLUTION_2D_TRANSPOSE_BIAS, "Convolution2DTransposeBias", conv2d_transpose_bias)
 
 #define VKI_FOLDED_OP_LIST(X) \
-    X(DEQUANTIZE, 6)          \
     X(RELU_N1_TO_1, 20)       \
     X(CUSTOM, 32)             \
     X(DENSIFY, 124)

@@ -142,6 +142,8 @@ vki_status vki_op_fail(const vki_model *m, int op_index, vki_status status, cons
     va_end(ap);
     const vki_op *op = &m->ops[op_index];
     const char *name = op->code == VKI_OP_CUSTOM ? op->custom_name : vki_op_name(op->code);
+    if (op->file_index < 0)   /* the loader's rounding step of a quantized graph input */
+        return vki_fail(status, "%s: %s of a graph input: %s", m->name, name, detail);
     return vki_fail(status, "%s: op %d %s: %s", m->name, op->file_index, name, detail);
 }
 
