@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""make_quant_models.py LITERT_REF_DIR OUT_DIR: writes the int8 test models and LiteRT's
+outputs for them (tests/data/quant, read by tests/test_quant.c).
+
+There is no TensorFlow here, so this does what TFLite's converter does, in plain Python:
+  - int8_cnn: full-integer quantization with float input and output (QUANTIZE first,
+    DEQUANTIZE last), per-channel int8 weights, int32 biases at input_scale * weight_scale,
+    int8 activations whose ranges come from a calibration run: the float model with every
+    intermediate as an output, run by LiteRT on the test input;
+  - hybrid_conv_fc: dynamic-range quantization, float activations with per-channel int8
+    weights on CONV_2D and FULLY_CONNECTED.
+For each model it writes MODEL.tflite, MODEL.in.f32 (the input), MODEL.litert.f32 (LiteRT's
+outputs, concatenated) and MODEL.float.f32 (the float model's, for the int8-vs-float
+figure), and a few tiny models whose quantization is malformed (bad_*.tflite) for the
+loader's errors. LITERT_REF_DIR holds run_ref.mjs and its node_modules (@litertjs/core):
+a copy of LiteRT's reference runner after `npm ci`. The data are deterministic (seeded).
+"""
+import os
+import random
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tflite_writer  # noqa: E402
+
+RNG = random.Random(20261124)
+
+
+def rand(n, lo=-1.0, hi=1.0):
+    return [RNG.uniform(lo, hi) for _ in range(n)]
+
+
+def count(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def quantize_per_channel(values, shape, axis):
+    """Symmetric int8 weights, one scale per index along axis (as the converter writes)."""
+    n = shape[axis]
+    inner = count(shape[axis + 1:])
+    peak = [0.0] * n
+    for i, v in enumerate(values):
+        c = (i // inner) % n
+        peak[c] = max(peak[c], abs(v))
+    scale = [p / 127.0 if p > 0 else 1.0 for p in peak]
+    q = [max(-127, min(127, round(v / scale[(i // inner) % n]))) for i, v in enumerate(values)]
+    real = [scale[(i // inner) % n] * q[i] for i in range(len(q))]
+    return q, scale, real
+
+
+def activation_grid(lo, hi):
+    """Asymmetric int8 scale and zero point covering [min(lo,0), max(hi,0)]."""
+    lo, hi = min(lo, 0.0), max(hi, 0.0)
+    scale = (hi - lo) / 255.0 if hi > lo else 1.0
+    zero = max(-128, min(127, round(-128 - lo / scale)))
+    return scale, zero
+
+
+def run_litert(ref_dir, model_bytes, input_values, workdir, name):
+    path = os.path.join(workdir, name + '.tflite')
+    with open(path, 'wb') as f:
+        f.write(model_bytes)
+    inp = os.path.join(workdir, name + '.in.f32')
+    with open(inp, 'wb') as f:
+        f.write(struct.pack('<%df' % len(input_values), *input_values))
+    out = os.path.join(workdir, 'out')
+    subprocess.run(['node', os.path.join(ref_dir, 'run_ref.mjs'), path, '--input', inp,
+                    '--out', out, '--warmup', '0', '--runs', '1'], check=True,
+                   stdout=subprocess.DEVNULL)
+    outputs, i = [], 0
+    while os.path.exists(os.path.join(out, name, 'output_%d.f32' % i)):
+        with open(os.path.join(out, name, 'output_%d.f32' % i), 'rb') as f:
+            data = f.read()
+        outputs.append(list(struct.unpack('<%df' % (len(data) // 4), data)))
+        i += 1
+    return outputs
+
+
+# ---- the CNN: its float layers, then its int8 form ----------------------------------------
+
+X_SHAPE = [1, 9, 7, 3]
+
+
+def cnn_layers():
+    w1, s1 = [5, 3, 3, 3], None
+    w1v = rand(count(w1), -0.6, 0.6)
+    w2 = [1, 3, 3, 5]
+    w2v = rand(count(w2), -0.8, 0.8)
+    w3 = [5, 1, 1, 5]
+    w3v = rand(count(w3), -0.8, 0.8)
+    w4 = [4, 5]
+    w4v = rand(count(w4), -1.5, 1.5)
+    return {'w1': (w1, w1v, 0, rand(5, -0.2, 0.2)), 'w2': (w2, w2v, 3, rand(5, -0.2, 0.2)),
+            'w3': (w3, w3v, 0, rand(5, -0.2, 0.2)), 'w4': (w4, w4v, 0, rand(4, -0.2, 0.2))}
+
+
+# Activations: name, shape.
+ACTS = [('c1', [1, 9, 7, 5]), ('d1', [1, 5, 4, 5]), ('c2', [1, 5, 4, 5]), ('a1', [1, 5, 4, 5]),
+        ('m1', [1, 5]), ('f1', [1, 4]), ('s1', [1, 4])]
+
+
+def cnn_spec(layers, quant, grids=None):
+    """The CNN as a spec: float (quant False; every activation an output, for calibration)
+    or int8 (grids: name -> (scale, zero))."""
+    tensors, index = [], {}
+
+    def add(name, shape, ttype='float32', data=None, q=None):
+        t = {'name': name, 'shape': shape, 'type': ttype}
+        if data is not None:
+            t['data'] = data
+        if q:
+            t['quant'] = q
+        index[name] = len(tensors)
+        tensors.append(t)
+        return index[name]
+
+    def grid(name):
+        s, z = grids[name]
+        return {'scale': [s], 'zero_point': [z]}
+
+    act_type = 'int8' if quant else 'float32'
+    add('x', X_SHAPE)
+    if quant:
+        add('xq', X_SHAPE, 'int8', q=grid('x'))
+    for name, shape in ACTS:
+        add(name, shape, act_type, q=grid(name) if quant else None)
+    for key, (shape, values, axis, bias) in layers.items():
+        if quant:
+            q, scale, _ = quantize_per_channel(values, shape, axis)
+            add(key, shape, 'int8', q, {'scale': scale, 'zero_point': [0] * len(scale), 'axis': axis})
+        else:
+            add(key, shape, 'float32', quantize_per_channel(values, shape, axis)[2])
+    inputs_of = {'w1': 'x', 'w2': 'c1', 'w3': 'd1', 'w4': 'm1'}
+    for key, (shape, values, axis, bias) in layers.items():
+        if quant:
+            wscale = quantize_per_channel(values, shape, axis)[1]
+            in_scale = grids[inputs_of[key]][0]
+            bscale = [in_scale * s for s in wscale]
+            add('b' + key, [len(bias)], 'int32', [round(b / s) for b, s in zip(bias, bscale)],
+                {'scale': bscale, 'zero_point': [0] * len(bscale)})
+        else:
+            add('b' + key, [len(bias)], 'float32', bias)
+    add('axes', [2], 'int32', [1, 2])
+    x = index['xq'] if quant else index['x']
+    ops = []
+    if quant:
+        ops.append({'op': 'QUANTIZE', 'inputs': [index['x']], 'outputs': [x]})
+    ops += [
+        {'op': 'CONV_2D', 'inputs': [x, index['w1'], index['bw1']], 'outputs': [index['c1']],
+         'options': {'padding': 'SAME', 'activation': 'RELU'}},
+        {'op': 'DEPTHWISE_CONV_2D', 'inputs': [index['c1'], index['w2'], index['bw2']],
+         'outputs': [index['d1']], 'options': {'padding': 'SAME', 'stride_w': 2, 'stride_h': 2}},
+        {'op': 'CONV_2D', 'inputs': [index['d1'], index['w3'], index['bw3']], 'outputs': [index['c2']],
+         'options': {'padding': 'SAME'}},
+        {'op': 'ADD', 'inputs': [index['c2'], index['d1']], 'outputs': [index['a1']]},
+        {'op': 'MEAN', 'inputs': [index['a1'], index['axes']], 'outputs': [index['m1']]},
+        {'op': 'FULLY_CONNECTED', 'inputs': [index['m1'], index['w4'], index['bw4']],
+         'outputs': [index['f1']]},
+        {'op': 'SOFTMAX', 'inputs': [index['f1']], 'outputs': [index['s1']], 'options': {'beta': 1.0}},
+    ]
+    if not quant:
+        return {'tensors': tensors, 'ops': ops, 'inputs': [index['x']],
+                'outputs': [index[n] for n, _ in ACTS]}
+    y = add('y', [1, 4])
+    ya = add('ya', [1, 5, 4, 5])
+    ops += [{'op': 'DEQUANTIZE', 'inputs': [index['s1']], 'outputs': [y]},
+            {'op': 'DEQUANTIZE', 'inputs': [index['a1']], 'outputs': [ya]}]
+    return {'tensors': tensors, 'ops': ops, 'inputs': [index['x']], 'outputs': [y, ya]}
+
+
+def hybrid_spec(quant):
+    """x [1,9,7,3] -> CONV_2D 3x3 (5 out) RELU -> RESHAPE [1,315] -> FULLY_CONNECTED (6)."""
+    rng = random.Random(7)
+    w1 = [rng.uniform(-0.6, 0.6) for _ in range(5 * 27)]
+    w2 = [rng.uniform(-0.2, 0.2) for _ in range(6 * 315)]
+    q1, s1, _ = quantize_per_channel(w1, [5, 3, 3, 3], 0)
+    q2, s2, _ = quantize_per_channel(w2, [6, 315], 0)
+    tensors = [{'name': 'x', 'shape': X_SHAPE}, {'name': 'c', 'shape': [1, 9, 7, 5]},
+               {'name': 'r', 'shape': [1, 315]}, {'name': 'y', 'shape': [1, 6]},
+               {'name': 'shape', 'shape': [2], 'type': 'int32', 'data': [1, 315]},
+               {'name': 'b1', 'shape': [5], 'data': [0.05, -0.1, 0.0, 0.1, 0.02]},
+               {'name': 'b2', 'shape': [6], 'data': [0.1, -0.1, 0.2, 0.0, -0.05, 0.03]}]
+    if quant:
+        tensors += [{'name': 'w1', 'shape': [5, 3, 3, 3], 'type': 'int8', 'data': q1,
+                     'quant': {'scale': s1, 'zero_point': [0] * 5, 'axis': 0}},
+                    {'name': 'w2', 'shape': [6, 315], 'type': 'int8', 'data': q2,
+                     'quant': {'scale': s2, 'zero_point': [0] * 6, 'axis': 0}}]
+    else:
+        tensors += [{'name': 'w1', 'shape': [5, 3, 3, 3], 'data': w1},
+                    {'name': 'w2', 'shape': [6, 315], 'data': w2}]
+    ops = [{'op': 'CONV_2D', 'inputs': [0, 7, 5], 'outputs': [1],
+            'options': {'padding': 'SAME', 'activation': 'RELU'}},
+           {'op': 'RESHAPE', 'inputs': [1, 4], 'outputs': [2]},
+           {'op': 'FULLY_CONNECTED', 'inputs': [2, 8, 6], 'outputs': [3]}]
+    return {'tensors': tensors, 'ops': ops, 'inputs': [0], 'outputs': [3]}
+
+
+def malformed_specs():
+    """Tiny int8 conv models with one thing wrong in their quantization, for the loader's
+    errors (no LiteRT run)."""
+    def conv(w_quant, act_quant=None):
+        return {'tensors': [{'name': 'x', 'shape': [1, 3, 3, 2]},
+                            {'name': 'w', 'shape': [2, 1, 1, 2], 'type': 'int8', 'data': [1, 2, 3, 4],
+                             'quant': w_quant},
+                            {'name': 'y', 'shape': [1, 3, 3, 2], 'type': 'int8' if act_quant else 'float32',
+                             'quant': act_quant}],
+                'ops': [{'op': 'CONV_2D', 'inputs': [0, 1, -1], 'outputs': [2],
+                         'options': {'padding': 'SAME'}}],
+                'inputs': [0], 'outputs': [2]}
+    good = {'scale': [0.1, 0.2], 'zero_point': [0, 0], 'axis': 0}
+    return {'bad_scale_count': conv({'scale': [0.1, 0.2, 0.3], 'zero_point': [0, 0, 0], 'axis': 0}),
+            'bad_zero_scale': conv({'scale': [0.1, 0.0], 'zero_point': [0, 0], 'axis': 0}),
+            'bad_axis': conv({'scale': [0.1, 0.2], 'zero_point': [0, 0], 'axis': 7}),
+            'bad_zero_point': conv(good, {'scale': [0.5], 'zero_point': [300]}),
+            'bad_per_channel_activation': conv(good, {'scale': [0.5, 0.5], 'zero_point': [0, 0], 'axis': 3})}
+
+
+def write_f32(path, values):
+    with open(path, 'wb') as f:
+        f.write(struct.pack('<%df' % len(values), *values))
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    ref_dir, out_dir = sys.argv[1], sys.argv[2]
+    os.makedirs(out_dir, exist_ok=True)
+    x = rand(count(X_SHAPE))
+    with tempfile.TemporaryDirectory() as work:
+        layers = cnn_layers()
+        calib = run_litert(ref_dir, tflite_writer.write_model(cnn_spec(layers, False)), x, work,
+                           'calibration')
+        grids = {'x': activation_grid(min(x), max(x))}
+        for (name, _), values in zip(ACTS, calib):
+            grids[name] = activation_grid(min(values), max(values))
+        grids['s1'] = (1.0 / 256.0, -128)   # TFLite's fixed int8 softmax output
+        float_out = [calib[6], calib[3]]    # the float model's s1 and a1
+        models = {'int8_cnn': (cnn_spec(layers, True, grids), float_out),
+                  'hybrid_conv_fc': (hybrid_spec(True), None)}
+        models['hybrid_conv_fc'] = (hybrid_spec(True), run_litert(
+            ref_dir, tflite_writer.write_model(hybrid_spec(False)), x, work, 'hybrid_float'))
+        for name, (spec, float_outputs) in models.items():
+            data = tflite_writer.write_model(spec)
+            outs = run_litert(ref_dir, data, x, work, name)
+            with open(os.path.join(out_dir, name + '.tflite'), 'wb') as f:
+                f.write(data)
+            write_f32(os.path.join(out_dir, name + '.in.f32'), x)
+            write_f32(os.path.join(out_dir, name + '.litert.f32'), [v for o in outs for v in o])
+            write_f32(os.path.join(out_dir, name + '.float.f32'),
+                      [v for o in float_outputs for v in o])
+            print('%s: %d outputs, %s' % (name, len(outs), [len(o) for o in outs]))
+        print('grids:', {k: (round(s, 6), z) for k, (s, z) in grids.items()})
+    for name, spec in malformed_specs().items():
+        with open(os.path.join(out_dir, name + '.tflite'), 'wb') as f:
+            f.write(tflite_writer.write_model(spec))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,227 @@
+/* test_quant.c: int8 and hybrid models as the TFLite GPU delegate runs them, against the
+ * real TFLite interpreter (LiteRT's int8 kernels; tests/data/quant, written by
+ * tests/make_quant_models.py), and the loader's checks of quantization parameters.
+ *
+ * int8_cnn is full-integer quantization as TFLite's converter writes it: QUANTIZE, int8
+ * CONV_2D (per-channel weights, int32 bias) with RELU, DEPTHWISE_CONV_2D, a 1x1 CONV_2D,
+ * ADD, MEAN, FULLY_CONNECTED, SOFTMAX (int8 at 1/256), two DEQUANTIZEs. Errors are in
+ * steps of the output's grid (LSB). hybrid_conv_fc holds int8 weights under float
+ * activations (dynamic-range quantization). */
+#include "harness.h"
+#include "../tuner/stats.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *data_dir(void) {
+    const char *d = getenv("VKI_TEST_DATA");
+    return d && *d ? d : "tests/data";
+}
+
+static float *read_f32(const char *name, const char *suffix, size_t count) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/quant/%s.%s.f32", data_dir(), name, suffix);
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "cannot open %s", path);
+    float *v = malloc(count * sizeof(float));
+    cr_assert(v);
+    size_t got = fread(v, sizeof(float), count, f);
+    int extra = fgetc(f) != EOF;
+    fclose(f);
+    cr_assert(got == count && !extra, "%s: expected %zu floats", path, count);
+    return v;
+}
+
+static vki_model *load(const char *name) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/quant/%s.tflite", data_dir(), name);
+    vki_model *m = NULL;
+    cr_assert_eq(vki_model_load_file(path, &m), VKI_OK, "%s: %s", path, vki_last_error());
+    return m;
+}
+
+typedef struct run_result {
+    float *out;                 /* every output, concatenated */
+    size_t n[4], total;
+    int n_out;
+} run_result;
+
+/* Runs the model on its stored input in one precision (or, with reference set, on the C
+ * references). */
+static run_result run(const char *name, vki_precision precision, int reference) {
+    vki_model *m = load(name);
+    run_result r = {.n_out = vki_model_output_count(m)};
+    cr_assert(r.n_out <= 4 && vki_model_input_count(m) == 1);
+    vki_tensor_info ti;
+    vki_model_input_info(m, 0, &ti);
+    float *in = read_f32(name, "in", ti.element_count);
+    for (int i = 0; i < r.n_out; i++) {
+        vki_tensor_info to;
+        vki_model_output_info(m, i, &to);
+        r.n[i] = to.element_count;
+        r.total += to.element_count;
+    }
+    r.out = malloc(r.total * sizeof(float));
+    float *outs[4];
+    for (int i = 0, at = 0; i < r.n_out; at += (int)r.n[i], i++) outs[i] = r.out + at;
+    if (reference) {
+        cr_assert_eq(vki_model_reference_run(m, (const float *const *)&in, outs), VKI_OK, "%s",
+                     vki_last_error());
+    } else {
+        vki_graph_options o = {.precision = precision};
+        vki_graph *g = NULL;
+        cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_OK, "%s", vki_last_error());
+        cr_assert_eq(vki_graph_set_input(g, 0, in, ti.element_count * sizeof(float)), VKI_OK);
+        cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+        for (int i = 0; i < r.n_out; i++)
+            cr_assert_eq(vki_graph_get_output(g, i, outs[i], r.n[i] * sizeof(float)), VKI_OK);
+        vki_graph_destroy(g);
+    }
+    free(in);
+    vki_model_destroy(m);
+    return r;
+}
+
+/* The largest difference in steps of `step`, and how many elements differ at all. */
+static double lsb_error(const float *a, const float *b, size_t n, double step, int *differ) {
+    double worst = 0.0;
+    *differ = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - (double)b[i]) / step;
+        worst = d > worst ? d : worst;
+        *differ += d > 1e-3;
+    }
+    return worst;
+}
+
+/* int8_cnn's outputs: DEQUANTIZE of the softmax (grid 1/256) and of the ADD (its grid from
+ * calibration, read from the model). */
+static void output_steps(double step[2]) {
+    step[0] = 1.0 / 256.0;
+    vki_model *m = load("int8_cnn");
+    /* The ADD's output is the DEQUANTIZE's input: the only tensor named "a1". */
+    step[1] = 0.0;
+    for (int t = 0; t < m->n_tensors; t++)
+        if (!strcmp(m->tensors[t].name, "a1") && vki_tensor_quantized(&m->tensors[t]))
+            step[1] = m->tensors[t].quant_scale;
+    cr_assert_gt(step[1], 0.0, "int8_cnn: tensor a1 lost its grid");
+    vki_model_destroy(m);
+}
+
+static void check_int8(vki_precision precision, int reference, double bound_lsb) {
+    run_result r = run("int8_cnn", precision, reference);
+    float *want = read_f32("int8_cnn", "litert", r.total);
+    double step[2];
+    output_steps(step);
+    static const char *const names[] = {"fp32", "fp16", "fp16-storage"};
+    for (int i = 0, at = 0; i < r.n_out; at += (int)r.n[i], i++) {
+        int differ;
+        double lsb = lsb_error(r.out + at, want + at, r.n[i], step[i], &differ);
+        fprintf(stderr, "quant: int8_cnn %s output %d: %.2f LSB from LiteRT at most, %d of %zu "
+                "elements differ\n", reference ? "C reference" : names[precision], i, lsb,
+                differ, r.n[i]);
+        cr_expect(lsb <= bound_lsb, "output %d: %.2f LSB from LiteRT, bound %.1f", i, lsb, bound_lsb);
+    }
+    free(want);
+    free(r.out);
+}
+
+/* fp32: measured bit-identical to LiteRT's int8 kernels (0 LSB) on llvmpipe; 1 LSB allowed
+ * because a device's division may move a value that sits on a rounding tie. */
+Test(quant, int8_model_within_one_lsb_of_litert) { check_int8(VKI_PRECISION_FP32, 0, 1.0); }
+Test(quant, int8_model_c_reference_within_one_lsb) { check_int8(VKI_PRECISION_FP32, 1, 1.0); }
+/* fp16: every activation rounded to fp16 before it is rounded to int8 moves values near a
+ * step's midpoint by one step; measured 1 LSB on llvmpipe, bound 2. */
+Test(quant, int8_model_fp16) { check_int8(VKI_PRECISION_FP16, 0, 2.0); }
+Test(quant, int8_model_fp16_storage) { check_int8(VKI_PRECISION_FP16_STORAGE, 0, 2.0); }
+
+/* LiteRT's own int8 model against the float model it was quantized from: the int8 error
+ * budget the delegate approach works within (logged for the record). */
+Test(quant, litert_int8_against_float) {
+    size_t n = 4 + 100;
+    float *q = read_f32("int8_cnn", "litert", n), *f = read_f32("int8_cnn", "float", n);
+    double worst = 0.0, peak = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        worst = fmax(worst, fabs((double)q[i] - (double)f[i]));
+        peak = fmax(peak, fabs((double)f[i]));
+    }
+    fprintf(stderr, "quant: LiteRT int8 vs float: %.3g of the output range\n", worst / peak);
+    cr_expect(worst / peak < 0.1);
+    free(q);
+    free(f);
+}
+
+/* Hybrid: vkinfer runs the dequantized weights in float (as the GPU delegate does); LiteRT
+ * quantizes the activations on the fly, which moved its outputs 0.65% from the float
+ * model's. Measured 0.55% between the two; bound 2%. The C reference is held to 1e-5. */
+static void check_hybrid(vki_precision precision, double bound) {
+    run_result r = run("hybrid_conv_fc", precision, 0), ref = run("hybrid_conv_fc", 0, 1);
+    float *want = read_f32("hybrid_conv_fc", "litert", r.total);
+    double err = vki_relative_error(r.out, want, r.total, NULL);
+    double ref_err = vki_relative_error(r.out, ref.out, r.total, NULL);
+    fprintf(stderr, "quant: hybrid_conv_fc precision %d: %.3g from LiteRT, %.3g from the C "
+            "reference\n", (int)precision, err, ref_err);
+    cr_expect(err <= bound, "%.3g from LiteRT, bound %.3g", err, bound);
+    cr_expect(ref_err <= (precision == VKI_PRECISION_FP32 ? 1e-5 : 1e-2), "%.3g from the C reference",
+              ref_err);
+    free(want);
+    free(r.out);
+    free(ref.out);
+}
+
+Test(quant, hybrid_model_fp32) { check_hybrid(VKI_PRECISION_FP32, 2e-2); }
+Test(quant, hybrid_model_fp16) { check_hybrid(VKI_PRECISION_FP16, 3e-2); }
+
+/* ---- the loader's checks ------------------------------------------------------------- */
+
+static void expect_load_error(const char *name, vki_status want, const char *needle) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/quant/%s.tflite", data_dir(), name);
+    vki_model *m = (vki_model *)1;
+    vki_status s = vki_model_load_file(path, &m);
+    cr_expect_eq(s, want, "%s: %s: %s", name, vki_status_name(s), vki_last_error());
+    cr_expect_null(m);
+    cr_expect(strstr(vki_last_error(), needle), "%s: message '%s' lacks '%s'", name,
+              vki_last_error(), needle);
+}
+
+Test(quant, malformed_quantization_is_an_error_naming_the_tensor) {
+    expect_load_error("bad_scale_count", VKI_ERROR_MODEL_FORMAT,
+                      "tensor 1 'w': 3 per-channel scales along quantized_dimension 0");
+    expect_load_error("bad_zero_scale", VKI_ERROR_MODEL_FORMAT,
+                      "tensor 1 'w': scale 1 is 0, need a positive finite value");
+    expect_load_error("bad_axis", VKI_ERROR_MODEL_FORMAT, "quantized_dimension 7, which is out of range");
+    expect_load_error("bad_zero_point", VKI_ERROR_MODEL_FORMAT,
+                      "tensor 2 'y': zero point 300 is outside -128..127");
+    expect_load_error("bad_per_channel_activation", VKI_ERROR_UNSUPPORTED_MODEL,
+                      "an activation quantized per channel is not supported");
+}
+
+/* The per-channel weights came back as the float values the converter quantized. */
+Test(quant, per_channel_weights_dequantize_at_load) {
+    vki_model *m = load("int8_cnn");
+    int found = 0;
+    for (int t = 0; t < m->n_tensors; t++) {
+        const vki_tensor *x = &m->tensors[t];
+        if (strcmp(x->name, "w1")) continue;
+        found = 1;
+        cr_expect_eq(x->dtype, VKI_DTYPE_FLOAT32);
+        cr_expect_eq(x->data_bytes, 5 * 27 * sizeof(float));
+        /* Channel c's largest magnitude is exactly 127 steps of its own scale. */
+        for (int c = 0; c < 5; c++) {
+            float peak = 0.0f;
+            for (int i = 0; i < 27; i++) peak = fmaxf(peak, fabsf(((const float *)x->data)[c * 27 + i]));
+            cr_expect_gt(peak, 0.3f, "channel %d", c);
+        }
+    }
+    cr_expect(found);
+    /* Every quantized activation became float32 with a grid, and a QUANTIZE follows each
+     * producer of one. */
+    int steps = 0;
+    for (int o = 0; o < m->n_ops; o++) steps += m->ops[o].code == VKI_OP_QUANTIZE;
+    cr_expect_eq(steps, 1 + 7, "QUANTIZE of the input and one after each of 7 int8 producers");
+    vki_model_destroy(m);
+}
