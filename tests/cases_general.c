@@ -124,6 +124,12 @@ static void set_options(vki_op *op, const gen_params *p) {
         op->opt.reduce.keep_dims = p->iopt[0];
         break;
     case VKI_OP_FULLY_CONNECTED: op->opt.fully_connected.keep_num_dims = p->iopt[0]; break;
+    case VKI_OP_CONCATENATION: op->opt.concat.axis = p->iopt[0]; break;
+    case VKI_OP_STRIDED_SLICE:
+        op->opt.strided_slice.begin_mask = p->iopt[0];
+        op->opt.strided_slice.end_mask = p->iopt[1];
+        op->opt.strided_slice.shrink_axis_mask = p->iopt[2];
+        break;
     case VKI_OP_ADD: case VKI_OP_SUB: case VKI_OP_MUL: case VKI_OP_DIV:
         op->opt.eltwise.activation = (vki_activation)p->iopt[0];
         break;
@@ -612,6 +618,40 @@ void op_cases_general_layout__space_batch(op_case_list *l) {
     gen_tensor b2s[3] = {act(S(8, 2, 3, 3), -1, 1), INTS(2, 2), pairs(2, (int32_t[]){0, 1, 1, 0})};
     o = out_of(S(2, 3, 5, 3), VKI_DTYPE_FLOAT32);
     gen_case(l, VKI_OP_BATCH_TO_SPACE_ND, "batch 2", 3, b2s, 1, &o, 0.0);
+}
+
+/* CONCATENATION and PAD beyond concat.comp's and pad.comp's forms: the batch axis, rank 5,
+ * batch > 1 (remap.comp). */
+void op_cases_general_layout__concat_and_pad_general(op_case_list *l) {
+    gen_tensor cat[3] = {act(S(2, 3, 5, 3), -1, 1), act(S(1, 3, 5, 3), -1, 1), cnst(S(2, 3, 5, 3), -1, 1)};
+    gen_out o = out_of(S(5, 3, 5, 3), VKI_DTYPE_FLOAT32);
+    gen_case(l, VKI_OP_CONCATENATION, "axis 0", 3, cat, 1, &o, 0.0);
+    gen_tensor five[2] = {act(S(2, 1, 3, 5, 3), -1, 1), act(S(2, 2, 3, 5, 3), -1, 1)};
+    o = out_of(S(2, 3, 3, 5, 3), VKI_DTYPE_FLOAT32);
+    set_iopt(gen_case(l, VKI_OP_CONCATENATION, "axis 1 rank 5", 2, five, 1, &o, 0.0), 1, 0);
+    gen_tensor ch[2] = {act(S(2, 3, 5, 3), -1, 1), act(S(2, 3, 5, 17), -1, 1)};
+    o = out_of(S(2, 3, 5, 20), VKI_DTYPE_FLOAT32);
+    set_iopt(gen_case(l, VKI_OP_CONCATENATION, "axis 3 batch 2", 2, ch, 1, &o, 0.0), 3, 0);
+    two(l, VKI_OP_PAD, NULL, act(S(2, 3, 5, 3), -1, 1), pairs(4, (int32_t[]){1, 0, 0, 2, 1, 1, 0, 2}),
+        S(3, 5, 7, 5), VKI_DTYPE_FLOAT32, 0.0);
+    two(l, VKI_OP_PAD, NULL, act(S(2, 1, 3, 5, 3), -1, 1),
+        pairs(5, (int32_t[]){0, 0, 1, 1, 0, 0, 2, 0, 0, 1}), S(2, 3, 3, 7, 4), VKI_DTYPE_FLOAT32, 0.0);
+}
+
+/* SLICE and STRIDED_SLICE of the batch, of rank 5 and of batch > 1 tensors. */
+void op_cases_general_layout__slices_any_axis(op_case_list *l) {
+    gen_tensor a[3] = {act(S(3, 5, 7, 3), -1, 1), INTS(1, 1, 0, 0), INTS(2, 3, -1, 3)};
+    gen_out o = out_of(S(2, 3, 7, 3), VKI_DTYPE_FLOAT32);
+    gen_case(l, VKI_OP_SLICE, "batch", 3, a, 1, &o, 0.0);
+    gen_tensor b[4] = {act(S(2, 3, 5, 7, 3), -1, 1), INTS(0, 2, 1, 6, 0), INTS(2, 0, 5, 0, 3),
+                       INTS(1, -1, 2, -2, 1)};
+    o = out_of(S(2, 3, 2, 4, 3), VKI_DTYPE_FLOAT32);
+    op_case *c = gen_case(l, VKI_OP_STRIDED_SLICE, "rank 5 negative strides", 4, b, 1, &o, 0.0);
+    OP_CASE_PARAMS(c, gen_params)->iopt[1] = 2 | 8;   /* end_mask: run to the start */
+    gen_tensor d[4] = {act(S(4, 9, 17), -1, 1), INTS(1, 0, 3), INTS(4, 9, 4), INTS(2, 2, 1)};
+    o = out_of(S(2, 5), VKI_DTYPE_FLOAT32);
+    c = gen_case(l, VKI_OP_STRIDED_SLICE, "shrink channels", 4, d, 1, &o, 0.0);
+    OP_CASE_PARAMS(c, gen_params)->iopt[2] = 4;       /* shrink axis 2: one channel */
 }
 
 void op_cases_general_layout__reshape_across_ranks(op_case_list *l) {

@@ -132,6 +132,8 @@
     X(general_layout, split_unpack_pack)                                                \
     X(general_layout, gather)                                                           \
     X(general_layout, space_batch)                                                      \
+    X(general_layout, concat_and_pad_general)                                           \
+    X(general_layout, slices_any_axis)                                                  \
     X(general_layout, reshape_across_ranks)                                             \
     X(general_matmul, batch_matmul)                                                     \
     X(general_matmul, fully_connected_rows)                                             \

@@ -69,7 +69,7 @@ Test(pad, invalid) {
     int32_t batch[8] = {1, 0, 0, 0, 0, 0, 0, 0};
     m = pad_model(4, shape, batch, NULL);
     m->tensors[m->ops[0].outputs[0]].shape[0] = 1;
-    harness_expect_invalid(m, VKI_ERROR_UNSUPPORTED_MODEL, "batch padding [1,0] is not supported");
+    harness_expect_invalid(m, VKI_ERROR_MODEL_FORMAT, "is [1,5,6,3], the op makes [2,5,6,3]");
 
     int32_t negative[8] = {0, 0, 0, 0, -1, 0, 0, 0};
     m = pad_model(4, shape, negative, NULL);
@@ -116,8 +116,10 @@ Test(concatenation, invalid) {
     m->tensors[m->ops[0].outputs[0]].shape[3] = 9;
     harness_expect_invalid(m, VKI_ERROR_MODEL_FORMAT, "inputs add up to 8 along axis 3");
 
+    /* Along the batch the inputs must match outside axis 0 like any other axis (the
+     * general form runs it: general_layout cases). */
     m = concat_model(4, 0, 2, b, 0, VKI_ACT_NONE);
-    harness_expect_invalid(m, VKI_ERROR_UNSUPPORTED_MODEL, "batch");
+    harness_expect_invalid(m, VKI_ERROR_MODEL_FORMAT, "does not match output [2,4,4,3] outside axis 0");
 
     m = concat_model(4, 3, 2, b, 0, VKI_ACT_NONE);
     m->ops[0].opt.concat.axis = 4;

@@ -2,7 +2,7 @@
  * activation, in one dispatch (glsl/concat.comp). The axis is relative to the tensors'
  * rank and is mapped onto the NHWC view the same way vki_tensor_shape4 maps shapes. Channel
  * counts need not be multiples of 4. Constant inputs are packed into the weights. */
-#include "ops.h"
+#include "remap.h"
 
 #include <stdio.h>
 
@@ -27,6 +27,19 @@ static int extent(vki_shape4 s, int axis) {
     }
 }
 
+/* concat.comp's form: rank <= 4, batch 1, along H, W or C. Anything else (the batch axis,
+ * rank 5, batch > 1) gathers through remap.comp. */
+static bool fast_path(const vki_model *m, const vki_op *op) {
+    const vki_tensor *out = vki_op_out(m, op, 0);
+    if (out->rank > 4 || vki_tensor_shape4(out).n != 1 ||
+        nhwc_axis(out->rank, op->opt.concat.axis) == AXIS_N)
+        return false;
+    for (int i = 0; i < op->n_inputs; i++)
+        if (vki_op_in(m, op, i)->rank > 4 || vki_tensor_shape4(vki_op_in(m, op, i)).n != 1)
+            return false;
+    return true;
+}
+
 static vki_status validate(const vki_model *m, int o) {
     vki_status s = vki_op_check_arity(m, o, 1, MAX_INPUTS, 1);
     if (s) return s;
@@ -41,10 +54,6 @@ static vki_status validate(const vki_model *m, int o) {
     if ((unsigned)op->opt.concat.activation > VKI_ACT_TANH)
         return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "unknown fused activation %d",
                            (int)op->opt.concat.activation);
-    int along = nhwc_axis(out->rank, axis);
-    if (along == AXIS_N)
-        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                           "concatenation along the batch axis is not supported");
     int sum = 0;
     for (int i = 0; i < op->n_inputs; i++) {
         const vki_tensor *in = vki_op_in(m, op, i);
@@ -60,21 +69,40 @@ static vki_status validate(const vki_model *m, int o) {
                 return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
                                    "input %d (tensor %d '%s') %s does not match output %s outside axis %d",
                                    i, op->inputs[i], in->name, gi, go, axis);
-        if (vki_tensor_shape4(in).n != 1)
-            return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                               "input %d (tensor %d '%s') has batch %d, only 1 supported", i,
-                               op->inputs[i], in->name, vki_tensor_shape4(in).n);
         sum += in->shape[axis];
     }
     if (sum != out->shape[axis])
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
                            "inputs add up to %d along axis %d but output tensor %d has %d", sum,
                            axis, op->outputs[0], out->shape[axis]);
+    if (!fast_path(m, op)) {
+        if (op->opt.concat.activation != VKI_ACT_NONE || op->n_inputs > VKI_REMAP_MAX_INPUTS)
+            return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                               "along the batch, or on rank 5 or batch > 1 tensors, takes at most "
+                               "%d inputs and no fused activation", VKI_REMAP_MAX_INPUTS);
+    }
+    return VKI_OK;
+}
+
+/* The general form (remap.h): input k covers the output along the axis from its offset. */
+static vki_status describe_general(const vki_model *m, int o, int output, vki_remap *r) {
+    (void)output;
+    const vki_op *op = &m->ops[o];
+    const vki_tensor *out = vki_op_out(m, op, 0);
+    int axis = vki_axis5(op->opt.concat.axis, out->rank), at = 0;
+    vki_remap_init(r, out);
+    for (int i = 0; i < op->n_inputs; i++) {
+        int k = vki_remap_add_input(r, m, op, i);
+        r->start[k] = at;
+        at += r->in[k][axis];
+    }
+    r->sel_axis = r->sel_coord = axis;
     return VKI_OK;
 }
 
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
+    if (!fast_path(m, op)) return vki_remap_build(b, m, o, describe_general);
     vki_shape4 so = vki_tensor_shape4(vki_op_out(m, op, 0));
     int along = nhwc_axis(vki_op_out(m, op, 0)->rank, op->opt.concat.axis);
     vki_dispatch d;
@@ -136,5 +164,6 @@ static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op
     return vki_opt_activation(r, act, &op->opt.concat.activation);
 }
 
-const vki_op_def vki_op_concatenation = {
-    .validate = validate, .build = build, .reference = reference, .options = read_options};
+const vki_op_def vki_op_concatenation = {.validate = validate, .build = build,
+                                          .reference = reference, .options = read_options,
+                                          .general = true};

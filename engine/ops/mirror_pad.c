@@ -1,12 +1,11 @@
 /* mirror_pad.c: MIRROR_PAD (REFLECT and SYMMETRIC) and PADV2 (padding with a constant), on
- * any axis of up to 5, as remap descriptions (remap.h). PAD has its own kernel (pad.c). */
+ * any axis of up to 5, as remap descriptions (remap.h). PAD has its own kernel (pad.c) and
+ * takes this description for what that kernel does not cover. */
 #include "remap.h"
 
 #include <math.h>
 
-/* The input's coordinate on each axis is the output's less the leading padding; the edge
- * rule says what the padding reads. */
-static vki_status describe_padded(const vki_model *m, int o, vki_remap *r, vki_edge rule,
+vki_status vki_pad_describe(const vki_model *m, int o, vki_remap *r, vki_edge rule,
                                   float fill) {
     const vki_op *op = &m->ops[o];
     const vki_tensor *in = vki_op_in(m, op, 0);
@@ -43,7 +42,7 @@ static vki_status describe_mirror_pad(const vki_model *m, int o, int output, vki
     (void)output;
     vki_status s = vki_op_check_io(m, o, 2, 2);
     if (s) return s;
-    return describe_padded(m, o, r,
+    return vki_pad_describe(m, o, r,
                            m->ops[o].opt.mirror_pad.symmetric ? VKI_EDGE_SYMMETRIC : VKI_EDGE_REFLECT,
                            0.0f);
 }
@@ -66,7 +65,7 @@ static vki_status describe_padv2(const vki_model *m, int o, int output, vki_rema
             return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "constant value %g is not "
                                "finite", (double)fill);
     }
-    return describe_padded(m, o, r, VKI_EDGE_FILL, fill);
+    return vki_pad_describe(m, o, r, VKI_EDGE_FILL, fill);
 }
 
 /* MirrorPadOptions: mode at field 0 (REFLECT 0, SYMMETRIC 1). */

@@ -1,7 +1,8 @@
 /* pad.c: PAD with zeros along H, W and C (glsl/pad.comp). Channel padding by any amount,
  * leading or trailing, is common (24 -> 32 ahead of a residual add), so the kernel places
- * each output lane on its own; batch padding is refused. */
-#include "ops.h"
+ * each output lane on its own. Padding the batch, rank 5 or a batch > 1 takes the general
+ * description of mirror_pad.c (remap.comp). */
+#include "remap.h"
 
 #include <stdio.h>
 
@@ -9,6 +10,10 @@ void vki_pad_amounts(const vki_model *m, const vki_op *op, vki_shape4 *before, v
     const vki_tensor *in = vki_op_in(m, op, 0);
     const int32_t *p = (const int32_t *)vki_op_in(m, op, 1)->data;
     *before = *after = (vki_shape4){0, 0, 0, 0};
+    if (in->rank > 4) {   /* not a 4-D pad: what the passes fold never has a batch pad */
+        before->n = after->n = 1;
+        return;
+    }
     int *b[4] = {&before->n, &before->h, &before->w, &before->c};
     int *a[4] = {&after->n, &after->h, &after->w, &after->c};
     /* The NHWC dimension each row pads, by rank: the mapping of vki_tensor_shape4. */
@@ -26,6 +31,19 @@ static pad4 read_paddings(const vki_model *m, const vki_op *op) {
     pad4 r;
     vki_pad_amounts(m, op, &r.before, &r.after);
     return r;
+}
+
+/* pad.comp's form: rank <= 4, batch 1, no batch padding (validated paddings). */
+static bool fast_path(const vki_model *m, const vki_op *op) {
+    const vki_tensor *in = vki_op_in(m, op, 0);
+    if (in->rank > 4 || vki_tensor_shape4(in).n != 1) return false;
+    pad4 pd = read_paddings(m, op);
+    return !pd.before.n && !pd.after.n;
+}
+
+static vki_status describe_general(const vki_model *m, int o, int output, vki_remap *r) {
+    (void)output;
+    return vki_pad_describe(m, o, r, VKI_EDGE_FILL, 0.0f);
 }
 
 static vki_status validate(const vki_model *m, int o) {
@@ -58,10 +76,8 @@ static vki_status validate(const vki_model *m, int o) {
             return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
                                "paddings of dimension %d are [%d,%d], must not be negative", i,
                                (int)p[2 * i], (int)p[2 * i + 1]);
+    if (!fast_path(m, op)) return vki_remap_validate(m, o, describe_general);
     pad4 pd = read_paddings(m, op);
-    if (pd.before.n || pd.after.n)
-        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                           "batch padding [%d,%d] is not supported", pd.before.n, pd.after.n);
     vki_shape4 si = vki_tensor_shape4(in);
     vki_shape4 want = {1, si.h + pd.before.h + pd.after.h, si.w + pd.before.w + pd.after.w,
                        si.c + pd.before.c + pd.after.c};
@@ -70,6 +86,7 @@ static vki_status validate(const vki_model *m, int o) {
 
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
+    if (!fast_path(m, op)) return vki_remap_build(b, m, o, describe_general);
     const vki_tensor *in = vki_op_in(m, op, 0);
     vki_shape4 si = vki_tensor_shape4(in), so = vki_tensor_shape4(vki_op_out(m, op, 0));
     pad4 pd = read_paddings(m, op);
@@ -89,6 +106,10 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
 
 static void reference(const vki_model *m, const vki_op *op, const float *const *in,
                       float *const *out) {
+    if (!fast_path(m, op)) {
+        vki_remap_reference(m, op, in, out, describe_general);
+        return;
+    }
     vki_shape4 si = vki_tensor_shape4(vki_op_in(m, op, 0));
     vki_shape4 so = vki_tensor_shape4(vki_op_out(m, op, 0));
     pad4 pd = read_paddings(m, op);
@@ -102,4 +123,5 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
             }
 }
 
-const vki_op_def vki_op_pad = {.validate = validate, .build = build, .reference = reference};
+const vki_op_def vki_op_pad = {.validate = validate, .build = build, .reference = reference,
+                               .general = true};

@@ -98,4 +98,9 @@ void vki_remap_reference(const vki_model *m, const vki_op *op, const float *cons
                                       .reference = name##_reference, .options = options_fn,   \
                                       .general = true}
 
+/* PAD, PADV2 and MIRROR_PAD: input 1 is the [rank,2] paddings; the output reads the
+ * input less the leading padding on every axis, and `rule` (with `fill`) where that is
+ * outside (mirror_pad.c). */
+vki_status vki_pad_describe(const vki_model *m, int o, vki_remap *r, vki_edge rule, float fill);
+
 #endif /* VKI_REMAP_H */

@@ -1,14 +1,14 @@
-/* slice.c: STRIDED_SLICE and SLICE over H, W and C (glsl/slice.comp).
+/* slice.c: STRIDED_SLICE and SLICE over H, W and C (glsl/slice.comp), and over any axis
+ * of rank <= 5 tensors of any batch through the general description (remap.comp).
  *
  * Both reduce to one plan: per input dimension a start, a step and a count (TFLite's
  * StridedSliceStartForAxis / StridedSliceEndForAxis for STRIDED_SLICE, begin and size
- * for SLICE), and whether the dimension is shrunk away. The batch dimension must be
- * taken whole. Shrinking can move a dimension to another place of the NHWC view (a
+ * for SLICE), and whether the dimension is shrunk away. Shrinking can move a dimension to another place of the NHWC view (a
  * rank-4 slice that drops C leaves [1,H,W], seen as N=1, W=H, C=W), so the kernel gets
  * the input coordinate as a start plus one step vector per output axis rather than
  * assuming the axes line up. Negative strides need nothing more. Ellipsis and new-axis
  * masks are refused. */
-#include "ops.h"
+#include "remap.h"
 
 #include <stdio.h>
 
@@ -28,7 +28,7 @@ typedef struct slice_axis {
 
 typedef struct slice_plan {
     int rank;
-    slice_axis axis[4];
+    slice_axis axis[5];
 } slice_plan;
 
 static bool is_strided(const vki_op *op) { return op->code == VKI_OP_STRIDED_SLICE; }
@@ -170,7 +170,7 @@ static vki_status make_plan(const vki_model *m, int o, slice_plan *p) {
     p->rank = in->rank;
     s = is_strided(op) ? strided_plan(m, o, in, p) : slice_plan_of(m, o, in, p);
     if (s) return s;
-    int want[4], want_rank = 0;
+    int want[5], want_rank = 0;
     for (int i = 0; i < in->rank; i++) {
         const slice_axis *a = &p->axis[i];
         if (a->count < 1)
@@ -178,9 +178,6 @@ static vki_status make_plan(const vki_model *m, int o, slice_plan *p) {
                                "selects no elements along dimension %d; empty tensors are not "
                                "supported",
                                i);
-        if (role_of(in->rank, i) == ROLE_N && (a->start != 0 || a->count != in->shape[i]))
-            return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                               "slices the batch dimension; only H, W and C can be sliced");
         if (!a->shrink) want[want_rank++] = a->count;
     }
     bool same = out->rank == want_rank;
@@ -200,6 +197,41 @@ static vki_status validate(const vki_model *m, int o) {
     return make_plan(m, o, &p);
 }
 
+/* slice.comp's form: rank <= 4, batch 1 in and out, the batch taken whole. */
+static bool fast_path(const vki_model *m, const vki_op *op, const slice_plan *p) {
+    const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
+    if (in->rank > 4 || vki_tensor_shape4(in).n != 1 || vki_tensor_shape4(out).n != 1)
+        return false;
+    for (int i = 0; i < p->rank; i++)
+        if (role_of(p->rank, i) == ROLE_N && (p->axis[i].start != 0 || p->axis[i].count != in->shape[i]))
+            return false;
+    return true;
+}
+
+/* The general form (remap.h): input axis i reads start + step * its output axis, or the
+ * start alone where shrunk. */
+static vki_status describe_general(const vki_model *m, int o, int output, vki_remap *r) {
+    (void)output;
+    const vki_op *op = &m->ops[o];
+    slice_plan p;
+    vki_status s = make_plan(m, o, &p);
+    if (s) return s;
+    const vki_tensor *out = vki_op_out(m, op, 0);
+    vki_remap_init(r, out);
+    vki_remap_add_input(r, m, op, 0);
+    for (int j = 0; j < VKI_REMAP_RANK - p.rank; j++) vki_remap_fixed(r, j, 0);
+    for (int i = 0, d = 0; i < p.rank; i++) {
+        int j = vki_axis5(i, p.rank);
+        if (p.axis[i].shrink) {
+            vki_remap_fixed(r, j, p.axis[i].start);
+            continue;
+        }
+        vki_remap_from(r, j, vki_axis5(d++, out->rank), p.axis[i].step);
+        r->axis[j].offset = p.axis[i].start;
+    }
+    return VKI_OK;
+}
+
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     slice_plan p;
@@ -212,6 +244,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
         whole = whole && !p.axis[i].shrink && p.axis[i].start == 0 && p.axis[i].step == 1 &&
                 p.axis[i].count == in->shape[i];
     if (whole) return vki_build_alias(b, op->outputs[0], op->inputs[0]);
+    if (!fast_path(m, op, &p)) return vki_remap_build(b, m, o, describe_general);
     /* start[in role] and step[out role][in role]: input coordinate per output position. */
     int start[4] = {0, 0, 0, 0}, step[4][4] = {{0}};
     int d = 0;
@@ -241,7 +274,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     return vki_build_dispatch(b, &dd);
 }
 
-/* TFLite's reference_ops::StridedSlice / Slice: the input padded to 4-D at the front,
+/* TFLite's reference_ops::StridedSlice / Slice: the input padded to 5-D at the front,
  * nested loops over each dimension's start, step and count, output written in order. */
 static void reference(const vki_model *m, const vki_op *op, const float *const *in,
                       float *const *out) {
@@ -249,27 +282,28 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     slice_plan p;
     if (make_plan(m, o, &p)) return;
     const vki_tensor *t = vki_op_in(m, op, 0);
-    int pad = 4 - p.rank;
-    slice_axis ax[4];
-    size_t stride[4];
-    int dims[4];
-    for (int i = 0; i < 4; i++) {
+    int pad = 5 - p.rank;
+    slice_axis ax[5];
+    size_t stride[5];
+    int dims[5];
+    for (int i = 0; i < 5; i++) {
         dims[i] = i < pad ? 1 : t->shape[i - pad];
         ax[i] = i < pad ? (slice_axis){0, 1, 1, false} : p.axis[i - pad];
     }
-    stride[3] = 1;
-    for (int i = 2; i >= 0; i--) stride[i] = stride[i + 1] * (size_t)dims[i + 1];
+    stride[4] = 1;
+    for (int i = 3; i >= 0; i--) stride[i] = stride[i + 1] * (size_t)dims[i + 1];
     float *dst = out[0];
-    for (int a = 0; a < ax[0].count; a++)
-        for (int b = 0; b < ax[1].count; b++)
-            for (int c = 0; c < ax[2].count; c++)
-                for (int d = 0; d < ax[3].count; d++) {
-                    size_t at = (size_t)(ax[0].start + a * ax[0].step) * stride[0] +
-                                (size_t)(ax[1].start + b * ax[1].step) * stride[1] +
-                                (size_t)(ax[2].start + c * ax[2].step) * stride[2] +
-                                (size_t)(ax[3].start + d * ax[3].step) * stride[3];
-                    *dst++ = in[0][at];
-                }
+    int k[5];
+    for (k[0] = 0; k[0] < ax[0].count; k[0]++)
+        for (k[1] = 0; k[1] < ax[1].count; k[1]++)
+            for (k[2] = 0; k[2] < ax[2].count; k[2]++)
+                for (k[3] = 0; k[3] < ax[3].count; k[3]++)
+                    for (k[4] = 0; k[4] < ax[4].count; k[4]++) {
+                        size_t at = 0;
+                        for (int i = 0; i < 5; i++)
+                            at += (size_t)(ax[i].start + k[i] * ax[i].step) * stride[i];
+                        *dst++ = in[0][at];
+                    }
 }
 
 /* StridedSliceOptions: the five masks, then offset. SLICE has no options. */
@@ -289,5 +323,6 @@ static vki_status read_strided_options(vki_options_reader *r, const vki_model *m
 
 const vki_op_def vki_op_strided_slice = {
     .validate = validate, .build = build, .reference = reference,
-    .options = read_strided_options};
-const vki_op_def vki_op_slice = {.validate = validate, .build = build, .reference = reference};
+    .options = read_strided_options, .general = true};
+const vki_op_def vki_op_slice = {.validate = validate, .build = build, .reference = reference,
+                                 .general = true};
