@@ -1163,6 +1163,105 @@ static vki_status convert_index_constants(loader *L) {
     return VKI_OK;
 }
 
+/* ---- atrous convolutions ------------------------------------------------------------------ */
+
+/* The op reading tensor t, when exactly one does and t is not a graph output; else -1. */
+static int sole_reader(const vki_model *m, int t) {
+    if (vki_model_is_output(m, t)) return -1;
+    int reader = -1;
+    for (int o = 0; o < m->n_ops; o++)
+        for (int i = 0; i < m->ops[o].n_inputs; i++)
+            if (m->ops[o].inputs[i] == t) {
+                if (reader >= 0 && reader != o) return -1;
+                reader = o;
+            }
+    return reader;
+}
+
+/* The int32 constant of n values at input `slot` of op, or NULL. */
+static const int32_t *int_values(const vki_model *m, const vki_op *op, int slot, size_t n) {
+    if (slot >= op->n_inputs || op->inputs[slot] < 0) return NULL;
+    const vki_tensor *t = &m->tensors[op->inputs[slot]];
+    if (!t->data || t->dtype != VKI_DTYPE_INT32 || vki_tensor_elements(t) != n ||
+        t->data_bytes < n * sizeof(int32_t))
+        return NULL;
+    return t->data;
+}
+
+/* SPACE_TO_BATCH_ND -> CONV_2D or DEPTHWISE_CONV_2D (VALID, stride 1) -> BATCH_TO_SPACE_ND
+ * with one block is how older converters wrote a dilated convolution (atrous, DeepLab):
+ * the convolution runs on the blocks in the batch. The loader writes it back as it means,
+ * a PAD (the paddings less the crops) and the convolution dilated by the block, so the
+ * graph stays batch 1 and the PAD folds into the convolution's window at build. Output
+ * row y of both reads padded input rows y + i*block, so the results are the same sums. */
+static vki_status fold_atrous(loader *L) {
+    vki_model *m = L->m;
+    unsigned char *drop = NULL;
+    for (int s = 0; s < m->n_ops; s++) {
+        vki_op *stb = &m->ops[s];
+        if (stb->code != VKI_OP_SPACE_TO_BATCH_ND || stb->n_inputs != 3 || stb->n_outputs != 1 ||
+            stb->inputs[0] < 0)
+            continue;
+        const vki_tensor *x = &m->tensors[stb->inputs[0]];
+        const int32_t *block = int_values(m, stb, 1, 2), *pads = int_values(m, stb, 2, 4);
+        if (x->rank != 4 || x->shape[0] != 1 || x->data || !block || !pads) continue;
+        int c = sole_reader(m, stb->outputs[0]);
+        if (c < 0) continue;
+        vki_op *conv = &m->ops[c];
+        if ((conv->code != VKI_OP_CONV_2D && conv->code != VKI_OP_DEPTHWISE_CONV_2D) ||
+            conv->inputs[0] != stb->outputs[0] || conv->n_outputs != 1 ||
+            conv->opt.conv.padding != VKI_PAD_VALID || conv->opt.conv.stride_h != 1 ||
+            conv->opt.conv.stride_w != 1 || conv->opt.conv.dilation_h > 1 ||
+            conv->opt.conv.dilation_w > 1)
+            continue;
+        int b = sole_reader(m, conv->outputs[0]);
+        if (b < 0) continue;
+        vki_op *bts = &m->ops[b];
+        const int32_t *block2 = int_values(m, bts, 1, 2), *crops = int_values(m, bts, 2, 4);
+        if (bts->code != VKI_OP_BATCH_TO_SPACE_ND || bts->inputs[0] != conv->outputs[0] ||
+            bts->n_outputs != 1 || !block2 || !crops || block2[0] != block[0] ||
+            block2[1] != block[1] || block[0] < 1 || block[1] < 1)
+            continue;
+        int p[4];
+        for (int i = 0; i < 4; i++) p[i] = pads[i] - crops[i];
+        if (p[0] < 0 || p[1] < 0 || p[2] < 0 || p[3] < 0) continue;
+        /* The dilated convolution's output must be the BATCH_TO_SPACE_ND's. */
+        const vki_tensor *w = &m->tensors[conv->inputs[1]], *y = &m->tensors[bts->outputs[0]];
+        if (w->rank != 4 || y->rank != 4) continue;
+        int oh = x->shape[1] + p[0] + p[1] - (w->shape[1] - 1) * block[0];
+        int ow = x->shape[2] + p[2] + p[3] - (w->shape[2] - 1) * block[1];
+        if (y->shape[0] != 1 || y->shape[1] != oh || y->shape[2] != ow) continue;
+        if (!drop && !(drop = vki_calloc((size_t)m->n_ops, 1))) return oom(L, "atrous convolutions");
+        int32_t pad_values[8] = {0, 0, p[0], p[1], p[2], p[3], 0, 0};
+        int pad_t = vki_model_add_tensor(m, "atrous paddings", VKI_DTYPE_INT32, 2, (int[]){4, 2},
+                                         pad_values, sizeof pad_values);
+        if (pad_t < 0) {
+            free(drop);
+            return oom(L, "atrous paddings");
+        }
+        /* Pointers into m->tensors moved; ops did not. */
+        vki_tensor *t = &m->tensors[stb->outputs[0]];
+        const vki_tensor *xin = &m->tensors[stb->inputs[0]];
+        t->shape[0] = 1;
+        t->shape[1] = xin->shape[1] + p[0] + p[1];
+        t->shape[2] = xin->shape[2] + p[2] + p[3];
+        stb->code = VKI_OP_PAD;
+        stb->n_inputs = 2;
+        stb->inputs[1] = pad_t;
+        conv->opt.conv.dilation_h = block[0];
+        conv->opt.conv.dilation_w = block[1];
+        conv->outputs[0] = bts->outputs[0];
+        drop[b] = 1;
+    }
+    if (!drop) return VKI_OK;
+    int kept = 0;
+    for (int o = 0; o < m->n_ops; o++)
+        if (!drop[o]) m->ops[kept++] = m->ops[o];
+    m->n_ops = kept;
+    free(drop);
+    return drop_unused_tensors(L);
+}
+
 /* ---- int8 activations as float with rounding steps ---------------------------------------- */
 
 static bool same_grid(const vki_tensor *a, const vki_tensor *b) {
@@ -1262,6 +1361,7 @@ static vki_status fold_constants(loader *L) {
     if (st == VKI_OK) st = drop_unused_tensors(L);
     if (st == VKI_OK) st = convert_half_constants(L);
     if (st == VKI_OK) st = convert_index_constants(L);
+    if (st == VKI_OK) st = fold_atrous(L);
     if (st == VKI_OK) st = insert_quantize_steps(L);
     return st;
 }
