@@ -363,6 +363,17 @@ void op_cases_general_binary__new_ops(op_case_list *l) {
     }
 }
 
+void op_cases_general_binary__add_n(op_case_list *l) {
+    for (int i = 0; i < N_CHANNELS; i++) {
+        shape s = i & 1 ? S(2, 3, 5, channels[i]) : S(1, 7, 5, channels[i]);
+        int n = 2 + 3 * i % 7;   /* 2, 5, 8, 4, 7 inputs */
+        gen_tensor in[4];
+        for (int k = 0; k < 4; k++) in[k] = k == 2 ? cnst(s, -1, 1) : act(s, -1, 1);
+        gen_out o = out_of(s, VKI_DTYPE_FLOAT32);
+        gen_case(l, VKI_OP_ADD_N, NULL, n < 4 ? n : 4, in, 1, &o, TOL);
+    }
+}
+
 void op_cases_general_binary__comparisons_and_select(op_case_list *l) {
     static const vki_op_code cmp[] = {VKI_OP_GREATER, VKI_OP_GREATER_EQUAL, VKI_OP_LESS,
                                       VKI_OP_LESS_EQUAL, VKI_OP_EQUAL, VKI_OP_NOT_EQUAL};

@@ -121,6 +121,7 @@
     X(general_unary, cast_and_logical)                                                  \
     X(general_binary, broadcast_over_five_dims)                                         \
     X(general_binary, new_ops)                                                          \
+    X(general_binary, add_n)                                                            \
     X(general_binary, comparisons_and_select)                                           \
     X(general_reduce, axes)                                                             \
     X(general_reduce, arg_max_min_with_ties)                                            \

@@ -88,6 +88,7 @@
     X(LOCAL_RESPONSE_NORMALIZATION, 13, local_response_normalization,                      \
       OPTS(13, LocalResponseNormalizationOptions), NO_ACT)                                \
     X(LOG_SOFTMAX, 50, log_softmax, NO_OPTS, NO_ACT)                                       \
+    X(ADD_N, 106, add_n, NO_OPTS, NO_ACT)                                                  \
     /* reduce.c: one kernel over any axes */                                             \
     X(ARG_MAX, 56, arg_max, NO_OPTS, NO_ACT)                                               \
     X(SUM, 74, sum, OPTS(27, ReducerOptions), NO_ACT)                                      \
