@@ -63,9 +63,39 @@ OPTIONS = {
     'MEAN': (27, [('keep_dims', 0, 'bool', 0)]),
     'SUB': (28, [('activation', 0, ACTIVATION, 0)]),
     'DIV': (29, [('activation', 0, ACTIVATION, 0)]),
+    'L2_NORMALIZATION': (12, [('activation', 0, ACTIVATION, 0)]),
+    'LOCAL_RESPONSE_NORMALIZATION': (13, [('radius', 0, 'int', 0), ('bias', 1, 'float', 0.0),
+                                          ('alpha', 2, 'float', 0.0), ('beta', 3, 'float', 0.0)]),
+    'GATHER': (23, [('axis', 0, 'int', 0), ('batch_dims', 1, 'int', 0)]),
+    'BATCH_TO_SPACE_ND': (24, []),
+    'SPACE_TO_BATCH_ND': (25, []),
+    'TRANSPOSE': (26, []),
+    'SQUEEZE': (30, []),
+    'STRIDED_SLICE': (32, [('begin_mask', 0, 'int', 0), ('end_mask', 1, 'int', 0),
+                           ('ellipsis_mask', 2, 'int', 0), ('new_axis_mask', 3, 'int', 0),
+                           ('shrink_axis_mask', 4, 'int', 0), ('offset', 5, 'bool', 0)]),
+    'SPLIT': (35, [('num_splits', 0, 'int', 1)]),
+    'LOG_SOFTMAX': (36, []),
+    'ARG_MAX': (40, [('output_type', 0, 'byte', 2)]),
+    'PADV2': (43, []),
+    'TILE': (51, []),
+    'EXPAND_DIMS': (52, []),
+    'POW': (56, []),
+    'ARG_MIN': (57, [('output_type', 0, 'byte', 2)]),
+    'PACK': (59, [('values_count', 0, 'int', 0), ('axis', 1, 'int', 0)]),
+    'UNPACK': (64, [('num', 0, 'int', 0), ('axis', 1, 'int', 0)]),
+    'LEAKY_RELU': (75, [('alpha', 0, 'float', 0.2)]),
+    'SQUARED_DIFFERENCE': (76, []),
+    'MIRROR_PAD': (77, [('mode', 0, {'REFLECT': 0, 'SYMMETRIC': 1}, 0)]),
+    'SPLIT_V': (79, [('num_splits', 0, 'int', 1)]),
+    'SELECT_V2': (98, []),
+    'BATCH_MATMUL': (101, [('adj_x', 0, 'bool', 0), ('adj_y', 1, 'bool', 0)]),
+    'CUMSUM': (102, [('exclusive', 0, 'bool', 0), ('reverse', 1, 'bool', 0)]),
+    'BROADCAST_TO': (104, []),
+    'GELU': (116, [('approximate', 0, 'bool', 0)]),
 }
 OPTIONS['MAX_POOL_2D'] = OPTIONS['AVERAGE_POOL_2D']
-for reducer in ('SUM', 'REDUCE_MAX', 'REDUCE_MIN', 'REDUCE_PROD'):
+for reducer in ('SUM', 'REDUCE_MAX', 'REDUCE_MIN', 'REDUCE_PROD', 'REDUCE_ANY'):
     OPTIONS[reducer] = OPTIONS['MEAN']
 
 

@@ -1,0 +1,378 @@
+"""specs.py: the small models of tests/data/op_models, one op family each (plus three
+blocks from current practice), written with tests/tflite_writer.py and checked against
+LiteRT by tests/test_op_models.c. Graph inputs and outputs are float32 (vkinfer's graph I/O);
+int32 and bool tensors are made inside the graph with CAST and comparisons.
+
+MODELS is a list of (name, builder); a builder returns a Graph. A model's group is its name
+up to the first '_' (the Criterion test that runs it); a name ending in '_exact' is compared
+exactly in fp32 and skipped in fp16 (integer outputs that fp16 inputs would move).
+"""
+import random
+
+
+# Ops whose first version TFLite's op resolver does not register.
+VERSIONS = {'BROADCAST_TO': 2}
+
+
+class Graph:
+    def __init__(self, seed):
+        self.rng = random.Random(seed)
+        self.tensors, self.ops, self.inputs, self.outputs, self.ranges = [], [], [], [], []
+
+    def tensor(self, shape, ttype='float32', data=None, name=None):
+        t = {'name': name or 't%d' % len(self.tensors), 'shape': list(shape), 'type': ttype}
+        if data is not None:
+            t['data'] = list(data)
+        self.tensors.append(t)
+        return len(self.tensors) - 1
+
+    def input(self, shape, lo=-1.0, hi=1.0):
+        t = self.tensor(shape, name='in%d' % len(self.inputs))
+        self.inputs.append(t)
+        self.ranges.append((lo, hi))
+        return t
+
+    def const(self, shape, lo=-1.0, hi=1.0):
+        n = 1
+        for d in shape:
+            n *= d
+        return self.tensor(shape, data=[self.rng.uniform(lo, hi) for _ in range(n)])
+
+    def ints(self, values, shape=None):
+        return self.tensor(shape if shape is not None else [len(values)], 'int32', values)
+
+    def op(self, name, inputs, shapes, ttype='float32', **options):
+        """Adds op `name` making one output per shape; returns its index, or a list."""
+        single = not isinstance(shapes[0], (list, tuple))
+        outs = [self.tensor(s, ttype) for s in ([shapes] if single else shapes)]
+        self.ops.append({'op': name, 'inputs': list(inputs), 'outputs': outs, 'options': options,
+                         'version': VERSIONS.get(name, 1)})
+        return outs[0] if single else outs
+
+    def output(self, t, shape=None):
+        """Makes t a graph output, through CAST to float32 when it is not float."""
+        if self.tensors[t]['type'] != 'float32':
+            t = self.op('CAST', [t], shape or self.tensors[t]['shape'])
+        self.outputs.append(t)
+
+    def spec(self):
+        return {'tensors': self.tensors, 'ops': self.ops, 'inputs': self.inputs,
+                'outputs': self.outputs}
+
+
+def shape_of(g, t):
+    return g.tensors[t]['shape']
+
+
+# ---- unary ---------------------------------------------------------------------------------
+
+def unary(op, shape, lo=-3.0, hi=3.0, **options):
+    def build(g):
+        x = g.input(shape, lo, hi)
+        g.output(g.op(op, [x], shape, **options))
+    return build
+
+
+def cast_round_trip(g):
+    x = g.input([1, 5, 3, 17], -5, 5)
+    i = g.op('CAST', [x], [1, 5, 3, 17], 'int32')
+    g.output(g.op('CAST', [i], [1, 5, 3, 17]))
+
+
+# ---- binary --------------------------------------------------------------------------------
+
+def binary(op, a, b, out, lo=-2.0, hi=2.0, const_b=False, **options):
+    def build(g):
+        x = g.input(a, lo, hi)
+        y = g.const(b, lo, hi) if const_b else g.input(b, lo, hi)
+        g.output(g.op(op, [x, y], out, **options))
+    return build
+
+
+def compare_select(op):
+    def build(g):
+        x = g.input([2, 3, 5, 5], -2, 2)
+        y = g.input([1, 1, 5, 1], -2, 2)
+        mask = g.op(op, [x, y], [2, 3, 5, 5], 'bool')
+        z = g.const([5], -1, 1)
+        g.output(g.op('SELECT_V2', [mask, x, z], [2, 3, 5, 5]))
+    return build
+
+
+def pow_positive(g):
+    x = g.input([1, 7, 5, 3], 0.2, 3)
+    y = g.input([1, 1, 5, 3], -2, 2)
+    g.output(g.op('POW', [x, y], [1, 7, 5, 3]))
+
+
+# ---- reductions ----------------------------------------------------------------------------
+
+def reduce(op, shape, axes, out, keep=False, lo=-1.0, hi=1.0):
+    def build(g):
+        x = g.input(shape, lo, hi)
+        g.output(g.op(op, [x, g.ints(axes)], out, keep_dims=keep))
+    return build
+
+
+def arg(op, shape, axis, out):
+    """Ties: the input is floored to a few integers first, so equal maxima are common."""
+    def build(g):
+        x = g.input(shape, 0, 4)
+        f = g.op('FLOOR', [x], shape)
+        i = g.op(op, [f, g.ints([axis], [])], out, 'int32', output_type=2)
+        g.output(i)
+    return build
+
+
+def cumsum(shape, axis, exclusive, reverse):
+    def build(g):
+        x = g.input(shape)
+        g.output(g.op('CUMSUM', [x, g.ints([axis], [])], shape, exclusive=exclusive,
+                      reverse=reverse))
+    return build
+
+
+# ---- layout --------------------------------------------------------------------------------
+
+def transpose(shape, perm):
+    def build(g):
+        x = g.input(shape)
+        g.output(g.op('TRANSPOSE', [x, g.ints(perm)], [shape[p] for p in perm]))
+    return build
+
+
+def split(g):
+    x = g.input([1, 9, 5, 6])
+    for t in g.op('SPLIT', [g.ints([1], []), x], [[1, 3, 5, 6]] * 3, num_splits=3):
+        g.output(t)
+
+
+def split_v(g):
+    x = g.input([2, 3, 17])
+    for t in g.op('SPLIT_V', [x, g.ints([5, -1, 3]), g.ints([2], [])],
+                  [[2, 3, 5], [2, 3, 9], [2, 3, 3]], num_splits=3):
+        g.output(t)
+
+
+def pack_unpack(g):
+    a, b = g.input([3, 5]), g.input([3, 5])
+    p = g.op('PACK', [a, b, g.const([3, 5])], [3, 3, 5], values_count=3, axis=1)
+    for t in g.op('UNPACK', [p], [[3, 5]] * 3, num=3, axis=1):
+        g.output(g.op('ABS', [t], [3, 5]))
+    g.output(p)
+
+
+def tile_broadcast(g):
+    x = g.input([1, 3, 1, 5])
+    g.output(g.op('TILE', [x, g.ints([2, 1, 3, 1])], [2, 3, 3, 5]))
+    g.output(g.op('BROADCAST_TO', [x, g.ints([2, 3, 4, 5])], [2, 3, 4, 5]))
+
+
+def squeeze_expand(g):
+    x = g.input([1, 7, 1, 5])
+    s = g.op('SQUEEZE', [x], [7, 5])
+    e = g.op('EXPAND_DIMS', [s, g.ints([0], [])], [1, 7, 5])
+    g.output(g.op('RESHAPE', [e, g.ints([1, 7, 5, 1, 1])], [1, 7, 5, 1, 1]))
+
+
+def mirror_pad(mode):
+    def build(g):
+        x = g.input([1, 5, 4, 3])
+        extra = 1 if mode == 'SYMMETRIC' else 0
+        pads = [0, 0, 2, 1 + extra, 3, 1, 0, 0]
+        out = [1, 5 + 3 + extra, 4 + 4, 3]
+        g.output(g.op('MIRROR_PAD', [x, g.ints(pads, [4, 2])], out, mode=mode))
+    return build
+
+
+def padv2(g):
+    x = g.input([2, 5, 3])
+    g.output(g.op('PADV2', [x, g.ints([1, 0, 0, 2, 3, 1], [3, 2]), g.tensor([], data=[0.75])],
+                  [3, 7, 7]))
+
+
+def gather(axis, indices, shape, out):
+    def build(g):
+        x = g.input(shape)
+        g.output(g.op('GATHER', [x, g.ints(indices)], out, axis=axis))
+    return build
+
+
+def space_batch(g):
+    x = g.input([1, 7, 5, 3])
+    s = g.op('SPACE_TO_BATCH_ND', [x, g.ints([2, 3]), g.ints([1, 0, 2, 2], [2, 2])], [6, 4, 3, 3])
+    g.output(s)
+    g.output(g.op('BATCH_TO_SPACE_ND', [s, g.ints([2, 3]), g.ints([1, 0, 2, 2], [2, 2])],
+                  [1, 7, 5, 3]))
+
+
+def atrous(kind):
+    """Older converters' dilated convolution: SPACE_TO_BATCH_ND, a VALID convolution on
+    the blocks, BATCH_TO_SPACE_ND (with a crop)."""
+    def build(g):
+        x = g.input([1, 13, 11, 5])
+        block, pads, crops = g.ints([2, 2]), g.ints([2, 3, 2, 3], [2, 2]), g.ints([0, 1, 0, 1], [2, 2])
+        s = g.op('SPACE_TO_BATCH_ND', [x, block, pads], [4, 9, 8, 5])
+        if kind == 'conv':
+            c = g.op('CONV_2D', [s, g.const([7, 3, 3, 5]), g.const([7], -0.2, 0.2)], [4, 7, 6, 7],
+                     padding='VALID')
+            cout = 7
+        else:
+            c = g.op('DEPTHWISE_CONV_2D', [s, g.const([1, 3, 3, 5]), g.const([5], -0.2, 0.2)],
+                     [4, 7, 6, 5], padding='VALID')
+            cout = 5
+        g.output(g.op('BATCH_TO_SPACE_ND', [c, block, crops], [1, 13, 11, cout]))
+    return build
+
+
+# ---- matrix products ------------------------------------------------------------------------
+
+def batch_matmul(a, b, out, adj_x=False, adj_y=False, const_b=False):
+    def build(g):
+        x = g.input(a)
+        y = g.const(b) if const_b else g.input(b)
+        g.output(g.op('BATCH_MATMUL', [x, y], out, adj_x=adj_x, adj_y=adj_y))
+    return build
+
+
+def fully_connected(shape, out, keep):
+    def build(g):
+        x = g.input(shape)
+        g.output(g.op('FULLY_CONNECTED', [x, g.const([5, shape[-1]]), g.const([5], -0.2, 0.2)], out,
+                      keep_num_dims=keep))
+    return build
+
+
+# ---- blocks ---------------------------------------------------------------------------------
+
+def layer_norm(g, x, shape):
+    d = shape[-1]
+    mean = g.op('MEAN', [x, g.ints([len(shape) - 1])], shape[:-1] + [1], keep_dims=True)
+    var = g.op('MEAN', [g.op('SQUARED_DIFFERENCE', [x, mean], shape), g.ints([len(shape) - 1])],
+               shape[:-1] + [1], keep_dims=True)
+    inv = g.op('RSQRT', [g.op('ADD', [var, g.tensor([], data=[1e-5])], shape[:-1] + [1])],
+               shape[:-1] + [1])
+    centred = g.op('SUB', [x, mean], shape)
+    return g.op('ADD', [g.op('MUL', [g.op('MUL', [centred, inv], shape), g.const([d], 0.8, 1.2)],
+                             shape), g.const([d], -0.1, 0.1)], shape)
+
+
+def transformer(g):
+    """A ViT encoder block on [1,9,16]: LayerNorm, 2-head attention (q, k, v by
+    FULLY_CONNECTED, heads split by RESHAPE and TRANSPOSE, BATCH_MATMUL, SOFTMAX), residual,
+    LayerNorm, GELU MLP, residual."""
+    x = g.input([1, 9, 16])
+    h = layer_norm(g, x, [1, 9, 16])
+
+    def heads(t):
+        r = g.op('RESHAPE', [t, g.ints([1, 9, 2, 8])], [1, 9, 2, 8])
+        return g.op('TRANSPOSE', [r, g.ints([0, 2, 1, 3])], [1, 2, 9, 8])
+    q, k, v = [heads(g.op('FULLY_CONNECTED', [h, g.const([16, 16], -0.3, 0.3), g.const([16], -0.1, 0.1)],
+                          [1, 9, 16], keep_num_dims=True)) for _ in range(3)]
+    s = g.op('BATCH_MATMUL', [q, k], [1, 2, 9, 9], adj_y=True)
+    s = g.op('MUL', [s, g.tensor([], data=[8 ** -0.5])], [1, 2, 9, 9])
+    a = g.op('SOFTMAX', [s], [1, 2, 9, 9], beta=1.0)
+    o = g.op('BATCH_MATMUL', [a, v], [1, 2, 9, 8])
+    o = g.op('RESHAPE', [g.op('TRANSPOSE', [o, g.ints([0, 2, 1, 3])], [1, 9, 2, 8]),
+                         g.ints([1, 9, 16])], [1, 9, 16])
+    o = g.op('FULLY_CONNECTED', [o, g.const([16, 16], -0.3, 0.3), g.const([16], -0.1, 0.1)],
+             [1, 9, 16], keep_num_dims=True)
+    x2 = g.op('ADD', [x, o], [1, 9, 16])
+    h2 = layer_norm(g, x2, [1, 9, 16])
+    m = g.op('FULLY_CONNECTED', [h2, g.const([32, 16], -0.3, 0.3), g.const([32], -0.1, 0.1)],
+             [1, 9, 32], keep_num_dims=True)
+    m = g.op('GELU', [m], [1, 9, 32])
+    m = g.op('FULLY_CONNECTED', [m, g.const([16, 32], -0.3, 0.3), g.const([16], -0.1, 0.1)],
+             [1, 9, 16], keep_num_dims=True)
+    g.output(g.op('ADD', [x2, m], [1, 9, 16]))
+
+
+def shuffle(g):
+    """ShuffleNetV2's channel shuffle between two branches, then the split."""
+    x = g.input([1, 7, 5, 12])
+    r = g.op('RESHAPE', [x, g.ints([1, 7, 5, 2, 6])], [1, 7, 5, 2, 6])
+    t = g.op('TRANSPOSE', [r, g.ints([0, 1, 2, 4, 3])], [1, 7, 5, 6, 2])
+    s = g.op('RESHAPE', [t, g.ints([1, 7, 5, 12])], [1, 7, 5, 12])
+    for part in g.op('SPLIT', [g.ints([3], []), s], [[1, 7, 5, 6]] * 2, num_splits=2):
+        g.output(part)
+
+
+def keyword_spotting(g):
+    """A keyword-spotting front on a rank-3 [1,49,10] feature input."""
+    x = g.input([1, 49, 10])
+    e = g.op('EXPAND_DIMS', [x, g.ints([3], [])], [1, 49, 10, 1])
+    c = g.op('CONV_2D', [e, g.const([8, 5, 3, 1], -0.5, 0.5), g.const([8], -0.1, 0.1)], [1, 23, 8, 8],
+             padding='VALID', stride_h=2, stride_w=1, activation='RELU')
+    r = g.op('RESHAPE', [c, g.ints([1, 23, 64])], [1, 23, 64])
+    m = g.op('MEAN', [r, g.ints([1])], [1, 64])
+    f = g.op('FULLY_CONNECTED', [m, g.const([12, 64], -0.3, 0.3), g.const([12], -0.1, 0.1)], [1, 12])
+    g.output(g.op('SOFTMAX', [f], [1, 12], beta=1.0))
+
+
+MODELS = [
+    ('unary_rsqrt', unary('RSQRT', [1, 7, 5, 17], 0.1, 4)),
+    ('unary_sqrt', unary('SQRT', [2, 3, 5, 3], 0.0, 4)),
+    ('unary_exp', unary('EXP', [3, 17])),
+    ('unary_log', unary('LOG', [1, 7, 5, 5], 0.05, 5)),
+    ('unary_abs', unary('ABS', [2, 3, 1, 5, 3])),
+    ('unary_neg', unary('NEG', [7])),
+    ('unary_square', unary('SQUARE', [1, 7, 5, 1])),
+    ('unary_floor_exact', unary('FLOOR', [1, 7, 5, 3])),
+    ('unary_ceil_exact', unary('CEIL', [1, 7, 5, 3])),
+    ('unary_elu', unary('ELU', [1, 7, 5, 17])),
+    ('unary_gelu', unary('GELU', [1, 9, 32], approximate=False)),
+    ('unary_gelu_tanh', unary('GELU', [1, 9, 32], approximate=True)),
+    ('unary_log_softmax', unary('LOG_SOFTMAX', [2, 3, 17], -4, 4)),
+    ('unary_hard_swish', unary('HARD_SWISH', [1, 7, 5, 5], -5, 5)),
+    ('unary_cast_exact', cast_round_trip),
+    ('binary_squared_difference', binary('SQUARED_DIFFERENCE', [1, 7, 5, 3], [1, 1, 5, 3], [1, 7, 5, 3])),
+    ('binary_pow', pow_positive),
+    ('binary_add_rank5', binary('ADD', [2, 3, 1, 5, 3], [1, 1, 4, 1, 3], [2, 3, 4, 5, 3])),
+    ('binary_mul_rank3', binary('MUL', [3, 1, 5], [1, 4, 1], [3, 4, 5])),
+    ('binary_sub_batch', binary('SUB', [2, 7, 5, 17], [17], [2, 7, 5, 17], const_b=True)),
+    ('binary_maximum', binary('MAXIMUM', [1, 7, 5, 5], [1, 7, 1, 1], [1, 7, 5, 5])),
+    ('binary_greater', compare_select('GREATER')),
+    ('binary_less_equal', compare_select('LESS_EQUAL')),
+    ('binary_not_equal', compare_select('NOT_EQUAL')),
+    ('reduce_mean_channels', reduce('MEAN', [1, 7, 5, 17], [3], [1, 7, 5, 1], keep=True)),
+    ('reduce_mean_rows', reduce('MEAN', [3, 9, 5], [1], [3, 5])),
+    ('reduce_sum', reduce('SUM', [2, 7, 5, 3], [1, 2], [2, 3])),
+    ('reduce_max', reduce('REDUCE_MAX', [2, 7, 5, 3], [0, 3], [1, 7, 5, 1], keep=True)),
+    ('reduce_min', reduce('REDUCE_MIN', [5, 17], [1], [5])),
+    ('reduce_prod', reduce('REDUCE_PROD', [2, 5, 3], [1], [2, 3], lo=0.8, hi=1.2)),
+    ('reduce_arg_max_exact', arg('ARG_MAX', [1, 7, 5, 17], 3, [1, 7, 5])),
+    ('reduce_arg_min_exact', arg('ARG_MIN', [3, 10], 0, [10])),
+    ('reduce_cumsum', cumsum([1, 7, 5, 3], 1, False, False)),
+    ('reduce_cumsum_exclusive_reverse', cumsum([2, 17], 1, True, True)),
+    ('reduce_l2_normalization', unary('L2_NORMALIZATION', [1, 7, 5, 17])),
+    ('reduce_lrn', unary('LOCAL_RESPONSE_NORMALIZATION', [1, 5, 3, 9], radius=2, bias=1.0,
+                         alpha=0.5, beta=0.75)),
+    ('reduce_softmax_rank4', unary('SOFTMAX', [1, 2, 9, 9], -4, 4, beta=0.7)),
+    ('reduce_softmax_rank2', unary('SOFTMAX', [3, 17], -4, 4, beta=1.0)),
+    ('layout_transpose_rank3', transpose([7, 5, 3], [2, 0, 1])),
+    ('layout_transpose_rank4', transpose([1, 7, 5, 17], [0, 3, 1, 2])),
+    ('layout_transpose_rank5', transpose([2, 3, 2, 5, 3], [4, 0, 2, 1, 3])),
+    ('layout_split', split),
+    ('layout_split_v', split_v),
+    ('layout_pack_unpack', pack_unpack),
+    ('layout_tile_broadcast_to', tile_broadcast),
+    ('layout_squeeze_expand_reshape', squeeze_expand),
+    ('layout_mirror_pad_reflect', mirror_pad('REFLECT')),
+    ('layout_mirror_pad_symmetric', mirror_pad('SYMMETRIC')),
+    ('layout_padv2', padv2),
+    ('layout_gather_axis1', gather(1, [6, 0, 3, 3], [1, 7, 5, 3], [1, 4, 5, 3])),
+    ('layout_gather_last', gather(-1, [16, 2, 9], [1, 3, 5, 17], [1, 3, 5, 3])),
+    ('layout_gather_axis0', gather(0, [9, 0, 4, 4, 1], [10, 7], [5, 7])),
+    ('layout_space_batch', space_batch),
+    ('layout_atrous_conv', atrous('conv')),
+    ('layout_atrous_depthwise', atrous('depthwise')),
+    ('matmul_batch', batch_matmul([2, 5, 7], [2, 7, 3], [2, 5, 3])),
+    ('matmul_adj_x', batch_matmul([2, 7, 5], [2, 7, 3], [2, 5, 3], adj_x=True)),
+    ('matmul_adj_y_const', batch_matmul([2, 5, 7], [2, 3, 7], [2, 5, 3], adj_y=True, const_b=True)),
+    ('matmul_broadcast', batch_matmul([1, 5, 17], [3, 17, 5], [3, 5, 5])),
+    ('matmul_fc_keep_num_dims', fully_connected([1, 5, 17], [1, 5, 5], True)),
+    ('matmul_fc_rows', fully_connected([3, 17], [3, 5], False)),
+    ('block_transformer', transformer),
+    ('block_shuffle', shuffle),
+    ('block_keyword_spotting', keyword_spotting),
+]

@@ -1,0 +1,176 @@
+/* test_op_models.c: small models of our own (tests/op_models/specs.py, written by
+ * tests/tflite_writer.py) against the real TFLite interpreter: LiteRT's outputs for them
+ * are in tests/data/op_models (tests/op_models/make.py). Every model runs on the device in
+ * fp32, fp16 and fp16 storage and on the C references, and every output element is compared
+ * with LiteRT's: error = max|a - b| / max(max|b|, 1).
+ *
+ * Bounds: fp32 and the C references 1e-4 (as the MediaPipe conformance models; measured at
+ * most 2e-6 here); fp16 3e-2 (the conformance bound); models named *_exact (integer
+ * outputs: FLOOR, CAST, ARG_MAX) exactly in fp32, and not in fp16, whose rounding of the
+ * inputs moves integers. One test per group (the name up to its first '_'); each logs every
+ * failing model with its error or the loader's message. */
+#include "harness.h"
+#include "../tuner/stats.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_IO 8
+
+static const char *data_dir(void) {
+    const char *d = getenv("VKI_TEST_DATA");
+    return d && *d ? d : "tests/data";
+}
+
+/* The file's floats, or NULL (logged) when it is missing or not `count` long. */
+static float *read_f32(const char *path, size_t count) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        cr_log_error("cannot open %s", path);
+        return NULL;
+    }
+    float *v = malloc(count * sizeof(float));
+    size_t got = v ? fread(v, sizeof(float), count, f) : 0;
+    int extra = fgetc(f) != EOF;
+    fclose(f);
+    if (got != count || extra) {
+        cr_log_error("%s: expected %zu floats", path, count);
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+typedef struct model_io {
+    vki_model *m;
+    int n_in, n_out;
+    size_t in_n[MAX_IO], out_n[MAX_IO];
+    float *in[MAX_IO], *want[MAX_IO];
+} model_io;
+
+static void io_free(model_io *io) {
+    for (int i = 0; i < MAX_IO; i++) {
+        free(io->in[i]);
+        free(io->want[i]);
+    }
+    vki_model_destroy(io->m);
+}
+
+/* Loads the model and its stored inputs and LiteRT outputs; 0 (logged) on any failure. */
+static int io_load(const char *name, int n_in, int n_out, model_io *io) {
+    memset(io, 0, sizeof *io);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/op_models/%s.tflite", data_dir(), name);
+    if (vki_model_load_file(path, &io->m) != VKI_OK) {
+        cr_log_error("%s: load: %s", name, vki_last_error());
+        return 0;
+    }
+    io->n_in = vki_model_input_count(io->m);
+    io->n_out = vki_model_output_count(io->m);
+    if (io->n_in != n_in || io->n_out != n_out || n_in > MAX_IO || n_out > MAX_IO) {
+        cr_log_error("%s: %d inputs and %d outputs, the manifest says %d and %d", name, io->n_in,
+                     io->n_out, n_in, n_out);
+        return 0;
+    }
+    for (int i = 0; i < n_in + n_out; i++) {
+        vki_tensor_info t;
+        int is_in = i < n_in, k = is_in ? i : i - n_in;
+        if (is_in) vki_model_input_info(io->m, k, &t);
+        else vki_model_output_info(io->m, k, &t);
+        snprintf(path, sizeof path, "%s/op_models/%s.%s%d.f32", data_dir(), name,
+                 is_in ? "in" : "out", k);
+        float *v = read_f32(path, t.element_count);
+        if (!v) return 0;
+        if (is_in) io->in[k] = v, io->in_n[k] = t.element_count;
+        else io->want[k] = v, io->out_n[k] = t.element_count;
+    }
+    return 1;
+}
+
+/* The worst error over the outputs of one run: on the device in `precision`, or (reference
+ * set) on the C references. Negative (logged) when the run failed. */
+static double run_error(const char *name, model_io *io, vki_precision precision, int reference) {
+    float *got[MAX_IO] = {0};
+    double worst = 0.0;
+    for (int i = 0; i < io->n_out; i++) got[i] = malloc(io->out_n[i] * sizeof(float));
+    vki_graph *g = NULL;
+    vki_status s;
+    if (reference) {
+        s = vki_model_reference_run(io->m, (const float *const *)io->in, got);
+    } else {
+        vki_graph_options o = {.precision = precision};
+        s = vki_graph_create(harness_context(), io->m, &o, &g);
+        for (int i = 0; i < io->n_in && !s; i++)
+            s = vki_graph_set_input(g, i, io->in[i], io->in_n[i] * sizeof(float));
+        if (!s) s = vki_graph_run(g);
+        for (int i = 0; i < io->n_out && !s; i++)
+            s = vki_graph_get_output(g, i, got[i], io->out_n[i] * sizeof(float));
+    }
+    if (s) {
+        cr_log_error("%s: %s: %s", name, reference ? "C reference" : "device run", vki_last_error());
+        worst = -1.0;
+    }
+    for (int i = 0; i < io->n_out && !s; i++) {
+        double e = vki_relative_error(got[i], io->want[i], io->out_n[i], NULL);
+        worst = e > worst ? e : worst;
+    }
+    for (int i = 0; i < io->n_out; i++) free(got[i]);
+    vki_graph_destroy(g);
+    return worst;
+}
+
+static int ends_with(const char *s, const char *tail) {
+    size_t n = strlen(s), k = strlen(tail);
+    return n >= k && !strcmp(s + n - k, tail);
+}
+
+/* Checks one model; 1 when every bound holds. */
+static int check_model(const char *name, int n_in, int n_out) {
+    model_io io;
+    int ok = io_load(name, n_in, n_out, &io);
+    if (ok) {
+        int exact = ends_with(name, "_exact");
+        double fp32_bound = exact ? 0.0 : 1e-4;
+        double e32 = run_error(name, &io, VKI_PRECISION_FP32, 0);
+        double ref = run_error(name, &io, VKI_PRECISION_FP32, 1);
+        double e16 = exact ? 0.0 : run_error(name, &io, VKI_PRECISION_FP16, 0);
+        double e16s = exact ? 0.0 : run_error(name, &io, VKI_PRECISION_FP16_STORAGE, 0);
+        fprintf(stderr, "op_models: %-34s fp32 %.2g  C reference %.2g  fp16 %.2g  fp16-storage %.2g\n",
+                name, e32, ref, e16, e16s);
+        ok = e32 >= 0 && e32 <= fp32_bound && ref >= 0 && ref <= fp32_bound && e16 >= 0 &&
+             e16 <= 3e-2 && e16s >= 0 && e16s <= 3e-2;
+        if (!ok)
+            cr_log_error("%s: errors fp32 %g, C reference %g, fp16 %g, fp16-storage %g (bounds %g, "
+                         "3e-2)", name, e32, ref, e16, e16s, fp32_bound);
+    }
+    io_free(&io);
+    return ok;
+}
+
+/* Runs every model of the manifest whose name starts with "<group>_". */
+static void check_group(const char *group) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/op_models/manifest.txt", data_dir());
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "cannot open %s (tests/op_models/make.py writes it)", path);
+    char name[256];
+    int n_in, n_out, models = 0, failed = 0;
+    size_t len = strlen(group);
+    while (fscanf(f, "%255s %d %d", name, &n_in, &n_out) == 3) {
+        if (strncmp(name, group, len) || name[len] != '_') continue;
+        models++;
+        failed += !check_model(name, n_in, n_out);
+    }
+    fclose(f);
+    cr_assert_gt(models, 0, "no %s_* models in %s", group, path);
+    cr_assert_eq(failed, 0, "%d of %d %s models failed (logged above)", failed, models, group);
+}
+
+Test(op_models, unary) { check_group("unary"); }
+Test(op_models, binary) { check_group("binary"); }
+Test(op_models, reduce) { check_group("reduce"); }
+Test(op_models, layout) { check_group("layout"); }
+Test(op_models, matmul) { check_group("matmul"); }
+Test(op_models, block) { check_group("block"); }
