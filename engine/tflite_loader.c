@@ -1487,7 +1487,7 @@ static vki_status list_ops(loader *L, vki_op_entry *out, int max, int *count) {
         if (o->custom) snprintf(o->name, sizeof o->name, "%s", e->custom);
         else if (name) snprintf(o->name, sizeof o->name, "%s", name);
         else snprintf(o->name, sizeof o->name, "builtin code %d", (int)e->code);
-        /* Folded at load (DEQUANTIZE, DENSIFY) or into a producer (RELU_N1_TO_1). */
+        /* A kernel of its own, or folded at load (DENSIFY). */
         o->supported = vki_op_find(&probe) != NULL || is_folded(e->code);
     }
     *count = (int)ops.len;

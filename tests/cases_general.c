@@ -289,7 +289,7 @@ void op_cases_general_unary__math_functions(op_case_list *l) {
         {VKI_OP_FLOOR, -4, 4, TOL, 0},                 {VKI_OP_CEIL, -4, 4, TOL, 0},
         {VKI_OP_ROUND, -4, 4, TOL, 0},                 {VKI_OP_SIGN, -4, 4, TOL, 0},
         {VKI_OP_SIN, -4, 4, TOL_TRANSCENDENTAL, 0},    {VKI_OP_COS, -4, 4, TOL_TRANSCENDENTAL, 0},
-        {VKI_OP_RELU_0_TO_1, -2, 2, TOL, 0},
+        {VKI_OP_RELU_0_TO_1, -2, 2, TOL, 0},     {VKI_OP_RELU_N1_TO_1, -2, 2, TOL, 0},
     };
     int k = 0;
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)

@@ -132,3 +132,40 @@ int main(int argc, char *argv[]) {
     criterion_finalize(tests);
     return result;
 }
+
+/* docs/ops.md's table of supported ops is the op list: every op of engine/ops/op_list.h (and
+ * each custom op) has its row, no row names an op the list lacks, and the count in its first
+ * paragraph is the list's. */
+Test(ops_coverage, docs_list_every_op) {
+    const char *root = getenv("VKI_SOURCE_ROOT");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/docs/ops.md", root && *root ? root : ".");
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "cannot open %s", path);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    const char *table = strstr(text, "## Supported ops");
+    cr_assert(table, "docs/ops.md has no Supported ops section");
+    const char *end = strstr(table + 1, "\n## ");
+    int rows = 0, listed[N_OPS] = {0};
+    for (const char *p = table; (p = strstr(p, "\n| `")) && (!end || p < end); p++) {
+        char name[64];
+        if (sscanf(p, "\n| `%63[A-Za-z0-9_]`", name) != 1) continue;
+        rows++;
+        int found = !strcmp(name, "DENSIFY");   /* folded at load, no kernel */
+        for (int i = 0; i < N_OPS; i++)
+            if (!strcmp(ops[i].name, name)) found = listed[i] = 1;
+        cr_expect(found, "docs/ops.md lists %s, which the op list lacks", name);
+    }
+    int builtin = 0;
+    for (int i = 0; i < N_OPS; i++) {
+        cr_expect(listed[i], "docs/ops.md does not list %s", ops[i].name);
+        builtin += ops[i].custom == NULL;
+    }
+    char claim[64];
+    snprintf(claim, sizeof claim, "runs %d TFLite builtin ops", builtin);
+    cr_expect(strstr(text, claim), "docs/ops.md should say it '%s'", claim);
+    cr_expect_eq(rows, N_OPS + 1, "%d rows for %d ops and DENSIFY", rows, N_OPS);
+}

@@ -20,8 +20,7 @@
  *   X(IDENT, CUSTOM_CODE, DEF)
  *
  * VKI_FOLDED_OP_LIST(X): builtin codes the IR knows without a kernel of their own:
- *   X(NAME, CODE): folded at load (DENSIFY), fused into a producer (RELU_N1_TO_1), or the
- *   custom marker. (DEQUANTIZE of a constant folds at load too; of an activation it is
+ *   X(NAME, CODE): folded at load (DENSIFY) or the custom marker. (DEQUANTIZE of a constant folds at load too; of an activation it is
  *   an op of the list.)
  */
 #ifndef VKI_OP_LIST_H
@@ -62,6 +61,7 @@
     X(HARD_SWISH, 117, hard_swish, NO_OPTS, NO_ACT)                                       \
     /* unary.c: one kernel, the function by name (OP_<NAME>) */                          \
     X(FLOOR, 8, floor, NO_OPTS, NO_ACT)                                                    \
+    X(RELU_N1_TO_1, 20, relu_n1_to_1, NO_OPTS, NO_ACT)                                     \
     X(EXP, 47, exp, NO_OPTS, NO_ACT)                                                       \
     X(CAST, 53, cast, NO_OPTS, NO_ACT)                                                     \
     X(NEG, 59, neg, NO_OPTS, NO_ACT)                                                       \
@@ -135,7 +135,6 @@
     X(CONVOLUTION_2D_TRANSPOSE_BIAS, "Convolution2DTransposeBias", conv2d_transpose_bias)
 
 #define VKI_FOLDED_OP_LIST(X) \
-    X(RELU_N1_TO_1, 20)       \
     X(CUSTOM, 32)             \
     X(DENSIFY, 124)
 

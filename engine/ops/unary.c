@@ -1,4 +1,5 @@
-/* unary.c: elementwise ops of one tensor, of any rank: RELU, RELU6, RELU_0_TO_1, LOGISTIC,
+/* unary.c: elementwise ops of one tensor, of any rank: RELU, RELU6, RELU_0_TO_1,
+ * RELU_N1_TO_1, LOGISTIC,
  * TANH, HARD_SWISH, LEAKY_RELU, ELU, GELU (exact and tanh form), EXP, LOG, SQRT, RSQRT,
  * ABS, NEG, SQUARE, FLOOR, CEIL, ROUND, SIGN, SIN, COS, LOGICAL_NOT and CAST. They share
  * one validator, one kernel (glsl/unary.comp, the function picked by OP_<NAME>, the op's
@@ -61,6 +62,7 @@ static float apply(const vki_model *m, const vki_op *op, float x) {
     case VKI_OP_RELU: return vki_apply_activation(VKI_ACT_RELU, x);
     case VKI_OP_RELU6: return vki_apply_activation(VKI_ACT_RELU6, x);
     case VKI_OP_RELU_0_TO_1: return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x);
+    case VKI_OP_RELU_N1_TO_1: return vki_apply_activation(VKI_ACT_RELU_N1_TO_1, x);
     case VKI_OP_LOGISTIC: return vki_apply_activation(VKI_ACT_SIGMOID, x);
     case VKI_OP_TANH: return vki_apply_activation(VKI_ACT_TANH, x);
     case VKI_OP_HARD_SWISH: return vki_apply_activation(VKI_ACT_HARD_SWISH, x);
@@ -118,6 +120,7 @@ static vki_status read_gelu(vki_options_reader *r, const vki_model *m, vki_op *o
 const vki_op_def vki_op_relu = UNARY_;
 const vki_op_def vki_op_relu6 = UNARY_;
 const vki_op_def vki_op_relu_0_to_1 = UNARY_;
+const vki_op_def vki_op_relu_n1_to_1 = UNARY_;
 const vki_op_def vki_op_logistic = UNARY_;
 const vki_op_def vki_op_tanh = UNARY_;
 const vki_op_def vki_op_hard_swish = UNARY_;
