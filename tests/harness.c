@@ -333,3 +333,20 @@ uint8_t *harness_read_model(const char *file, size_t *size) {
     *size = (size_t)n;
     return b;
 }
+
+float *harness_read_f32(const char *path, size_t count) {
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "cannot open %s", path);
+    float *v = malloc((count ? count : 1) * sizeof(float));
+    cr_assert(v);
+    size_t got = fread(v, sizeof(float), count, f);
+    int extra = fgetc(f) != EOF;
+    fclose(f);
+    cr_assert(got == count && !extra, "%s: expected %zu floats", path, count);
+    return v;
+}
+
+const char *harness_data_dir(void) {
+    const char *d = getenv("VKI_TEST_DATA");
+    return d && *d ? d : "tests/data";
+}

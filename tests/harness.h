@@ -120,6 +120,12 @@ double harness_check(vki_model *m, uint32_t seed, double tol);
  * graph. test_conformance checks whole models with it. */
 double harness_check_precisions(vki_model *m, uint32_t seed, double tol, double fp16_tol);
 
+/* The raw little-endian float32 file at path, which must hold exactly count floats
+ * (asserted); malloc'd. */
+float *harness_read_f32(const char *path, size_t count);
+/* The test data directory: VKI_TEST_DATA, or tests/data. */
+const char *harness_data_dir(void);
+
 /* The bytes of VKI_MODEL_DIR/file (models/cache by default), malloc'd, or NULL if the
  * file is not there. */
 uint8_t *harness_read_model(const char *file, size_t *size);

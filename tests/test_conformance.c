@@ -9,18 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static float *read_f32(const char *path, size_t count) {
-    FILE *f = fopen(path, "rb");
-    cr_assert(f, "cannot open %s", path);
-    float *v = malloc(count * sizeof(float));
-    cr_assert(v);
-    size_t got = fread(v, sizeof(float), count, f);
-    int extra = fgetc(f) != EOF;
-    fclose(f);
-    cr_assert(got == count && !extra, "%s: expected %zu floats", path, count);
-    return v;
-}
-
 static const char *env_or(const char *name, const char *fallback) {
     const char *v = getenv(name);
     return v && *v ? v : fallback;
@@ -53,14 +41,14 @@ static void conform_bounds(const char *model, const vki_graph_options *options, 
     vki_graph *g = NULL;
     s = vki_graph_create(harness_context(), m, options, &g);
     cr_assert_eq(s, VKI_OK, "graph: %s", vki_last_error());
-    const char *data = env_or("VKI_TEST_DATA", "tests/data");
+    const char *data = harness_data_dir();
     float *inputs[8] = {0};
     cr_assert(vki_model_input_count(m) <= 8 && vki_model_output_count(m) <= 8);
     for (int i = 0; i < vki_model_input_count(m); i++) {
         vki_tensor_info t;
         vki_model_input_info(m, i, &t);
         snprintf(path, sizeof path, "%s/ref/%s/input_%d.f32", data, model, i);
-        inputs[i] = read_f32(path, t.element_count);
+        inputs[i] = harness_read_f32(path, t.element_count);
         s = vki_graph_set_input(g, i, inputs[i], t.element_count * sizeof(float));
         cr_assert_eq(s, VKI_OK, "%s", vki_last_error());
     }
@@ -80,7 +68,7 @@ static void conform_bounds(const char *model, const vki_graph_options *options, 
         float *got = malloc(t.element_count * sizeof(float));
         cr_assert_eq(vki_graph_get_output(g, i, got, t.element_count * sizeof(float)), VKI_OK);
         snprintf(path, sizeof path, "%s/ref/%s/output_%d.f32", data, model, i);
-        float *want = read_f32(path, t.element_count);
+        float *want = harness_read_f32(path, t.element_count);
         double err = vki_relative_error(got, want, t.element_count, NULL);
         double bound = bound_for(i, tol, special);
         cr_log_info("%s output %d '%s': device error %.3g", model, i, t.name, err);
@@ -156,8 +144,8 @@ Test(conformance, pose_landmark_lite_fp16, .timeout = 1200) {
     cr_assert_eq(vki_model_load_file(path, &m), VKI_OK, "%s", vki_last_error());
     vki_tensor_info in;
     vki_model_input_info(m, 0, &in);
-    snprintf(path, sizeof path, "%s/ref/pose_landmark_lite/input_0.f32", env_or("VKI_TEST_DATA", "tests/data"));
-    float *input = read_f32(path, in.element_count);
+    snprintf(path, sizeof path, "%s/ref/pose_landmark_lite/input_0.f32", harness_data_dir());
+    float *input = harness_read_f32(path, in.element_count);
     float *calibration = mirrored(input, &in);
     int n_ops = vki_model_op_count(m), kept = 0;
     int *ops = malloc(sizeof(int) * (size_t)n_ops);
@@ -214,8 +202,8 @@ static loaded load_with_input(const char *model) {
     cr_assert_eq(vki_model_load_file(path, &l.m), VKI_OK, "%s", vki_last_error());
     vki_tensor_info in;
     vki_model_input_info(l.m, 0, &in);
-    snprintf(path, sizeof path, "%s/ref/%s/input_0.f32", env_or("VKI_TEST_DATA", "tests/data"), model);
-    l.input = read_f32(path, in.element_count);
+    snprintf(path, sizeof path, "%s/ref/%s/input_0.f32", harness_data_dir(), model);
+    l.input = harness_read_f32(path, in.element_count);
     l.input_elems = in.element_count;
     return l;
 }

@@ -885,18 +885,9 @@ Test(decode, top_k) {
 /* ---- against LiteRT and against vkinfer's graph -------------------------------------- */
 
 static float *read_data(const char *name, size_t count) {
-    const char *dir = getenv("VKI_TEST_DATA");
     char path[1024];
-    snprintf(path, sizeof path, "%s/decode/%s", dir ? dir : "tests/data", name);
-    FILE *f = fopen(path, "rb");
-    cr_assert(f, "%s is missing", path);
-    float *v = malloc(count * sizeof(float));
-    cr_assert(v);
-    size_t got = fread(v, sizeof(float), count, f);
-    int extra = fgetc(f);
-    fclose(f);
-    cr_assert(got == count && extra == EOF, "%s: want %zu floats", path, count);
-    return v;
+    snprintf(path, sizeof path, "%s/decode/%s", harness_data_dir(), name);
+    return harness_read_f32(path, count);
 }
 
 static float box_iou(const float *a, const float *b) {

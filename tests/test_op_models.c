@@ -19,30 +19,6 @@
 
 #define MAX_IO 8
 
-static const char *data_dir(void) {
-    const char *d = getenv("VKI_TEST_DATA");
-    return d && *d ? d : "tests/data";
-}
-
-/* The file's floats, or NULL (logged) when it is missing or not `count` long. */
-static float *read_f32(const char *path, size_t count) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        cr_log_error("cannot open %s", path);
-        return NULL;
-    }
-    float *v = malloc(count * sizeof(float));
-    size_t got = v ? fread(v, sizeof(float), count, f) : 0;
-    int extra = fgetc(f) != EOF;
-    fclose(f);
-    if (got != count || extra) {
-        cr_log_error("%s: expected %zu floats", path, count);
-        free(v);
-        return NULL;
-    }
-    return v;
-}
-
 typedef struct model_io {
     vki_model *m;
     int n_in, n_out;
@@ -58,11 +34,12 @@ static void io_free(model_io *io) {
     vki_model_destroy(io->m);
 }
 
-/* Loads the model and its stored inputs and LiteRT outputs; 0 (logged) on any failure. */
+/* Loads the model and its stored inputs and LiteRT outputs (a missing data file fails the
+ * test); 0 (logged) when the model does not load or its I/O is not the manifest's. */
 static int io_load(const char *name, int n_in, int n_out, model_io *io) {
     memset(io, 0, sizeof *io);
     char path[1024];
-    snprintf(path, sizeof path, "%s/op_models/%s.tflite", data_dir(), name);
+    snprintf(path, sizeof path, "%s/op_models/%s.tflite", harness_data_dir(), name);
     if (vki_model_load_file(path, &io->m) != VKI_OK) {
         cr_log_error("%s: load: %s", name, vki_last_error());
         return 0;
@@ -79,10 +56,9 @@ static int io_load(const char *name, int n_in, int n_out, model_io *io) {
         int is_in = i < n_in, k = is_in ? i : i - n_in;
         if (is_in) vki_model_input_info(io->m, k, &t);
         else vki_model_output_info(io->m, k, &t);
-        snprintf(path, sizeof path, "%s/op_models/%s.%s%d.f32", data_dir(), name,
+        snprintf(path, sizeof path, "%s/op_models/%s.%s%d.f32", harness_data_dir(), name,
                  is_in ? "in" : "out", k);
-        float *v = read_f32(path, t.element_count);
-        if (!v) return 0;
+        float *v = harness_read_f32(path, t.element_count);
         if (is_in) io->in[k] = v, io->in_n[k] = t.element_count;
         else io->want[k] = v, io->out_n[k] = t.element_count;
     }
@@ -152,7 +128,7 @@ static int check_model(const char *name, int n_in, int n_out) {
 /* Runs every model of the manifest whose name starts with "<group>_". */
 static void check_group(const char *group) {
     char path[1024];
-    snprintf(path, sizeof path, "%s/op_models/manifest.txt", data_dir());
+    snprintf(path, sizeof path, "%s/op_models/manifest.txt", harness_data_dir());
     FILE *f = fopen(path, "r");
     cr_assert(f, "cannot open %s (tests/op_models/make.py writes it)", path);
     char name[256];

@@ -16,28 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *data_dir(void) {
-    const char *d = getenv("VKI_TEST_DATA");
-    return d && *d ? d : "tests/data";
-}
-
 static float *read_f32(const char *name, const char *suffix, size_t count) {
     char path[1024];
-    snprintf(path, sizeof path, "%s/quant/%s.%s.f32", data_dir(), name, suffix);
-    FILE *f = fopen(path, "rb");
-    cr_assert(f, "cannot open %s", path);
-    float *v = malloc(count * sizeof(float));
-    cr_assert(v);
-    size_t got = fread(v, sizeof(float), count, f);
-    int extra = fgetc(f) != EOF;
-    fclose(f);
-    cr_assert(got == count && !extra, "%s: expected %zu floats", path, count);
-    return v;
+    snprintf(path, sizeof path, "%s/quant/%s.%s.f32", harness_data_dir(), name, suffix);
+    return harness_read_f32(path, count);
 }
 
 static vki_model *load(const char *name) {
     char path[1024];
-    snprintf(path, sizeof path, "%s/quant/%s.tflite", data_dir(), name);
+    snprintf(path, sizeof path, "%s/quant/%s.tflite", harness_data_dir(), name);
     vki_model *m = NULL;
     cr_assert_eq(vki_model_load_file(path, &m), VKI_OK, "%s: %s", path, vki_last_error());
     return m;
@@ -179,7 +166,7 @@ Test(quant, hybrid_model_fp16) { check_hybrid(VKI_PRECISION_FP16, 3e-2); }
 
 static void expect_load_error(const char *name, vki_status want, const char *needle) {
     char path[1024];
-    snprintf(path, sizeof path, "%s/quant/%s.tflite", data_dir(), name);
+    snprintf(path, sizeof path, "%s/quant/%s.tflite", harness_data_dir(), name);
     vki_model *m = (vki_model *)1;
     vki_status s = vki_model_load_file(path, &m);
     cr_expect_eq(s, want, "%s: %s: %s", name, vki_status_name(s), vki_last_error());
