@@ -161,6 +161,10 @@ vki_status vki_model_reference_run(const vki_model *m, const float *const *input
 
 /* ---- helpers shared by op files ---------------------------------------------------- */
 
+/* Finishes a glsl/unary.comp dispatch whose OP_* defines d holds: the output's storage view,
+ * input 0 and output 0 bound, one thread per output vec4 (unary.c; QUANTIZE uses it too). */
+vki_status vki_unary_emit(vki_build *b, const vki_model *m, const vki_op *op, vki_dispatch *d);
+
 /* A validated PAD's leading and trailing zeros per NHWC axis (pad.c; for graph passes). */
 void vki_pad_amounts(const vki_model *m, const vki_op *op, vki_shape4 *before, vki_shape4 *after);
 

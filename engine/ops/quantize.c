@@ -34,12 +34,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_define_int(&d, "ZERO", out_t->quant_zero);
     vki_define_int(&d, "QMIN", out_t->quant_min);
     vki_define_int(&d, "QMAX", out_t->quant_max);
-    vki_shape4 out = vki_tensor_rows(out_t);
-    vki_define_shape(&d, "OUT", out);
-    vki_dispatch_bind_tensor(&d, op->inputs[0]);
-    vki_dispatch_bind_tensor(&d, op->outputs[0]);
-    vki_dispatch_grid_phwc4(&d, out);
-    return vki_build_dispatch(b, &d);
+    return vki_unary_emit(b, m, op, &d);
 }
 
 /* TFLite's reference AffineQuantize, then Dequantize. */

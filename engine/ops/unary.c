@@ -37,6 +37,15 @@ static vki_status validate(const vki_model *m, int o) {
     return vki_op_expect_dims(m, o, op->outputs[0], in->rank, in->shape);
 }
 
+vki_status vki_unary_emit(vki_build *b, const vki_model *m, const vki_op *op, vki_dispatch *d) {
+    vki_shape4 out = vki_tensor_rows(vki_op_out(m, op, 0));
+    vki_define_shape(d, "OUT", out);
+    vki_dispatch_bind_tensor(d, op->inputs[0]);
+    vki_dispatch_bind_tensor(d, op->outputs[0]);
+    vki_dispatch_grid_phwc4(d, out);
+    return vki_build_dispatch(b, d);
+}
+
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     const vki_tensor *in = vki_op_in(m, op, 0), *out_t = vki_op_out(m, op, 0);
@@ -48,12 +57,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     else snprintf(define, sizeof define, "OP_%s", vki_op_name(op->code));
     vki_define_int(&d, define, 1);
     if (op->code == VKI_OP_LEAKY_RELU) vki_define_float(&d, "ALPHA", op->opt.leaky_relu.alpha);
-    vki_shape4 out = vki_tensor_rows(out_t);
-    vki_define_shape(&d, "OUT", out);
-    vki_dispatch_bind_tensor(&d, op->inputs[0]);
-    vki_dispatch_bind_tensor(&d, op->outputs[0]);
-    vki_dispatch_grid_phwc4(&d, out);
-    return vki_build_dispatch(b, &d);
+    return vki_unary_emit(b, m, op, &d);
 }
 
 /* TFLite's float kernels, written out plainly (libm for the transcendental ones). */
