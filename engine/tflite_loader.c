@@ -1209,6 +1209,7 @@ static vki_status fold_atrous(loader *L) {
         if (c < 0) continue;
         vki_op *conv = &m->ops[c];
         if ((conv->code != VKI_OP_CONV_2D && conv->code != VKI_OP_DEPTHWISE_CONV_2D) ||
+            conv->n_inputs < 2 || conv->inputs[1] < 0 ||
             conv->inputs[0] != stb->outputs[0] || conv->n_outputs != 1 ||
             conv->opt.conv.padding != VKI_PAD_VALID || conv->opt.conv.stride_h != 1 ||
             conv->opt.conv.stride_w != 1 || conv->opt.conv.dilation_h > 1 ||
