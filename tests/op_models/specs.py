@@ -309,6 +309,32 @@ def keyword_spotting(g):
     g.output(g.op('SOFTMAX', [f], [1, 12], beta=1.0))
 
 
+def mobilevit(g):
+    """MobileViT's unfold / fold around a transformer layer: [1,8,6,4] in 2x2 patches becomes
+    [4 patch positions, 12 patches, 4 channels] through rank-4 transposes with batch > 1,
+    LayerNorm and an MLP run on that batch-4 tensor, and the fold puts it back."""
+    x = g.input([1, 8, 6, 4])
+
+    def chain(t, steps):
+        for kind, arg, shape in steps:
+            t = g.op(kind, [t, g.ints(arg)], shape)
+        return t
+    u = chain(x, [('TRANSPOSE', [0, 3, 1, 2], [1, 4, 8, 6]), ('RESHAPE', [16, 2, 3, 2], [16, 2, 3, 2]),
+                  ('TRANSPOSE', [0, 2, 1, 3], [16, 3, 2, 2]), ('RESHAPE', [1, 4, 12, 4], [1, 4, 12, 4]),
+                  ('TRANSPOSE', [0, 3, 2, 1], [1, 4, 12, 4]), ('RESHAPE', [4, 12, 4], [4, 12, 4])])
+    h = layer_norm(g, u, [4, 12, 4])
+    m = g.op('FULLY_CONNECTED', [h, g.const([8, 4], -0.5, 0.5), g.const([8], -0.1, 0.1)], [4, 12, 8],
+             keep_num_dims=True)
+    m = g.op('FULLY_CONNECTED', [g.op('GELU', [m], [4, 12, 8]), g.const([4, 8], -0.5, 0.5),
+                                 g.const([4], -0.1, 0.1)], [4, 12, 4], keep_num_dims=True)
+    v = g.op('ADD', [u, m], [4, 12, 4])
+    f = chain(v, [('RESHAPE', [1, 4, 12, 4], [1, 4, 12, 4]), ('TRANSPOSE', [0, 3, 2, 1], [1, 4, 12, 4]),
+                  ('RESHAPE', [16, 3, 2, 2], [16, 3, 2, 2]), ('TRANSPOSE', [0, 2, 1, 3], [16, 2, 3, 2]),
+                  ('RESHAPE', [1, 4, 8, 6], [1, 4, 8, 6]), ('TRANSPOSE', [0, 2, 3, 1], [1, 8, 6, 4])])
+    g.output(g.op('CONV_2D', [f, g.const([6, 1, 1, 4]), g.const([6], -0.1, 0.1)], [1, 8, 6, 6],
+                  padding='SAME'))
+
+
 MODELS = [
     ('unary_rsqrt', unary('RSQRT', [1, 7, 5, 17], 0.1, 4)),
     ('unary_sqrt', unary('SQRT', [2, 3, 5, 3], 0.0, 4)),
@@ -375,4 +401,5 @@ MODELS = [
     ('block_transformer', transformer),
     ('block_shuffle', shuffle),
     ('block_keyword_spotting', keyword_spotting),
+    ('block_mobilevit', mobilevit),
 ]
