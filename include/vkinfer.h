@@ -93,7 +93,7 @@ VKI_API const char *vki_version_string(void);
     X(ERROR_IO, 2, "a file could not be read or written")                                \
     X(ERROR_MODEL_FORMAT, 3, "the bytes are not a well-formed .tflite model")            \
     X(ERROR_UNSUPPORTED_OP, 4, "the model uses an op or an option vkinfer lacks")        \
-    X(ERROR_UNSUPPORTED_MODEL, 5, "well-formed, but e.g. batch > 1 or a dynamic shape")  \
+    X(ERROR_UNSUPPORTED_MODEL, 5, "well-formed, but e.g. a dynamic shape or rank > 5")   \
     X(ERROR_NO_DEVICE, 6, "no Vulkan loader, or no device with compute")                 \
     X(ERROR_DEVICE_FEATURE, 7, "the device lacks a feature the options ask for")         \
     X(ERROR_OUT_OF_MEMORY, 8, "host or device memory ran out")                           \
@@ -216,7 +216,10 @@ VKI_API vki_status vki_enumerate_devices(vki_device_info *infos, int max, int *c
  * VKI_ERROR_MODEL_FORMAT: not a well-formed .tflite model (truncated, out-of-range
  * offsets or indices, a wrong file identifier). VKI_ERROR_UNSUPPORTED_OP: an op or an op
  * option vkinfer lacks. VKI_ERROR_UNSUPPORTED_MODEL: well-formed but beyond vkinfer (e.g.
- * batch > 1, a dynamic shape, a tensor type other than float32). VKI_ERROR_OUT_OF_MEMORY. */
+ * a dynamic shape, rank > 5, a convolution over batch > 1, int16 tensors).
+ * VKI_ERROR_OUT_OF_MEMORY. Tensors of rank 0 to 5 and any batch load; int8 and uint8 models
+ * load with their weights dequantized and their activations held as float real values
+ * (docs/ops.md). */
 VKI_API vki_status vki_model_load_file(const char *path, vki_model **out);
 VKI_API vki_status vki_model_load_memory(const void *data, size_t size, const char *name,
                                          vki_model **out);
@@ -421,7 +424,9 @@ VKI_API vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
  * it before destroying the graph's context. NULL is allowed and does nothing. */
 VKI_API void vki_graph_destroy(vki_graph *graph);
 
-/* Copies float32 NHWC data in; size is in bytes and must equal element_count * 4.
+/* Copies float32 NHWC data in (dense, row-major over the input's dims; an int8 or uint8
+ * input of the file takes its real values, scale * (q - zero point), which the graph
+ * rounds onto the input's grid); size is in bytes and must equal element_count * 4.
  * VKI_ERROR_INVALID_ARGUMENT: a NULL argument, an index out of range, a wrong size, a run
  * in flight, the graph in a call on another thread. VKI_ERROR_DEVICE_LOST: the device was
  * lost. */
