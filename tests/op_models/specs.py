@@ -18,6 +18,7 @@ class Graph:
     def __init__(self, seed):
         self.rng = random.Random(seed)
         self.tensors, self.ops, self.inputs, self.outputs, self.ranges = [], [], [], [], []
+        self.input_transform = {}     # input tensor -> function applied to each drawn value
 
     def tensor(self, shape, ttype='float32', data=None, name=None):
         t = {'name': name or 't%d' % len(self.tensors), 'shape': list(shape), 'type': ttype}
@@ -26,10 +27,14 @@ class Graph:
         self.tensors.append(t)
         return len(self.tensors) - 1
 
-    def input(self, shape, lo=-1.0, hi=1.0):
+    def input(self, shape, lo=-1.0, hi=1.0, step=None):
+        """A graph input drawn uniformly from [lo, hi); with `step`, rounded down to a multiple
+        of it (exact in float32 and float16 for a power-of-two step), so ties are common."""
         t = self.tensor(shape, name='in%d' % len(self.inputs))
         self.inputs.append(t)
         self.ranges.append((lo, hi))
+        if step is not None:
+            self.input_transform[t] = lambda v: (v // step) * step
         return t
 
     def const(self, shape, lo=-1.0, hi=1.0):
@@ -41,12 +46,16 @@ class Graph:
     def ints(self, values, shape=None):
         return self.tensor(shape if shape is not None else [len(values)], 'int32', values)
 
-    def op(self, name, inputs, shapes, ttype='float32', **options):
-        """Adds op `name` making one output per shape; returns its index, or a list."""
-        single = not isinstance(shapes[0], (list, tuple))
+    def op(self, name, inputs, shapes, ttype='float32', no_options=False, **options):
+        """Adds op `name` making one output per shape; returns its index, or a list.
+        no_options: the op has no options table at all (the schema's defaults apply)."""
+        single = not isinstance(shapes[0], (list, tuple)) if shapes else False
         outs = [self.tensor(s, ttype) for s in ([shapes] if single else shapes)]
-        self.ops.append({'op': name, 'inputs': list(inputs), 'outputs': outs, 'options': options,
-                         'version': VERSIONS.get(name, 1)})
+        op = {'op': name, 'inputs': list(inputs), 'outputs': outs, 'options': options,
+              'version': VERSIONS.get(name, 1)}
+        if no_options:
+            op.update(options_type=0, options_fields=[])
+        self.ops.append(op)
         return outs[0] if single else outs
 
     def output(self, t, shape=None):

@@ -1,0 +1,104 @@
+#!/usr/bin/env node
+// run_litert.mjs: runs .tflite models with LiteRT.js (@litertjs/core: TFLite's interpreter
+// built for wasm, XNNPACK on one CPU thread) and writes their outputs as raw little-endian
+// float32, for tests/op_models/make.py.
+//
+//   node run_litert.mjs NODE_MODULES MODEL.tflite OUT_PREFIX [IN0.f32 IN1.f32 ...]
+//       feeds the raw float32 files to the model's inputs in order and writes
+//       OUT_PREFIX.out<i>.f32 for each output i
+//   node run_litert.mjs NODE_MODULES JOBS.json
+//       the same for many models in one process: JOBS.json is a list of
+//       {"model": PATH, "inputs": [PATH, ...], "prefix": OUT_PREFIX}
+//
+// NODE_MODULES is a node_modules directory holding @litertjs/core (or that package's own
+// directory). Inputs must be float32; outputs of other types are converted to float32.
+// A model LiteRT refuses, or an input of the wrong size, stops the run with exit status 1.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+function coreDir(dir) {
+  const nested = path.join(dir, '@litertjs', 'core');
+  if (fs.existsSync(path.join(nested, 'package.json'))) return path.resolve(nested);
+  const own = path.join(dir, 'package.json');
+  if (fs.existsSync(own) && JSON.parse(fs.readFileSync(own, 'utf8')).name === '@litertjs/core')
+    return path.resolve(dir);
+  throw new Error(`${dir}: no @litertjs/core there`);
+}
+
+// The package loads its emscripten glue with importScripts() (as in a worker). In Node,
+// evaluate that script with a require and file paths of its own, so that the glue takes
+// its Node branch and reads the .wasm from disk.
+function installImportScripts(require) {
+  globalThis.self = globalThis;
+  globalThis.importScripts = (url) => {
+    const file = url instanceof URL || String(url).startsWith('file:') ? fileURLToPath(url) : String(url);
+    const body = fs.readFileSync(file, 'utf8');
+    const load = new Function('require', '__filename', '__dirname', body + '\n;return ModuleFactory;');
+    globalThis.ModuleFactory = load(require, file, path.dirname(file));
+  };
+}
+
+function readF32(file) {
+  const b = fs.readFileSync(file);
+  if (b.byteLength % 4) throw new Error(`${file}: ${b.byteLength} bytes is not a whole number of float32`);
+  return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+}
+
+async function runJob(lrt, job) {
+  const model = await lrt.loadAndCompile(new Uint8Array(fs.readFileSync(job.model)), { accelerator: 'wasm' });
+  const details = model.getInputDetails();
+  if (details.length !== job.inputs.length)
+    throw new Error(`${job.model}: ${details.length} inputs, ${job.inputs.length} files given`);
+  const tensors = details.map((d, i) => {
+    if (d.dtype !== 'float32') throw new Error(`${job.model}: input ${i} is ${d.dtype}, not float32`);
+    const shape = Array.from(d.shape);
+    const data = readF32(job.inputs[i]);
+    const n = shape.reduce((a, b) => a * b, 1);
+    if (data.length !== n) throw new Error(`${job.inputs[i]}: ${data.length} floats, input ${i} needs ${n}`);
+    return new lrt.Tensor(data, shape);
+  });
+  const outs = await model.run(tensors);
+  outs.forEach((t, i) => {
+    const a = t.toTypedArray();
+    const f = a instanceof Float32Array ? a : Float32Array.from(a, Number);
+    fs.writeFileSync(`${job.prefix}.out${i}.f32`, Buffer.from(f.buffer, f.byteOffset, f.byteLength));
+    t.delete();
+  });
+  tensors.forEach((t) => t.delete());
+  model.delete();
+  return outs.length;
+}
+
+async function main() {
+  const argv = process.argv.slice(2);
+  if (argv.length < 2 || (argv.length === 2 && !argv[1].endsWith('.json') && !argv[1].endsWith('.tflite'))) {
+    console.error('usage: node run_litert.mjs NODE_MODULES MODEL.tflite OUT_PREFIX [IN.f32 ...]\n' +
+                  '       node run_litert.mjs NODE_MODULES JOBS.json');
+    process.exit(2);
+  }
+  if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error('big-endian host');
+  const core = coreDir(argv[0]);
+  installImportScripts(createRequire(path.join(core, 'package.json')));
+  const lrt = await import(path.join(core, 'dist', 'index.js'));
+  // Node has no WebGPU: the package says so once on loading; that line is noise here.
+  const warn = console.warn;
+  console.warn = (...a) => { if (!String(a[0]).includes('WebGPU')) warn(...a); };
+  await lrt.loadLiteRt(path.join(core, 'wasm') + '/');
+  console.warn = warn;
+  const jobs = argv[1].endsWith('.json')
+    ? JSON.parse(fs.readFileSync(argv[1], 'utf8'))
+    : [{ model: argv[1], prefix: argv[2], inputs: argv.slice(3) }];
+  for (const job of jobs) {
+    try {
+      const n = await runJob(lrt, job);
+      console.log(`${path.basename(job.model)}: ${n} output(s)`);
+    } catch (e) {
+      console.error(`${path.basename(job.model)}: LiteRT failed: ${e && e.stack || e}`);
+      process.exit(1);
+    }
+  }
+}
+
+await main();
