@@ -3,9 +3,11 @@ blocks from current practice), written with tests/tflite_writer.py and checked a
 LiteRT by tests/test_op_models.c. Graph inputs and outputs are float32 (vkinfer's graph I/O);
 int32 and bool tensors are made inside the graph with CAST and comparisons.
 
-MODELS is a list of (name, builder); a builder returns a Graph. A model's group is its name
+MODELS is a list of (name, builder); a builder fills a Graph. A model's group is its name
 up to the first '_' (the Criterion test that runs it); a name ending in '_exact' is compared
-exactly in fp32 and skipped in fp16 (integer outputs that fp16 inputs would move).
+exactly in fp32 and skipped in fp16 (integer outputs that fp16 inputs would move), one
+ending in '_fp32' is skipped in fp16 (values float16 cannot hold). Inputs drawn with a
+`step` are multiples of it, which makes ties (ARG_MAX, EQUAL, ROUND's halves) common.
 """
 import random
 
@@ -88,6 +90,24 @@ def cast_round_trip(g):
     g.output(g.op('CAST', [i], [1, 5, 3, 17]))
 
 
+def cast_halves(g):
+    """CAST float32 -> int32 on multiples of 0.25 (halves and negatives included)."""
+    x = g.input([3, 5, 17], -6, 6, step=0.25)
+    g.output(g.op('CAST', [x], [3, 5, 17], 'int32'))
+
+
+def round_ties(g):
+    """ROUND on multiples of 0.5: half of the values are ties."""
+    x = g.input([1, 7, 5, 5], -6, 6, step=0.5)
+    g.output(g.op('ROUND', [x], [1, 7, 5, 5]))
+
+
+def gelu_default(g):
+    """GELU with no options table: what a reader must assume for `approximate`."""
+    x = g.input([1, 9, 17], -4, 4)
+    g.output(g.op('GELU', [x], [1, 9, 17], no_options=True))
+
+
 # ---- binary --------------------------------------------------------------------------------
 
 def binary(op, a, b, out, lo=-2.0, hi=2.0, const_b=False, **options):
@@ -105,6 +125,18 @@ def compare_select(op):
         mask = g.op(op, [x, y], [2, 3, 5, 5], 'bool')
         z = g.const([5], -1, 1)
         g.output(g.op('SELECT_V2', [mask, x, z], [2, 3, 5, 5]))
+    return build
+
+
+def compare_exact(op):
+    """The comparison's bool output itself (CAST to float32) on multiples of 0.25, so equal
+    values are common, and the SELECT_V2 it drives between two inputs."""
+    def build(g):
+        x = g.input([2, 3, 5, 5], -1, 1, step=0.25)
+        y = g.input([1, 1, 5, 1], -1, 1, step=0.25)
+        mask = g.op(op, [x, y], [2, 3, 5, 5], 'bool')
+        g.output(mask)
+        g.output(g.op('SELECT_V2', [mask, x, y], [2, 3, 5, 5]))
     return build
 
 
@@ -131,6 +163,15 @@ def arg(op, shape, axis, out):
         i = g.op(op, [f, g.ints([axis], [])], out, 'int32', output_type=2)
         g.output(i)
     return build
+
+
+def l2_tiny(g):
+    """L2_NORMALIZATION on rows scaled down to norms below TFLite's epsilon (and a zero row);
+    a float32-only model: float16 cannot hold these values."""
+    x = g.input([1, 5, 3, 17])
+    scales = [1.0, 1e-3, 1e-6, 1e-7, 3e-8, 0.0] * 3
+    s = g.op('MUL', [x, g.tensor([1, 5, 3, 1], data=scales[:15])], [1, 5, 3, 17])
+    g.output(g.op('L2_NORMALIZATION', [s], [1, 5, 3, 17]))
 
 
 def cumsum(shape, axis, exclusive, reverse):
@@ -360,6 +401,9 @@ MODELS = [
     ('unary_log_softmax', unary('LOG_SOFTMAX', [2, 3, 17], -4, 4)),
     ('unary_hard_swish', unary('HARD_SWISH', [1, 7, 5, 5], -5, 5)),
     ('unary_cast_exact', cast_round_trip),
+    ('unary_cast_halves_exact', cast_halves),
+    ('unary_round_exact', round_ties),
+    ('unary_gelu_no_options', gelu_default),
     ('binary_squared_difference', binary('SQUARED_DIFFERENCE', [1, 7, 5, 3], [1, 1, 5, 3], [1, 7, 5, 3])),
     ('binary_pow', pow_positive),
     ('binary_add_rank5', binary('ADD', [2, 3, 1, 5, 3], [1, 1, 4, 1, 3], [2, 3, 4, 5, 3])),
@@ -369,6 +413,9 @@ MODELS = [
     ('binary_greater', compare_select('GREATER')),
     ('binary_less_equal', compare_select('LESS_EQUAL')),
     ('binary_not_equal', compare_select('NOT_EQUAL')),
+    ('binary_less_exact', compare_exact('LESS')),
+    ('binary_equal_exact', compare_exact('EQUAL')),
+    ('binary_greater_exact', compare_exact('GREATER')),
     ('reduce_mean_channels', reduce('MEAN', [1, 7, 5, 17], [3], [1, 7, 5, 1], keep=True)),
     ('reduce_mean_rows', reduce('MEAN', [3, 9, 5], [1], [3, 5])),
     ('reduce_sum', reduce('SUM', [2, 7, 5, 3], [1, 2], [2, 3])),
@@ -383,7 +430,11 @@ MODELS = [
     ('reduce_lrn', unary('LOCAL_RESPONSE_NORMALIZATION', [1, 5, 3, 9], radius=2, bias=1.0,
                          alpha=0.5, beta=0.75)),
     ('reduce_softmax_rank4', unary('SOFTMAX', [1, 2, 9, 9], -4, 4, beta=0.7)),
-    ('reduce_softmax_rank2', unary('SOFTMAX', [3, 17], -4, 4, beta=1.0)),
+    ('reduce_softmax_rank2', unary('SOFTMAX', [3, 17], -4, 4, beta=0.7)),
+    ('reduce_softmax_rank3', unary('SOFTMAX', [3, 5, 17], -4, 4, beta=0.7)),
+    ('reduce_l2_normalization_tiny_fp32', l2_tiny),
+    ('reduce_arg_max_rows_exact', arg('ARG_MAX', [3, 9, 5], 1, [3, 5])),
+    ('reduce_mean_rank4_axis1', reduce('MEAN', [2, 7, 5, 3], [1], [2, 5, 3])),
     ('layout_transpose_rank3', transpose([7, 5, 3], [2, 0, 1])),
     ('layout_transpose_rank4', transpose([1, 7, 5, 17], [0, 3, 1, 2])),
     ('layout_transpose_rank5', transpose([2, 3, 2, 5, 3], [4, 0, 2, 1, 3])),
