@@ -93,9 +93,12 @@ void main() {
     v = trunc(v);       // float -> int32/int64: C's conversion, toward zero
 #elif defined(OP_QUANTIZE)
     // Onto the int8 grid in float32 whatever the arithmetic: round half away from zero
-    // (TFLite's TfLiteRound), clamp, back to the real value.
-    vec4 f = vec4(v) / SCALE;
-    vec4 q = clamp(sign(f) * floor(abs(f) + 0.5) + float(ZERO), vec4(QMIN), vec4(QMAX));
+    // (TFLite's TfLiteRound), clamp, back to the real value. The rounding compares the
+    // fraction with 0.5 (a - floor(a) is exact) rather than flooring a + 0.5, which the
+    // float addition rounds up to 1 for a = 0.49999997.
+    vec4 f = vec4(v) / SCALE, a = abs(f), r = floor(a);
+    r += step(vec4(0.5), a - r);
+    vec4 q = clamp(sign(f) * r + float(ZERO), vec4(QMIN), vec4(QMAX));
     v = FLT4(SCALE * (q - float(ZERO)));
 #elif defined(OP_CAST_BOOL)
     v = mix(FLT4(1.0), FLT4(0.0), equal(v, FLT4(0.0)));

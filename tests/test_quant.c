@@ -218,3 +218,130 @@ Test(quant, per_channel_weights_dequantize_at_load) {
     cr_expect_eq(steps, 1 + 7, "QUANTIZE of the input and one after each of 7 int8 producers");
     vki_model_destroy(m);
 }
+
+/* ---- the rounding step on its own ------------------------------------------------------ */
+
+/* The value TFLite's AffineQuantize then Dequantize gives, worked out in double: llround
+ * rounds half away from zero as TfLiteRound does. Exact where x / scale is (a power-of-two
+ * scale). */
+static float expected_step(float x, float scale, int zero, int lo, int hi) {
+    double f = (double)x / (double)scale;
+    double q = fabs(f) > 1e6 ? (f > 0 ? 1e6 : -1e6) : (double)llround(f);
+    q += zero;
+    q = q < lo ? lo : q > hi ? hi : q;
+    return (float)((double)scale * (q - zero));
+}
+
+/* x = k + 0.5 steps (ties), just below and above the ties, whole steps, and values far
+ * past both ends of the grid, cycling over the tensor. */
+static void fill_ties(float *x, size_t n, float scale, int zero) {
+    for (size_t i = 0; i < n; i++) {
+        int k = (int)(i % 300) - 150 - zero;     /* steps from the zero point */
+        float t = (float)k + 0.5f;
+        switch (i % 7) {
+        case 0: case 1: x[i] = t * scale; break;                          /* a tie */
+        case 2: x[i] = nextafterf(t, 0.0f) * scale; break;               /* just inside */
+        case 3: x[i] = nextafterf(t, t > 0 ? INFINITY : -INFINITY) * scale; break;
+        case 4: x[i] = (float)k * scale; break;                          /* on the grid */
+        case 5: x[i] = (i & 8 ? 1e5f : -1e5f) * scale; break;            /* clamped */
+        default: x[i] = nextafterf(i & 16 ? 0.5f : -0.5f, 0.0f) * scale; break;
+        }
+    }
+}
+
+typedef struct grid { float scale; int zero, lo, hi; } grid;
+
+/* QUANTIZE alone on a [1,h,w,c] graph input, on the device in fp32 and in the C
+ * reference; returns how many elements of the device's output differ from `want`. */
+static int run_step(int h, int w, int c, grid g, const float *x, const float *want, float *dev,
+                    float *ref) {
+    vki_model *m = vki_model_new("quantize_step");
+    cr_assert(m);
+    int in = harness_tensor(m, h, w, c), out = harness_tensor(m, h, w, c);
+    m->tensors[out].quant_scale = g.scale;
+    m->tensors[out].quant_zero = g.zero;
+    m->tensors[out].quant_min = g.lo;
+    m->tensors[out].quant_max = g.hi;
+    harness_op(m, VKI_OP_QUANTIZE, 1, &in, out);
+    cr_assert(vki_model_set_io(m, 1, &in, 1, &out));
+    cr_assert_eq(vki_model_validate(m), VKI_OK, "%s", vki_last_error());
+    size_t n = (size_t)h * w * c;
+    cr_assert_eq(vki_model_reference_run(m, &x, &ref), VKI_OK, "%s", vki_last_error());
+    vki_graph_options o = {.precision = VKI_PRECISION_FP32};
+    vki_graph *gr = NULL;
+    cr_assert_eq(vki_graph_create(harness_context(), m, &o, &gr), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_set_input(gr, 0, x, n * sizeof(float)), VKI_OK);
+    cr_assert_eq(vki_graph_run(gr), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_get_output(gr, 0, dev, n * sizeof(float)), VKI_OK);
+    vki_graph_destroy(gr);
+    vki_model_destroy(m);
+    int differ = 0;
+    for (size_t i = 0; i < n; i++) differ += dev[i] != want[i];
+    return differ;
+}
+
+/* Power-of-two scales, so x / scale is exact everywhere and every tie is a tie: the device
+ * and the C reference must give TFLite's value bit for bit (ties away from zero, clamped
+ * at the grid's ends), int8 and uint8, for channel counts that fill a vec4 partly. */
+Test(quant, rounding_step_exact_on_ties_and_clamps) {
+    static const grid grids[] = {
+        {0.5f, -3, -128, 127}, {1.0f / 256, -128, -128, 127}, {0.25f, 128, 0, 255},
+        {2.0f, 0, -128, 127}, {0.125f, 0, 0, 255},
+    };
+    static const int shapes[][3] = {{3, 5, 1}, {7, 3, 3}, {1, 9, 5}, {5, 7, 17}, {9, 1, 17}};
+    for (size_t gi = 0; gi < sizeof grids / sizeof *grids; gi++)
+        for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++) {
+            grid g = grids[gi];
+            int h = shapes[si][0], w = shapes[si][1], c = shapes[si][2];
+            size_t n = (size_t)h * w * c;
+            float *x = malloc(4 * n * sizeof(float)), *want = x + n, *dev = x + 2 * n, *ref = x + 3 * n;
+            cr_assert(x);
+            fill_ties(x, n, g.scale, g.zero);
+            for (size_t i = 0; i < n; i++) want[i] = expected_step(x[i], g.scale, g.zero, g.lo, g.hi);
+            int differ = run_step(h, w, c, g, x, want, dev, ref);
+            for (size_t i = 0; i < n && differ; i++)
+                if (dev[i] != want[i]) {
+                    cr_expect_fail("grid %g/%d [%d,%d], shape %dx%dx%d: %d elements differ, first "
+                                   "x = %.9g (%.9g steps): device %.9g, want %.9g", (double)g.scale,
+                                   g.zero, g.lo, g.hi, h, w, c, differ, (double)x[i],
+                                   (double)(x[i] / g.scale), (double)dev[i], (double)want[i]);
+                    break;
+                }
+            for (size_t i = 0; i < n; i++)
+                if (ref[i] != want[i]) {
+                    cr_expect_fail("C reference: x = %.9g: %.9g, want %.9g", (double)x[i],
+                                   (double)ref[i], (double)want[i]);
+                    break;
+                }
+            free(x);
+        }
+}
+
+/* Scales that are not powers of two: x / scale rounds, and the device's division may
+ * differ from C's by an ulp, which moves a value within an ulp of a tie by one step. Held
+ * to one step against the C reference; the count of such elements is logged. */
+Test(quant, rounding_step_general_scales_within_one_step) {
+    static const grid grids[] = {{0.0235f, -3, -128, 127}, {0.0371f, 131, 0, 255}, {0.3f, 7, -128, 127}};
+    int total = 0, moved = 0;
+    for (size_t gi = 0; gi < sizeof grids / sizeof *grids; gi++) {
+        grid g = grids[gi];
+        int h = 5, w = 7, c = 17;
+        size_t n = (size_t)h * w * c;
+        float *x = malloc(4 * n * sizeof(float)), *want = x + n, *dev = x + 2 * n, *ref = x + 3 * n;
+        cr_assert(x);
+        fill_ties(x, n, g.scale, g.zero);
+        harness_fill(want, n, 11 + (uint32_t)gi, -1.0f, 1.0f);
+        for (size_t i = 0; i < n; i += 2) x[i] = want[i] * 160.0f * g.scale;   /* random too */
+        run_step(h, w, c, g, x, want, dev, ref);
+        for (size_t i = 0; i < n; i++) {
+            double d = fabs((double)dev[i] - (double)ref[i]) / g.scale;
+            cr_expect(d <= 1.001, "x = %.9g: device %.9g, C %.9g", (double)x[i],
+                      (double)dev[i], (double)ref[i]);
+            moved += d > 1e-3;
+            total++;
+        }
+        free(x);
+    }
+    fprintf(stderr, "quant: rounding step, general scales: %d of %d elements one step from the "
+            "C reference\n", moved, total);
+}
