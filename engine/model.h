@@ -146,6 +146,12 @@ typedef struct vki_op {
         struct { int axis, batch_dims; } gather;
         struct { int axis; } pack;                               /* PACK, UNPACK */
         struct { bool adj_x, adj_y; } batch_matmul;
+        /* QUANTIZE after an int8 AVERAGE_POOL_2D on its input's grid: TFLite averages the
+         * raw int8 values and rounds their mean half away from zero, so the rounding is in
+         * the q domain (x / scale + zero), and a value within a float error of a half is
+         * taken as one (the exact mean is a multiple of 1 / tie_count, the window's size).
+         * 0: the usual rounding of x / scale. */
+        struct { int tie_count; } quantize;
         struct { bool exclusive, reverse; } cumsum;
         struct { int radius; float bias, alpha, beta; } lrn;     /* LOCAL_RESPONSE_NORMALIZATION */
         struct { vki_activation activation; } l2norm;            /* L2_NORMALIZATION */

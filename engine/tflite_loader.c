@@ -1345,6 +1345,10 @@ static vki_status insert_quantize_steps(loader *L) {
             ops[after - 1].outputs[k] = u;
             ops[n++] = (vki_op){.code = VKI_OP_QUANTIZE, .file_index = op.file_index,
                                 .n_inputs = 1, .n_outputs = 1, .inputs = {u}, .outputs = {t}};
+            /* TFLite's int8 average pool rounds the mean of the raw values (q domain). */
+            if (op.code == VKI_OP_AVERAGE_POOL_2D && op.inputs[0] >= 0 &&
+                same_grid(&m->tensors[op.inputs[0]], &m->tensors[t]))
+                ops[n - 1].opt.quantize.tie_count = op.opt.pool.filter_w * op.opt.pool.filter_h;
         }
     }
     if (st != VKI_OK) {

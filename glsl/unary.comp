@@ -9,7 +9,8 @@
 //   + |OP_LEAKY_RELU ALPHA=float(0.200000003)|OP_ELU|OP_GELU|OP_GELU_TANH|OP_EXP|OP_LOG
 //   + |OP_SQRT|OP_RSQRT|OP_ABS|OP_NEG|OP_SQUARE|OP_FLOOR|OP_CEIL|OP_ROUND|OP_SIGN|OP_SIN
 //   + |OP_COS|OP_LOGICAL_NOT|OP_CAST_TRUNC|OP_CAST_BOOL|OP_IDENTITY
-//   + |OP_QUANTIZE SCALE=float(0.0235) ZERO=-3 QMIN=-128 QMAX=127}
+//   + |OP_QUANTIZE SCALE=float(0.0235) ZERO=-3 QMIN=-128 QMAX=127
+//   + |OP_QUANTIZE SCALE=float(0.0235) ZERO=-3 QMIN=-128 QMAX=127 TIE_EPS=float(0.0625)}
 //   + OUT_W=6 OUT_H=5 OUT_C=7 OUT_S=2
 TENSOR_IN(0, src)
 TENSOR_OUT(1, dst)
@@ -96,9 +97,17 @@ void main() {
     // (TFLite's TfLiteRound), clamp, back to the real value. The rounding compares the
     // fraction with 0.5 (a - floor(a) is exact) rather than flooring a + 0.5, which the
     // float addition rounds up to 1 for a = 0.49999997.
+#ifdef TIE_EPS
+    // After an int8 average pool: TFLite rounds the mean of the raw values, so round in
+    // the q domain, taking values within TIE_EPS of a half as the half.
+    vec4 f = vec4(v) / SCALE + float(ZERO), a = abs(f), r = floor(a);
+    r += step(vec4(0.5 - TIE_EPS), a - r);
+    vec4 q = clamp(sign(f) * r, vec4(QMIN), vec4(QMAX));
+#else
     vec4 f = vec4(v) / SCALE, a = abs(f), r = floor(a);
     r += step(vec4(0.5), a - r);
     vec4 q = clamp(sign(f) * r + float(ZERO), vec4(QMIN), vec4(QMAX));
+#endif
     v = FLT4(SCALE * (q - float(ZERO)));
 #elif defined(OP_CAST_BOOL)
     v = mix(FLT4(1.0), FLT4(0.0), equal(v, FLT4(0.0)));

@@ -448,7 +448,8 @@ VKI_API vki_status vki_graph_run(vki_graph *graph);
  * statuses of vki_graph_run. */
 VKI_API vki_status vki_graph_submit(vki_graph *graph);
 VKI_API vki_status vki_graph_wait(vki_graph *graph, uint64_t timeout_ns);
-/* Copies float32 NHWC data out, from the last run; size is in bytes and must equal
+/* Copies float32 NHWC data out, from the last run (an int8 or uint8 output of the file
+ * gives its real values, scale * (q - zero point)); size is in bytes and must equal
  * element_count * 4. VKI_ERROR_INVALID_ARGUMENT: a NULL argument, an index out of range,
  * a wrong size, a run in flight, the graph in a call on another thread.
  * VKI_ERROR_DEVICE_LOST: the device was lost. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make_quant_models.py LITERT_REF_DIR OUT_DIR: writes the int8 test models and LiteRT's
+"""make_quant_models.py NODE_MODULES OUT_DIR: writes the int8 test models and LiteRT's
 outputs for them (tests/data/quant, read by tests/test_quant.c).
 
 There is no TensorFlow here, so this does what TFLite's converter does, in plain Python:
@@ -12,8 +12,9 @@ There is no TensorFlow here, so this does what TFLite's converter does, in plain
 For each model it writes MODEL.tflite, MODEL.in.f32 (the input), MODEL.litert.f32 (LiteRT's
 outputs, concatenated) and MODEL.float.f32 (the float model's, for the int8-vs-float
 figure), and a few tiny models whose quantization is malformed (bad_*.tflite) for the
-loader's errors. LITERT_REF_DIR holds run_ref.mjs and its node_modules (@litertjs/core):
-a copy of LiteRT's reference runner after `npm ci`. The data are deterministic (seeded).
+loader's errors. NODE_MODULES is a node_modules directory holding @litertjs/core (LiteRT.js,
+after `npm ci` of its package.json); tests/op_models/run_litert.mjs runs it. The data are
+deterministic (seeded).
 """
 import os
 import random
@@ -61,20 +62,26 @@ def activation_grid(lo, hi):
     return scale, zero
 
 
-def run_litert(ref_dir, model_bytes, input_values, workdir, name):
+def run_litert(node_modules, model_bytes, inputs, workdir, name):
+    """LiteRT's outputs for the model on `inputs` (one list of values per graph input; a
+    uint8 input's values are its raw integers), with tests/op_models/run_litert.mjs."""
+    if inputs and not isinstance(inputs[0], list):
+        inputs = [inputs]
     path = os.path.join(workdir, name + '.tflite')
     with open(path, 'wb') as f:
         f.write(model_bytes)
-    inp = os.path.join(workdir, name + '.in.f32')
-    with open(inp, 'wb') as f:
-        f.write(struct.pack('<%df' % len(input_values), *input_values))
-    out = os.path.join(workdir, 'out')
-    subprocess.run(['node', os.path.join(ref_dir, 'run_ref.mjs'), path, '--input', inp,
-                    '--out', out, '--warmup', '0', '--runs', '1'], check=True,
+    files = []
+    for i, values in enumerate(inputs):
+        files.append(os.path.join(workdir, '%s.in%d.f32' % (name, i)))
+        with open(files[-1], 'wb') as f:
+            f.write(struct.pack('<%df' % len(values), *values))
+    prefix = os.path.join(workdir, name)
+    runner = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'op_models', 'run_litert.mjs')
+    subprocess.run(['node', runner, node_modules, path, prefix] + files, check=True,
                    stdout=subprocess.DEVNULL)
     outputs, i = [], 0
-    while os.path.exists(os.path.join(out, name, 'output_%d.f32' % i)):
-        with open(os.path.join(out, name, 'output_%d.f32' % i), 'rb') as f:
+    while os.path.exists('%s.out%d.f32' % (prefix, i)):
+        with open('%s.out%d.f32' % (prefix, i), 'rb') as f:
             data = f.read()
         outputs.append(list(struct.unpack('<%df' % (len(data) // 4), data)))
         i += 1
@@ -173,6 +180,176 @@ def cnn_spec(layers, quant, grids=None):
     return {'tensors': tensors, 'ops': ops, 'inputs': [index['x']], 'outputs': [y, ya]}
 
 
+# ---- int8 and uint8 graph inputs and outputs ------------------------------------------------
+
+P_SHAPE = [1, 8, 6, 3]
+# Activations of the pooling model: name, shape. p1 and v1 share c1's grid (MAX_POOL_2D and
+# AVERAGE_POOL_2D keep their input's parameters), r1 that of v1 (RESHAPE).
+P_ACTS = [('c1', [1, 8, 6, 4]), ('p1', [1, 4, 3, 4]), ('v1', [1, 4, 3, 4]), ('r1', [1, 48]),
+          ('f1', [1, 5]), ('o1', [1, 5])]
+
+
+def pool_layers():
+    rng = random.Random(31)
+    w1 = [rng.uniform(-0.5, 0.5) for _ in range(4 * 27)]
+    w2 = [rng.uniform(-0.6, 0.6) for _ in range(5 * 48)]
+    b1 = [rng.uniform(-0.1, 0.3) for _ in range(4)]
+    b2 = [rng.uniform(-0.2, 0.2) for _ in range(5)]
+    return w1, b1, w2, b2
+
+
+def pool_spec(io, grids=None):
+    """x [1,8,6,3] -> CONV_2D 3x3 (4 out, per-channel weights) RELU6 -> MAX_POOL_2D 2x2/2 ->
+    AVERAGE_POOL_2D 2x2/1 SAME -> RESHAPE [1,48] -> FULLY_CONNECTED (5, per-tensor weights)
+    -> LOGISTIC. io: 'float' (every activation an output, for calibration), 'twin' (float
+    input and output around the int8 net: QUANTIZE first, DEQUANTIZE last), 'int8' (int8
+    graph input and output) or 'uint8' (uint8 graph input and output, requantized to and
+    from the int8 net as the converter writes them for uint8 inference types)."""
+    w1, b1, w2, b2 = pool_layers()
+    quant = io != 'float'
+    tensors, index = [], {}
+
+    def add(name, shape, ttype='float32', data=None, q=None):
+        t = {'name': name, 'shape': shape, 'type': ttype}
+        if data is not None:
+            t['data'] = data
+        if q:
+            t['quant'] = q
+        index[name] = len(tensors)
+        tensors.append(t)
+        return index[name]
+
+    def grid(name, shift=0):
+        sc, z = grids[name]
+        return {'scale': [sc], 'zero_point': [z + shift]}
+
+    act = 'int8' if quant else 'float32'
+    ops = []
+    if io == 'int8':
+        x = add('x', P_SHAPE, 'int8', q=grid('x'))
+        graph_in = x
+    else:
+        graph_in = add('x', P_SHAPE, 'uint8' if io == 'uint8' else 'float32',
+                       q=grid('x', 128) if io == 'uint8' else None)
+        x = add('xq', P_SHAPE, 'int8', q=grid('x')) if quant else graph_in
+        if quant:
+            ops.append({'op': 'QUANTIZE', 'inputs': [graph_in], 'outputs': [x]})
+    for name, shape in P_ACTS:
+        add(name, shape, act, q=grid(name) if quant else None)
+    if quant:
+        q1, s1, _ = quantize_per_channel(w1, [4, 3, 3, 3], 0)
+        add('w1', [4, 3, 3, 3], 'int8', q1, {'scale': s1, 'zero_point': [0] * 4, 'axis': 0})
+        peak = max(abs(v) for v in w2)
+        s2 = peak / 127.0
+        add('w2', [5, 48], 'int8', [max(-127, min(127, round(v / s2))) for v in w2],
+            {'scale': [s2], 'zero_point': [0]})
+        bs1 = [grids['x'][0] * sc for sc in s1]
+        add('b1', [4], 'int32', [round(b / sc) for b, sc in zip(b1, bs1)],
+            {'scale': bs1, 'zero_point': [0] * 4})
+        bs2 = grids['r1'][0] * s2
+        add('b2', [5], 'int32', [round(b / bs2) for b in b2], {'scale': [bs2], 'zero_point': [0]})
+    else:
+        add('w1', [4, 3, 3, 3], 'float32', quantize_per_channel(w1, [4, 3, 3, 3], 0)[2])
+        peak = max(abs(v) for v in w2)
+        add('w2', [5, 48], 'float32',
+            [peak / 127.0 * max(-127, min(127, round(v / (peak / 127.0)))) for v in w2])
+        add('b1', [4], 'float32', b1)
+        add('b2', [5], 'float32', b2)
+    add('shape', [2], 'int32', [1, 48])
+    ops += [
+        {'op': 'CONV_2D', 'inputs': [x, index['w1'], index['b1']], 'outputs': [index['c1']],
+         'options': {'padding': 'SAME', 'activation': 'RELU6'}},
+        {'op': 'MAX_POOL_2D', 'inputs': [index['c1']], 'outputs': [index['p1']],
+         'options': {'padding': 'VALID', 'stride_w': 2, 'stride_h': 2, 'filter_w': 2, 'filter_h': 2}},
+        {'op': 'AVERAGE_POOL_2D', 'inputs': [index['p1']], 'outputs': [index['v1']],
+         'options': {'padding': 'SAME', 'stride_w': 1, 'stride_h': 1, 'filter_w': 2, 'filter_h': 2}},
+        {'op': 'RESHAPE', 'inputs': [index['v1'], index['shape']], 'outputs': [index['r1']]},
+        {'op': 'FULLY_CONNECTED', 'inputs': [index['r1'], index['w2'], index['b2']],
+         'outputs': [index['f1']]},
+        {'op': 'LOGISTIC', 'inputs': [index['f1']], 'outputs': [index['o1']]},
+    ]
+    if io == 'float':
+        return {'tensors': tensors, 'ops': ops, 'inputs': [graph_in],
+                'outputs': [index[n] for n, _ in P_ACTS]}
+    out = index['o1']
+    if io in ('twin', 'uint8'):
+        out = add('y', [1, 5], 'uint8' if io == 'uint8' else 'float32',
+                  q=grid('o1', 128) if io == 'uint8' else None)
+        ops.append({'op': 'QUANTIZE' if io == 'uint8' else 'DEQUANTIZE',
+                    'inputs': [index['o1']], 'outputs': [out]})
+    return {'tensors': tensors, 'ops': ops, 'inputs': [graph_in], 'outputs': [out]}
+
+
+def pool_models(node_modules, work):
+    """int8_io and uint8_io with their inputs as real values (on the input's grid, as an
+    app passes them to vkinfer) and LiteRT's outputs as real values. LiteRT.js has no int8
+    tensors: int8_io's reference is the 'twin' model (float input and output around the
+    same int8 net) fed the same real values, which its QUANTIZE maps to the same int8
+    values exactly. uint8_io runs as it is, on the raw uint8 values."""
+    rng = random.Random(53)
+    x = [rng.uniform(-1.0, 1.0) for _ in range(count(P_SHAPE))]
+    calib = run_litert(node_modules, tflite_writer.write_model(pool_spec('float')), x, work,
+                       'pool_calibration')
+    grids = {'x': activation_grid(min(x), max(x))}
+    for (name, _), values in zip(P_ACTS, calib):
+        grids[name] = activation_grid(min(values), max(values))
+    for name in ('p1', 'v1', 'r1'):
+        grids[name] = grids['c1']
+    grids['o1'] = (1.0 / 256.0, -128)   # TFLite's fixed int8 logistic output
+    sx, zx = grids['x']
+    q = [max(-128, min(127, round(v / sx) + zx)) for v in x]
+    real = [sx * (v - zx) for v in q]
+    real = list(struct.unpack('<%df' % len(real), struct.pack('<%df' % len(real), *real)))
+    twin = run_litert(node_modules, tflite_writer.write_model(pool_spec('twin', grids)), real,
+                      work, 'pool_twin')
+    u8 = run_litert(node_modules, tflite_writer.write_model(pool_spec('uint8', grids)),
+                    [v + 128 for v in q], work, 'pool_uint8')
+    so, zo = grids['o1']
+    u8_real = [so * (v - (zo + 128)) for v in u8[0]]
+    print('pool grids:', {k: (round(v[0], 6), v[1]) for k, v in grids.items()})
+    return {'int8_io': (pool_spec('int8', grids), real, twin[0], calib[-1]),
+            'uint8_io': (pool_spec('uint8', grids), real, u8_real, calib[-1])}
+
+
+def dequant_spec():
+    """Loader checks of dequantization at load (no LiteRT run): an int8 net whose CONV_2D
+    has per-channel weights (axis 0) and an int32 bias at input_scale * weight_scale,
+    whose DEPTHWISE_CONV_2D has per-channel weights along axis 3, and DEQUANTIZEs of an
+    int8 and a uint8 constant with zero points, added to its output."""
+    t = [{'name': 'x', 'shape': [1, 3, 3, 2]},
+         {'name': 'xq', 'shape': [1, 3, 3, 2], 'type': 'int8', 'quant': {'scale': [0.1], 'zero_point': [2]}},
+         {'name': 'wc', 'shape': [3, 1, 1, 2], 'type': 'int8', 'data': [-128, 127, 1, -1, 3, -5],
+          'quant': {'scale': [0.5, 0.25, 0.125], 'zero_point': [0, 0, 0], 'axis': 0}},
+         {'name': 'bc', 'shape': [3], 'type': 'int32', 'data': [1000, -7, 0],
+          'quant': {'scale': [0.05, 0.025, 0.0125], 'zero_point': [0, 0, 0]}},
+         {'name': 'c', 'shape': [1, 3, 3, 3], 'type': 'int8', 'quant': {'scale': [0.25], 'zero_point': [-1]}},
+         {'name': 'wd', 'shape': [1, 2, 2, 3], 'type': 'int8', 'data': list(range(-6, 6)),
+          'quant': {'scale': [0.1, 0.2, 0.4], 'zero_point': [0, 0, 0], 'axis': 3}},
+         {'name': 'bd', 'shape': [3], 'type': 'int32', 'data': [-40, 40, 2000],
+          'quant': {'scale': [0.025, 0.05, 0.1], 'zero_point': [0, 0, 0]}},
+         {'name': 'd', 'shape': [1, 2, 2, 3], 'type': 'int8', 'quant': {'scale': [0.5], 'zero_point': [0]}},
+         {'name': 'df', 'shape': [1, 2, 2, 3]},
+         {'name': 'k8', 'shape': [3], 'type': 'int8', 'data': [-128, 0, 127],
+          'quant': {'scale': [0.5], 'zero_point': [3]}},
+         {'name': 'k8f', 'shape': [3]},
+         {'name': 'ku', 'shape': [3], 'type': 'uint8', 'data': [0, 128, 255],
+          'quant': {'scale': [0.25], 'zero_point': [128]}},
+         {'name': 'kuf', 'shape': [3]},
+         {'name': 's', 'shape': [1, 2, 2, 3]}, {'name': 'y', 'shape': [1, 2, 2, 3]}]
+    i = {x['name']: n for n, x in enumerate(t)}
+    ops = [{'op': 'QUANTIZE', 'inputs': [i['x']], 'outputs': [i['xq']]},
+           {'op': 'CONV_2D', 'inputs': [i['xq'], i['wc'], i['bc']], 'outputs': [i['c']],
+            'options': {'padding': 'SAME'}},
+           {'op': 'DEPTHWISE_CONV_2D', 'inputs': [i['c'], i['wd'], i['bd']], 'outputs': [i['d']],
+            'options': {'padding': 'VALID'}},
+           {'op': 'DEQUANTIZE', 'inputs': [i['d']], 'outputs': [i['df']]},
+           {'op': 'DEQUANTIZE', 'inputs': [i['k8']], 'outputs': [i['k8f']]},
+           {'op': 'DEQUANTIZE', 'inputs': [i['ku']], 'outputs': [i['kuf']]},
+           {'op': 'ADD', 'inputs': [i['df'], i['k8f']], 'outputs': [i['s']]},
+           {'op': 'ADD', 'inputs': [i['s'], i['kuf']], 'outputs': [i['y']]}]
+    return {'tensors': t, 'ops': ops, 'inputs': [i['x']], 'outputs': [i['y']]}
+
+
 def hybrid_spec(quant):
     """x [1,9,7,3] -> CONV_2D 3x3 (5 out) RELU -> RESHAPE [1,315] -> FULLY_CONNECTED (6)."""
     rng = random.Random(7)
@@ -228,7 +405,7 @@ def write_f32(path, values):
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
-    ref_dir, out_dir = sys.argv[1], sys.argv[2]
+    ref_dir, out_dir = sys.argv[1], sys.argv[2]   # ref_dir: NODE_MODULES
     os.makedirs(out_dir, exist_ok=True)
     x = rand(count(X_SHAPE))
     with tempfile.TemporaryDirectory() as work:
@@ -255,6 +432,14 @@ def main():
                       [v for o in float_outputs for v in o])
             print('%s: %d outputs, %s' % (name, len(outs), [len(o) for o in outs]))
         print('grids:', {k: (round(s, 6), z) for k, (s, z) in grids.items()})
+        for name, (spec, x_real, want, float_out) in pool_models(ref_dir, work).items():
+            with open(os.path.join(out_dir, name + '.tflite'), 'wb') as f:
+                f.write(tflite_writer.write_model(spec))
+            write_f32(os.path.join(out_dir, name + '.in.f32'), x_real)
+            write_f32(os.path.join(out_dir, name + '.litert.f32'), want)
+            write_f32(os.path.join(out_dir, name + '.float.f32'), float_out)
+    with open(os.path.join(out_dir, 'dequant.tflite'), 'wb') as f:
+        f.write(tflite_writer.write_model(dequant_spec()))
     for name, spec in malformed_specs().items():
         with open(os.path.join(out_dir, name + '.tflite'), 'wb') as f:
             f.write(tflite_writer.write_model(spec))

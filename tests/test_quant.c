@@ -345,3 +345,117 @@ Test(quant, rounding_step_general_scales_within_one_step) {
     fprintf(stderr, "quant: rounding step, general scales: %d of %d elements one step from the "
             "C reference\n", moved, total);
 }
+
+/* ---- int8 and uint8 graph inputs and outputs -------------------------------------------- */
+
+/* int8_io: an int8 graph input and output around CONV_2D (per-channel, RELU6), MAX_POOL_2D,
+ * AVERAGE_POOL_2D, RESHAPE, FULLY_CONNECTED (per-tensor weights) and LOGISTIC (int8 at
+ * 1/256); uint8_io: the same net with uint8 graph input and output, requantized to and
+ * from int8 by QUANTIZE as the converter writes it. Both are fed real values on the
+ * input's grid and give the output's real values, (q + 128) / 256. LiteRT's figures: from
+ * its int8 net for int8_io (LiteRT.js has no int8 tensors: a float-I/O twin of the same
+ * net, whose QUANTIZE maps the real input to the same int8 values), from the uint8 model
+ * itself for uint8_io. */
+static void check_io(const char *name, vki_precision precision, int reference, double bound_lsb) {
+    run_result r = run(name, precision, reference);
+    cr_assert_eq(r.n_out, 1);
+    cr_assert_eq(r.total, 5);
+    float *want = read_f32(name, "litert", r.total);
+    int differ;
+    double lsb = lsb_error(r.out, want, r.total, 1.0 / 256.0, &differ);
+    static const char *const names[] = {"fp32", "fp16", "fp16-storage"};
+    fprintf(stderr, "quant: %s %s: %.2f LSB from LiteRT at most, %d of %zu elements differ\n", name,
+            reference ? "C reference" : names[precision], lsb, differ, r.total);
+    cr_expect(lsb <= bound_lsb, "%s: %.2f LSB from LiteRT, bound %.1f", name, lsb, bound_lsb);
+    /* Every output is on the grid: a whole number of 1/256 steps. */
+    for (size_t i = 0; i < r.total; i++) {
+        double q = (double)r.out[i] * 256.0;
+        cr_expect(fabs(q - round(q)) < (precision == VKI_PRECISION_FP32 ? 1e-4 : 0.1),
+                  "%s output %zu: %.9g is off the grid", name, i, (double)r.out[i]);
+    }
+    free(want);
+    free(r.out);
+}
+
+/* The graph's inputs and outputs are float32 tensors of the file's shapes, and the loader
+ * rounds an int8 graph input onto its grid first (a QUANTIZE of the graph input). */
+Test(quant, int8_graph_io_is_float_real_values) {
+    for (int k = 0; k < 2; k++) {
+        vki_model *m = load(k ? "uint8_io" : "int8_io");
+        vki_tensor_info ti;
+        cr_assert_eq(vki_model_input_info(m, 0, &ti), VKI_OK);
+        cr_expect(ti.rank == 4 && ti.shape[1] == 8 && ti.shape[2] == 6 && ti.shape[3] == 3);
+        cr_expect_eq(m->tensors[m->inputs[0]].dtype, VKI_DTYPE_FLOAT32);
+        cr_expect_eq(m->tensors[m->outputs[0]].dtype, VKI_DTYPE_FLOAT32);
+        cr_expect(!vki_tensor_quantized(&m->tensors[m->inputs[0]]), "the caller's input has no grid");
+        cr_expect_eq(m->ops[0].code, VKI_OP_QUANTIZE, "the graph input is rounded first");
+        cr_expect_eq(m->ops[0].inputs[0], m->inputs[0]);
+        /* Rounding steps: the graph input, after CONV_2D, AVERAGE_POOL_2D, FULLY_CONNECTED and
+         * LOGISTIC, none after MAX_POOL_2D and RESHAPE (their input's grid), and uint8_io's two
+         * requantizing QUANTIZE ops. */
+        int steps = 0;
+        for (int o = 0; o < m->n_ops; o++) steps += m->ops[o].code == VKI_OP_QUANTIZE;
+        cr_expect_eq(steps, k ? 1 + 1 + 4 + 1 : 1 + 4, "%s: %d QUANTIZE ops", k ? "uint8_io" : "int8_io", steps);
+        vki_model_destroy(m);
+    }
+}
+
+/* fp32 and the C reference: measured 0 LSB from LiteRT for both (bit-identical; before the
+ * average pool rounded in the q domain as TFLite's does, 12 of its 48 outputs sat on a
+ * tie and went the other way, 2 LSB at the output); bound 1 LSB for a device whose
+ * division moves a value on a tie. fp16: measured 2 LSB on 1 of 5 outputs (fp16-storage
+ * 0): fp16 activations move a value near a step's midpoint one step, and one step of the
+ * FULLY_CONNECTED's grid (0.028) moves the logistic by up to 0.25 * 0.028 * 256 = 1.8 LSB
+ * of its output; bound 3. */
+Test(quant, int8_io_model_fp32) { check_io("int8_io", VKI_PRECISION_FP32, 0, 1.0); }
+Test(quant, int8_io_model_c_reference) { check_io("int8_io", VKI_PRECISION_FP32, 1, 1.0); }
+Test(quant, int8_io_model_fp16) { check_io("int8_io", VKI_PRECISION_FP16, 0, 3.0); }
+Test(quant, int8_io_model_fp16_storage) { check_io("int8_io", VKI_PRECISION_FP16_STORAGE, 0, 3.0); }
+Test(quant, uint8_io_model_fp32) { check_io("uint8_io", VKI_PRECISION_FP32, 0, 1.0); }
+Test(quant, uint8_io_model_c_reference) { check_io("uint8_io", VKI_PRECISION_FP32, 1, 1.0); }
+Test(quant, uint8_io_model_fp16) { check_io("uint8_io", VKI_PRECISION_FP16, 0, 3.0); }
+
+/* ---- dequantization at load, value for value ------------------------------------------- */
+
+static const vki_tensor *named(const vki_model *m, const char *name) {
+    for (int t = 0; t < m->n_tensors; t++)
+        if (!strcmp(m->tensors[t].name, name)) return &m->tensors[t];
+    cr_assert_fail("no tensor '%s'", name);
+    return NULL;
+}
+
+static void expect_values(const vki_model *m, const char *name, const float *want, int n) {
+    const vki_tensor *t = named(m, name);
+    cr_assert_eq(t->dtype, VKI_DTYPE_FLOAT32, "%s", name);
+    cr_assert(t->data, "%s is not a constant", name);
+    cr_assert_eq(t->data_bytes, (size_t)n * sizeof(float), "%s", name);
+    for (int i = 0; i < n; i++)
+        cr_expect_eq(((const float *)t->data)[i], want[i], "%s[%d]: %.9g, want %.9g", name, i,
+                     (double)((const float *)t->data)[i], (double)want[i]);
+}
+
+/* dequant.tflite (make_quant_models.py): real = scale[c] * (q - zero[c]) per channel along
+ * quantized_dimension 0 (CONV_2D weights [O,H,W,I]) and 3 (DEPTHWISE weights [1,H,W,O]),
+ * int32 biases at their scale (input scale * weight scale), DEQUANTIZE of int8 and uint8
+ * constants with zero points folded into float constants; activations float with grids. */
+Test(quant, dequantization_at_load_value_for_value) {
+    vki_model *m = load("dequant");
+    expect_values(m, "wc", (const float[]){-64.0f, 63.5f, 0.25f, -0.25f, 0.375f, -0.625f}, 6);
+    expect_values(m, "bc", (const float[]){1000 * 0.05f, -7 * 0.025f, 0.0f}, 3);
+    float wd[12];
+    static const float sd[3] = {0.1f, 0.2f, 0.4f};
+    for (int e = 0; e < 12; e++) wd[e] = sd[e % 3] * (float)(e - 6);
+    expect_values(m, "wd", wd, 12);
+    expect_values(m, "bd", (const float[]){-40 * 0.025f, 40 * 0.05f, 2000 * 0.1f}, 3);
+    expect_values(m, "k8f", (const float[]){-65.5f, -1.5f, 62.0f}, 3);
+    expect_values(m, "kuf", (const float[]){-32.0f, 0.0f, 31.75f}, 3);
+    const vki_tensor *c = named(m, "c"), *d = named(m, "d");
+    cr_expect(c->dtype == VKI_DTYPE_FLOAT32 && !c->data && c->quant_scale == 0.25f &&
+              c->quant_zero == -1 && c->quant_min == -128 && c->quant_max == 127);
+    cr_expect(d->dtype == VKI_DTYPE_FLOAT32 && d->quant_scale == 0.5f && d->quant_zero == 0);
+    /* No DEQUANTIZE of a constant is left; the one of the activation d is a copy. */
+    int dq = 0;
+    for (int o = 0; o < m->n_ops; o++) dq += m->ops[o].code == VKI_OP_DEQUANTIZE;
+    cr_expect_eq(dq, 1);
+    vki_model_destroy(m);
+}

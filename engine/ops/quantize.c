@@ -23,6 +23,10 @@ static vki_status validate(const vki_model *m, int o) {
     return vki_op_expect_dims(m, o, op->outputs[0], in->rank, in->shape);
 }
 
+/* How far from a half a q-domain value may be and still be taken as that half: a quarter
+ * of the spacing 1 / tie_count of the exact means. */
+static float tie_eps(int tie_count) { return 0.25f / (float)tie_count; }
+
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     const vki_tensor *out_t = vki_op_out(m, op, 0);
@@ -34,6 +38,8 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_define_int(&d, "ZERO", out_t->quant_zero);
     vki_define_int(&d, "QMIN", out_t->quant_min);
     vki_define_int(&d, "QMAX", out_t->quant_max);
+    if (op->opt.quantize.tie_count > 0)
+        vki_define_float(&d, "TIE_EPS", tie_eps(op->opt.quantize.tie_count));
     return vki_unary_emit(b, m, op, &d);
 }
 
@@ -47,7 +53,14 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
             out[0][i] = in[0][i];
             continue;
         }
-        float q = roundf(in[0][i] / t->quant_scale) + (float)t->quant_zero;
+        float q;
+        if (op->opt.quantize.tie_count > 0) {   /* in the q domain, near-halves as halves */
+            float f = in[0][i] / t->quant_scale + (float)t->quant_zero, a = fabsf(f), r = floorf(a);
+            r += a - r >= 0.5f - tie_eps(op->opt.quantize.tie_count) ? 1.0f : 0.0f;
+            q = copysignf(r, f);
+        } else {
+            q = roundf(in[0][i] / t->quant_scale) + (float)t->quant_zero;
+        }
         q = q < (float)t->quant_min ? (float)t->quant_min : q > (float)t->quant_max ? (float)t->quant_max : q;
         out[0][i] = t->quant_scale * (q - (float)t->quant_zero);
     }

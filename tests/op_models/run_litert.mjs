@@ -11,7 +11,9 @@
 //       {"model": PATH, "inputs": [PATH, ...], "prefix": OUT_PREFIX}
 //
 // NODE_MODULES is a node_modules directory holding @litertjs/core (or that package's own
-// directory). Inputs must be float32; outputs of other types are converted to float32.
+// directory). Input files are float32; a uint8 or int32 input (a quantized model's raw
+// uint8 values, say) takes them converted, and they must be whole numbers in its range.
+// Outputs of other types are converted to float32. (LiteRT.js has no int8 tensors.)
 // A model LiteRT refuses, or an input of the wrong size, stops the run with exit status 1.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -52,9 +54,14 @@ async function runJob(lrt, job) {
   if (details.length !== job.inputs.length)
     throw new Error(`${job.model}: ${details.length} inputs, ${job.inputs.length} files given`);
   const tensors = details.map((d, i) => {
-    if (d.dtype !== 'float32') throw new Error(`${job.model}: input ${i} is ${d.dtype}, not float32`);
+    const cast = { float32: null, uint8: Uint8Array, int32: Int32Array }[d.dtype];
+    if (cast === undefined) throw new Error(`${job.model}: input ${i} is ${d.dtype}, not float32, uint8 or int32`);
     const shape = Array.from(d.shape);
-    const data = readF32(job.inputs[i]);
+    const raw = readF32(job.inputs[i]);
+    const [lo, hi] = cast === Uint8Array ? [0, 255] : [-(2 ** 31), 2 ** 31 - 1];
+    if (cast && raw.some((v) => !Number.isInteger(v) || v < lo || v > hi))
+      throw new Error(`${job.inputs[i]}: input ${i} is ${d.dtype}, the file holds values that are not whole numbers in ${lo}..${hi}`);
+    const data = cast ? cast.from(raw) : raw;
     const n = shape.reduce((a, b) => a * b, 1);
     if (data.length !== n) throw new Error(`${job.inputs[i]}: ${data.length} floats, input ${i} needs ${n}`);
     return new lrt.Tensor(data, shape);
