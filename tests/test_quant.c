@@ -72,17 +72,22 @@ static run_result run(const char *name, vki_precision precision, int reference) 
     return r;
 }
 
-/* The largest difference in steps of `step`, and how many elements differ at all. */
-static double lsb_error(const float *a, const float *b, size_t n, double step, int *differ) {
-    double worst = 0.0;
+/* The largest difference in steps of `step`, how many elements differ at all, and the
+ * mean difference in steps (where mean is not NULL). */
+static double lsb_error_mean(const float *a, const float *b, size_t n, double step, int *differ,
+                             double *mean) {
+    double worst = 0.0, sum = 0.0;
     *differ = 0;
     for (size_t i = 0; i < n; i++) {
         double d = fabs((double)a[i] - (double)b[i]) / step;
         worst = d > worst ? d : worst;
+        sum += d;
         *differ += d > 1e-3;
     }
+    if (mean) *mean = n ? sum / (double)n : 0.0;
     return worst;
 }
+
 
 /* int8_cnn's outputs: DEQUANTIZE of the softmax (grid 1/256) and of the ADD (its grid from
  * calibration, read from the model). */
@@ -106,10 +111,11 @@ static void check_int8(vki_precision precision, int reference, double bound_lsb)
     static const char *const names[] = {"fp32", "fp16", "fp16-storage"};
     for (int i = 0, at = 0; i < r.n_out; at += (int)r.n[i], i++) {
         int differ;
-        double lsb = lsb_error(r.out + at, want + at, r.n[i], step[i], &differ);
-        fprintf(stderr, "quant: int8_cnn %s output %d: %.2f LSB from LiteRT at most, %d of %zu "
-                "elements differ\n", reference ? "C reference" : names[precision], i, lsb,
-                differ, r.n[i]);
+        double mean;
+        double lsb = lsb_error_mean(r.out + at, want + at, r.n[i], step[i], &differ, &mean);
+        fprintf(stderr, "quant: int8_cnn %s output %d: %.2f LSB from LiteRT at most, %.3f LSB "
+                "mean, %d of %zu elements differ\n", reference ? "C reference" : names[precision],
+                i, lsb, mean, differ, r.n[i]);
         cr_expect(lsb <= bound_lsb, "output %d: %.2f LSB from LiteRT, bound %.1f", i, lsb, bound_lsb);
     }
     free(want);
@@ -140,6 +146,13 @@ Test(quant, litert_int8_against_float) {
     }
     fprintf(stderr, "quant: LiteRT int8 vs float: %.3g of the output range\n", worst / peak);
     cr_expect(worst / peak < 0.1);
+    double step[2], mean[2], lsb[2];
+    int differ;
+    output_steps(step);
+    lsb[0] = lsb_error_mean(q, f, 4, step[0], &differ, &mean[0]);
+    lsb[1] = lsb_error_mean(q + 4, f + 4, 100, step[1], &differ, &mean[1]);
+    fprintf(stderr, "quant: int8_cnn: LiteRT int8 vs float: softmax %.2f LSB at most (%.2f mean), "
+            "ADD %.2f LSB at most (%.2f mean)\n", lsb[0], mean[0], lsb[1], mean[1]);
     free(q);
     free(f);
 }
@@ -362,10 +375,12 @@ static void check_io(const char *name, vki_precision precision, int reference, d
     cr_assert_eq(r.total, 5);
     float *want = read_f32(name, "litert", r.total);
     int differ;
-    double lsb = lsb_error(r.out, want, r.total, 1.0 / 256.0, &differ);
+    double mean;
+    double lsb = lsb_error_mean(r.out, want, r.total, 1.0 / 256.0, &differ, &mean);
     static const char *const names[] = {"fp32", "fp16", "fp16-storage"};
-    fprintf(stderr, "quant: %s %s: %.2f LSB from LiteRT at most, %d of %zu elements differ\n", name,
-            reference ? "C reference" : names[precision], lsb, differ, r.total);
+    fprintf(stderr, "quant: %s %s: %.2f LSB from LiteRT at most, %.3f LSB mean, %d of %zu "
+            "elements differ\n", name, reference ? "C reference" : names[precision], lsb, mean,
+            differ, r.total);
     cr_expect(lsb <= bound_lsb, "%s: %.2f LSB from LiteRT, bound %.1f", name, lsb, bound_lsb);
     /* Every output is on the grid: a whole number of 1/256 steps. */
     for (size_t i = 0; i < r.total; i++) {
@@ -398,6 +413,19 @@ Test(quant, int8_graph_io_is_float_real_values) {
         cr_expect_eq(steps, k ? 1 + 1 + 4 + 1 : 1 + 4, "%s: %d QUANTIZE ops", k ? "uint8_io" : "int8_io", steps);
         vki_model_destroy(m);
     }
+}
+
+/* LiteRT's int8 net against the float net it was quantized from, in LSB of the output's
+ * grid (logged for the record: the error int8 itself brings, which vkinfer does not add
+ * to). */
+Test(quant, litert_int8_io_against_float) {
+    float *q = read_f32("int8_io", "litert", 5), *f = read_f32("int8_io", "float", 5);
+    int differ;
+    double mean, worst = lsb_error_mean(q, f, 5, 1.0 / 256.0, &differ, &mean);
+    fprintf(stderr, "quant: int8_io: LiteRT int8 vs float: %.2f LSB at most, %.2f mean\n", worst, mean);
+    cr_expect(worst < 8.0);
+    free(q);
+    free(f);
 }
 
 /* fp32 and the C reference: measured 0 LSB from LiteRT for both (bit-identical; before the
