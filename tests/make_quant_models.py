@@ -377,6 +377,35 @@ def hybrid_spec(quant):
     return {'tensors': tensors, 'ops': ops, 'inputs': [0], 'outputs': [3]}
 
 
+def hybrid_dw_bmm_spec(quant):
+    """x [1,9,7,3] -> DEPTHWISE_CONV_2D 3x3 (depth multiplier 2, per-channel int8 weights
+    along axis 3) RELU -> RESHAPE [1,63,6] -> BATCH_MATMUL with an int8 constant [1,6,4]
+    (per-tensor): dynamic-range quantization of the other two weight-bearing ops."""
+    rng = random.Random(11)
+    w1 = [rng.uniform(-0.7, 0.7) for _ in range(3 * 3 * 6)]
+    w2 = [rng.uniform(-0.5, 0.5) for _ in range(6 * 4)]
+    q1, s1, r1 = quantize_per_channel(w1, [1, 3, 3, 6], 3)
+    s2 = max(abs(v) for v in w2) / 127.0
+    q2 = [max(-127, min(127, round(v / s2))) for v in w2]
+    tensors = [{'name': 'x', 'shape': X_SHAPE}, {'name': 'd', 'shape': [1, 9, 7, 6]},
+               {'name': 'r', 'shape': [1, 63, 6]}, {'name': 'y', 'shape': [1, 63, 4]},
+               {'name': 'shape', 'shape': [3], 'type': 'int32', 'data': [1, 63, 6]},
+               {'name': 'b1', 'shape': [6], 'data': [0.05, -0.1, 0.0, 0.1, 0.02, -0.03]}]
+    if quant:
+        tensors += [{'name': 'w1', 'shape': [1, 3, 3, 6], 'type': 'int8', 'data': q1,
+                     'quant': {'scale': s1, 'zero_point': [0] * 6, 'axis': 3}},
+                    {'name': 'w2', 'shape': [1, 6, 4], 'type': 'int8', 'data': q2,
+                     'quant': {'scale': [s2], 'zero_point': [0]}}]
+    else:
+        tensors += [{'name': 'w1', 'shape': [1, 3, 3, 6], 'data': w1},
+                    {'name': 'w2', 'shape': [1, 6, 4], 'data': w2}]
+    ops = [{'op': 'DEPTHWISE_CONV_2D', 'inputs': [0, 6, 5], 'outputs': [1],
+            'options': {'padding': 'SAME', 'depth_multiplier': 2, 'activation': 'RELU'}},
+           {'op': 'RESHAPE', 'inputs': [1, 4], 'outputs': [2]},
+           {'op': 'BATCH_MATMUL', 'inputs': [2, 7], 'outputs': [3]}]
+    return {'tensors': tensors, 'ops': ops, 'inputs': [0], 'outputs': [3]}
+
+
 def malformed_specs():
     """Tiny int8 conv models with one thing wrong in their quantization, for the loader's
     errors (no LiteRT run)."""
@@ -421,6 +450,9 @@ def main():
                   'hybrid_conv_fc': (hybrid_spec(True), None)}
         models['hybrid_conv_fc'] = (hybrid_spec(True), run_litert(
             ref_dir, tflite_writer.write_model(hybrid_spec(False)), x, work, 'hybrid_float'))
+        models['hybrid_dw_bmm'] = (hybrid_dw_bmm_spec(True), run_litert(
+            ref_dir, tflite_writer.write_model(hybrid_dw_bmm_spec(False)), x, work,
+            'hybrid_dw_bmm_float'))
         for name, (spec, float_outputs) in models.items():
             data = tflite_writer.write_model(spec)
             outs = run_litert(ref_dir, data, x, work, name)
