@@ -423,7 +423,11 @@ def malformed_specs():
             'bad_zero_scale': conv({'scale': [0.1, 0.0], 'zero_point': [0, 0], 'axis': 0}),
             'bad_axis': conv({'scale': [0.1, 0.2], 'zero_point': [0, 0], 'axis': 7}),
             'bad_zero_point': conv(good, {'scale': [0.5], 'zero_point': [300]}),
-            'bad_per_channel_activation': conv(good, {'scale': [0.5, 0.5], 'zero_point': [0, 0], 'axis': 3})}
+            'bad_per_channel_activation': conv(good, {'scale': [0.5, 0.5], 'zero_point': [0, 0], 'axis': 3}),
+            'bad_zero_point_count': conv({'scale': [0.1, 0.2], 'zero_point': [0, 0, 0], 'axis': 0}),
+            'bad_nan_scale': conv({'scale': [0.1, float('nan')], 'zero_point': [0, 0], 'axis': 0}),
+            'bad_negative_axis': conv({'scale': [0.1, 0.2], 'zero_point': [0, 0], 'axis': -1}),
+            'bad_no_grid': conv(good, {'scale': [], 'zero_point': []})}
 
 
 def write_f32(path, values):

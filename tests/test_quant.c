@@ -210,6 +210,14 @@ Test(quant, malformed_quantization_is_an_error_naming_the_tensor) {
                       "tensor 2 'y': zero point 300 is outside -128..127");
     expect_load_error("bad_per_channel_activation", VKI_ERROR_UNSUPPORTED_MODEL,
                       "an activation quantized per channel is not supported");
+    expect_load_error("bad_zero_point_count", VKI_ERROR_MODEL_FORMAT,
+                      "bad_zero_point_count.tflite: tensor 1 'w': 2 scales but 3 zero points");
+    expect_load_error("bad_nan_scale", VKI_ERROR_MODEL_FORMAT,
+                      "tensor 1 'w': scale 1 is nan, need a positive finite value");
+    expect_load_error("bad_negative_axis", VKI_ERROR_MODEL_FORMAT,
+                      "quantized_dimension -1, which is out of range");
+    expect_load_error("bad_no_grid", VKI_ERROR_UNSUPPORTED_MODEL,
+                      "tensor 2 'y': int8 without quantization parameters is not supported");
 }
 
 /* The per-channel weights came back as the float values the converter quantized. */
