@@ -8,7 +8,12 @@ There is no TensorFlow here, so this does what TFLite's converter does, in plain
     int8 activations whose ranges come from a calibration run: the float model with every
     intermediate as an output, run by LiteRT on the test input;
   - hybrid_conv_fc: dynamic-range quantization, float activations with per-channel int8
-    weights on CONV_2D and FULLY_CONNECTED.
+    weights on CONV_2D and FULLY_CONNECTED; hybrid_dw_bmm the same for DEPTHWISE_CONV_2D
+    (axis 3) and BATCH_MATMUL;
+  - int8_io and uint8_io: int8 (uint8) graph input and output around CONV_2D, MAX_POOL_2D,
+    AVERAGE_POOL_2D, RESHAPE, FULLY_CONNECTED and LOGISTIC; their .in.f32 holds the input's
+    real values and .litert.f32 the output's (pool_models says how LiteRT ran them);
+  - dequant: constants for the loader's dequantization, checked value for value.
 For each model it writes MODEL.tflite, MODEL.in.f32 (the input), MODEL.litert.f32 (LiteRT's
 outputs, concatenated) and MODEL.float.f32 (the float model's, for the int8-vs-float
 figure), and a few tiny models whose quantization is malformed (bad_*.tflite) for the
