@@ -432,6 +432,18 @@ def reshape_ranks(g):
     g.output(g.op('RESHAPE', [x, g.ints([2, 15, 3])], [2, 15, 3]))
 
 
+def rsqrt_rank0(g):
+    """A rank-0 graph input and output (Graph.op takes [[]] for one rank-0 output)."""
+    x = g.input([], 0.1, 4)
+    g.output(g.op('RSQRT', [x], [[]])[0])
+
+
+def sum_all_rank0(g):
+    """SUM over every axis without keep_dims: a rank-0 output."""
+    x = g.input([3, 5, 7])
+    g.output(g.op('SUM', [x, g.ints([0, 1, 2])], [[]], keep_dims=False)[0])
+
+
 MODELS = [
     ('unary_rsqrt', unary('RSQRT', [1, 7, 5, 17], 0.1, 4)),
     ('unary_sqrt', unary('SQRT', [2, 3, 5, 3], 0.0, 4)),
@@ -527,4 +539,6 @@ MODELS = [
     ('layout_reshape_ranks', reshape_ranks),
     ('matmul_fc_flatten', fully_connected([2, 5, 17], [10, 5], False)),
     ('matmul_broadcast_rank4', batch_matmul([2, 1, 5, 7], [1, 3, 7, 3], [2, 3, 5, 3])),
+    ('unary_rsqrt_rank0', rsqrt_rank0),
+    ('reduce_sum_all_rank0', sum_all_rank0),
 ]
