@@ -93,6 +93,10 @@ OPTIONS = {
     'CUMSUM': (102, [('exclusive', 0, 'bool', 0), ('reverse', 1, 'bool', 0)]),
     'BROADCAST_TO': (104, []),
     'GELU': (116, [('approximate', 0, 'bool', 0)]),
+    # Empty tables, written as converters write them (ops not listed here get no table).
+    'PAD': (22, []),
+    'MINIMUM': (39, []),
+    'GREATER_EQUAL': (45, []),
 }
 OPTIONS['MAX_POOL_2D'] = OPTIONS['AVERAGE_POOL_2D']
 for reducer in ('SUM', 'REDUCE_MAX', 'REDUCE_MIN', 'REDUCE_PROD', 'REDUCE_ANY'):

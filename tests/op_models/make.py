@@ -6,7 +6,8 @@ tests/test_op_models.c reads.
 NODE_MODULES is a node_modules directory holding @litertjs/core (LiteRT.js); run_litert.mjs,
 beside this file, runs the models with it under `node`. For each model: NAME.tflite, NAME.in<i>.f32
 (its inputs, seeded uniform values in the spec's ranges), NAME.out<i>.f32 (LiteRT's outputs,
-raw little-endian float32), and one line of manifest.txt: NAME, input count, output count.
+raw little-endian float32), and one line of manifest.txt: NAME, input count, output count,
+the input and output shapes (in=[..];[..] out=..., [] for rank 0) and the ops used (ops=A,B).
 The files are deterministic: rerunning rewrites the same bytes.
 """
 import os
@@ -56,7 +57,11 @@ def main():
                 f.write(struct.pack('<%df' % len(values), *values))
             inputs.append(path)
         jobs.append({'model': model, 'inputs': inputs, 'prefix': os.path.join(out_dir, name)})
-        manifest.append('%s %d %d' % (name, len(g.inputs), len(g.outputs)))
+        shapes = lambda ts: ';'.join('[%s]' % ','.join(map(str, g.tensors[t]['shape'])) for t in ts)
+        ops = sorted({op['op'] for op in g.ops})
+        manifest.append('%s %d %d in=%s out=%s ops=%s' % (name, len(g.inputs), len(g.outputs),
+                                                        shapes(g.inputs), shapes(g.outputs),
+                                                        ','.join(ops)))
     with tempfile.TemporaryDirectory() as work:
         job_file = os.path.join(work, 'jobs.json')
         with open(job_file, 'w') as f:

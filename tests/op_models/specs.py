@@ -385,6 +385,65 @@ def mobilevit(g):
                   padding='SAME'))
 
 
+# ---- cases added after the first 75 (appended: the seeds follow the index in MODELS) ------
+
+def div_rank0(g):
+    """DIV by a rank-0 graph input (a scalar tensor), divisor kept away from zero."""
+    x = g.input([2, 3, 5, 17], -2, 2)
+    y = g.input([], 0.5, 2)
+    g.output(g.op('DIV', [x, y], [2, 3, 5, 17]))
+
+
+def div_broadcast(g):
+    """DIV with both sides broadcast (rank 4), divisors of both signs away from zero."""
+    x = g.input([2, 3, 1, 5], -2, 2)
+    y = g.input([1, 1, 4, 5], 0.5, 2)
+    n = g.op('NEG', [y], [1, 1, 4, 5])
+    d = g.op('DIV', [x, y], [2, 3, 4, 5])
+    g.output(g.op('DIV', [d, g.op('SUB', [n, g.tensor([], data=[0.25])], [1, 1, 4, 5])],
+                  [2, 3, 4, 5]))
+
+
+def pad_rank3(g):
+    x = g.input([3, 5, 7])
+    g.output(g.op('PAD', [x, g.ints([0, 1, 2, 0, 1, 3], [3, 2])], [4, 7, 11]))
+
+
+def strided_slice_steps(g):
+    """Rank 3, positive strides, a negative begin, ends past the size."""
+    x = g.input([5, 9, 17])
+    g.output(g.op('STRIDED_SLICE', [x, g.ints([1, -7, 2]), g.ints([5, 100, 17]), g.ints([2, 3, 5])],
+                  [2, 3, 3]))
+
+
+def strided_slice_reverse(g):
+    """Rank 3: axis 0 whole (begin and end masks), axis 1 reversed (stride -1, end mask),
+    axis 2 one index taken away (shrink_axis_mask)."""
+    x = g.input([7, 5, 3])
+    g.output(g.op('STRIDED_SLICE', [x, g.ints([0, 4, 1]), g.ints([0, 0, 2]), g.ints([1, -1, 1])],
+                  [7, 5], begin_mask=1, end_mask=3, shrink_axis_mask=4))
+
+
+def reshape_ranks(g):
+    """RESHAPE to rank 2 (with a -1) and to rank 3."""
+    x = g.input([2, 3, 5, 3])
+    a = g.op('RESHAPE', [x, g.ints([6, -1])], [6, 15])
+    g.output(g.op('ABS', [a], [6, 15]))
+    g.output(g.op('RESHAPE', [x, g.ints([2, 15, 3])], [2, 15, 3]))
+
+
+def rsqrt_rank0(g):
+    """A rank-0 graph input and output (Graph.op takes [[]] for one rank-0 output)."""
+    x = g.input([], 0.1, 4)
+    g.output(g.op('RSQRT', [x], [[]])[0])
+
+
+def sum_all_rank0(g):
+    """SUM over every axis without keep_dims: a rank-0 output."""
+    x = g.input([3, 5, 7])
+    g.output(g.op('SUM', [x, g.ints([0, 1, 2])], [[]], keep_dims=False)[0])
+
+
 MODELS = [
     ('unary_rsqrt', unary('RSQRT', [1, 7, 5, 17], 0.1, 4)),
     ('unary_sqrt', unary('SQRT', [2, 3, 5, 3], 0.0, 4)),
@@ -462,4 +521,24 @@ MODELS = [
     ('block_shuffle', shuffle),
     ('block_keyword_spotting', keyword_spotting),
     ('block_mobilevit', mobilevit),
+    ('unary_logistic', unary('LOGISTIC', [1, 7, 5, 17], -6, 6)),
+    ('unary_logistic_rank5', unary('LOGISTIC', [2, 3, 1, 5, 3], -6, 6)),
+    ('binary_div_rank0', div_rank0),
+    ('binary_div_broadcast', div_broadcast),
+    ('binary_minimum_rank3', binary('MINIMUM', [3, 1, 5], [1, 4, 1], [3, 4, 5])),
+    ('binary_greater_equal', compare_select('GREATER_EQUAL')),
+    ('binary_greater_equal_exact', compare_exact('GREATER_EQUAL')),
+    ('binary_less_equal_exact', compare_exact('LESS_EQUAL')),
+    ('binary_not_equal_exact', compare_exact('NOT_EQUAL')),
+    ('reduce_mean_hw_keep', reduce('MEAN', [2, 7, 5, 17], [1, 2], [2, 1, 1, 17], keep=True)),
+    ('reduce_sum_rank3_keep_negative_axis', reduce('SUM', [3, 9, 5], [-1], [3, 9, 1], keep=True)),
+    ('reduce_max_rank3', reduce('REDUCE_MAX', [3, 9, 5], [1], [3, 5])),
+    ('layout_pad_rank3', pad_rank3),
+    ('layout_strided_slice_steps', strided_slice_steps),
+    ('layout_strided_slice_reverse', strided_slice_reverse),
+    ('layout_reshape_ranks', reshape_ranks),
+    ('matmul_fc_flatten', fully_connected([2, 5, 17], [10, 5], False)),
+    ('matmul_broadcast_rank4', batch_matmul([2, 1, 5, 7], [1, 3, 7, 3], [2, 3, 5, 3])),
+    ('unary_rsqrt_rank0', rsqrt_rank0),
+    ('reduce_sum_all_rank0', sum_all_rank0),
 ]
