@@ -598,6 +598,10 @@ static vki_status read_quantization(loader *L, const vki_fb_table *t, const labe
         else if (out->dtype != VKI_DTYPE_INT32 && (zero[c] < lo || zero[c] > hi))
             st = bad(L, VKI_ERROR_MODEL_FORMAT, "%s: zero point %lld is outside %d..%d", lb->s,
                      (long long)zero[c], lo, hi);
+        /* An int32 (bias) zero point is 0 in practice; any int32 keeps q - zero in range. */
+        else if (out->dtype == VKI_DTYPE_INT32 && (zero[c] < INT32_MIN || zero[c] > INT32_MAX))
+            st = bad(L, VKI_ERROR_MODEL_FORMAT, "%s: zero point %lld does not fit int32", lb->s,
+                     (long long)zero[c]);
     }
     if (st == VKI_OK && out->data) {
         st = dequantize_constant(L, lb, out, n, scale, zero, axis);
