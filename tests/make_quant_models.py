@@ -98,6 +98,19 @@ def run_litert(node_modules, model_bytes, inputs, workdir, name):
 X_SHAPE = [1, 9, 7, 3]
 
 
+def add_tensor(tensors, index, name, shape, ttype='float32', data=None, q=None):
+    """Appends a spec tensor (data and quantization optional) and records its index by
+    name; returns the index."""
+    t = {'name': name, 'shape': shape, 'type': ttype}
+    if data is not None:
+        t['data'] = data
+    if q:
+        t['quant'] = q
+    index[name] = len(tensors)
+    tensors.append(t)
+    return index[name]
+
+
 def cnn_layers():
     w1, s1 = [5, 3, 3, 3], None
     w1v = rand(count(w1), -0.6, 0.6)
@@ -122,14 +135,7 @@ def cnn_spec(layers, quant, grids=None):
     tensors, index = [], {}
 
     def add(name, shape, ttype='float32', data=None, q=None):
-        t = {'name': name, 'shape': shape, 'type': ttype}
-        if data is not None:
-            t['data'] = data
-        if q:
-            t['quant'] = q
-        index[name] = len(tensors)
-        tensors.append(t)
-        return index[name]
+        return add_tensor(tensors, index, name, shape, ttype, data, q)
 
     def grid(name):
         s, z = grids[name]
@@ -215,14 +221,7 @@ def pool_spec(io, grids=None):
     tensors, index = [], {}
 
     def add(name, shape, ttype='float32', data=None, q=None):
-        t = {'name': name, 'shape': shape, 'type': ttype}
-        if data is not None:
-            t['data'] = data
-        if q:
-            t['quant'] = q
-        index[name] = len(tensors)
-        tensors.append(t)
-        return index[name]
+        return add_tensor(tensors, index, name, shape, ttype, data, q)
 
     def grid(name, shift=0):
         sc, z = grids[name]
