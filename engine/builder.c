@@ -98,9 +98,17 @@ vki_status vki_build_bind_output(vki_build *b, vki_dispatch *d, const vki_op *op
         else
             d->overflow = 1;
     } else {
+        d->out_binding = d->n_bindings;
         vki_dispatch_bind_tensor(d, op->outputs[0]);
     }
     if (fu->has_residual) {
+        /* STORE_OUTPUT reads the residual at the index it stores, in the same invocation
+         * (common.glsl), so a residual of the output's shape may share its storage. */
+        const vki_tensor *res = &b->m->tensors[fu->residual], *out = &b->m->tensors[op->outputs[0]];
+        vki_shape4 rs = vki_tensor_shape4(res), os = vki_tensor_shape4(out);
+        vki_shape4 rr = vki_tensor_rows(res), orr = vki_tensor_rows(out);
+        if (!fu->dense_out && !memcmp(&rs, &os, sizeof rs) && !memcmp(&rr, &orr, sizeof rr))
+            d->same_index_reads |= 1u << d->n_bindings;
         vki_define_int(d, "RESIDUAL", 1);
         vki_define_int(d, "RES_BINDING", d->n_bindings);
         if (fu->pre_activation != VKI_ACT_NONE) vki_define_int(d, "RES_PRE_ACT", fu->pre_activation);
@@ -183,6 +191,8 @@ vki_status vki_build_open(vki_build *b, const vki_context *ctx, const vki_model 
     if (s) return s;
     for (int t = 0; t < model->n_tensors; t++) b->storage_of[t] = storage_root(b, t);
     vki_precision_tensors(&b->view, b->skip, b->op_half, b->storage_of, b->tensor_half);
+    s = vki_build_schedule(b);
+    if (s) return s;
     for (int o = 0; o < model->n_ops; o++)
         if (!b->skip[o]) b->precision.fp16_ops += b->op_half[o], b->precision.ops++;
     b->precision.fp16_arithmetic = cfg->fp16_arith;

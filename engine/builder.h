@@ -35,12 +35,21 @@ struct vki_build {
     unsigned char *op_half;     /* per op: outputs and weights stored fp16 */
     unsigned char *tensor_half; /* per tensor: stored fp16 */
     vki_precision_report precision;
+    struct {
+        uint64_t stored_peak, peak;  /* live-byte peaks of the stored and the chosen order */
+        int exact, reordered;        /* the order search was exhaustive; it moved dispatches */
+        int in_place;                /* dispatches writing over their input's storage */
+    } schedule;
 };
 
 /* Runs the passes and lets every op emit; on failure the build is left safe to close. */
 vki_status vki_build_open(vki_build *b, const vki_context *ctx, const vki_model *model,
                           const vki_graph_config *cfg);
 void vki_build_close(vki_build *b);
+
+/* The schedule stage (schedule.c): a memory-aware dispatch order (VKI_PASS_ORDER) and
+ * in-place storage (VKI_PASS_IN_PLACE), after emit and before memory. */
+vki_status vki_build_schedule(vki_build *b);
 
 /* Bytes of tensor t in PHWC4, in its storage precision. */
 uint64_t vki_build_tensor_bytes(const vki_build *b, int t);

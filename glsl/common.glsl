@@ -25,10 +25,18 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 #define VKI_CAT(a, b) VKI_CAT_(a, b)
 #define STORAGE_TYPE(b) VKI_CAT(STORE4_, b)
 
+// IN_PLACE: the engine gave the output the storage of an input that the kernel reads only
+// at the index it writes, before writing it (engine/schedule.c); the two tensor bindings
+// then alias, so they are not declared restrict.
+#ifdef IN_PLACE
+#define TENSOR_RESTRICT
+#else
+#define TENSOR_RESTRICT restrict
+#endif
 #define TENSOR_IN(b, name) \
-    layout(std430, set = 0, binding = b) readonly restrict buffer name##_block { STORAGE_TYPE(b) name[]; };
+    layout(std430, set = 0, binding = b) readonly TENSOR_RESTRICT buffer name##_block { STORAGE_TYPE(b) name[]; };
 #define TENSOR_OUT(b, name) \
-    layout(std430, set = 0, binding = b) writeonly restrict buffer name##_block { STORAGE_TYPE(b) name[]; }; \
+    layout(std430, set = 0, binding = b) writeonly TENSOR_RESTRICT buffer name##_block { STORAGE_TYPE(b) name[]; }; \
     void name##_store(int i, vec4 v) { name[i] = STORAGE_TYPE(b)(v); }
 // Weights are stored in the precision of the op that reads them.
 #define WEIGHTS(b, name) \

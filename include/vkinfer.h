@@ -297,10 +297,11 @@ typedef enum vki_memory_strategy {
     VKI_MEMORY_STRATEGY_COUNT
 } vki_memory_strategy;
 
-/* Graph passes (engine/passes.c), in the order they run: X(NAME, BIT, "name"). Each folds
- * ops into others so that fewer dispatches run; none changes what a graph computes (fp32
- * outputs stay bit-identical where the fused kernel does the same arithmetic, as all of
- * these do). Turning one off is for comparing and debugging. */
+/* Graph passes, in the order they run: X(NAME, BIT, "name"). The first six (engine/passes.c)
+ * fold ops into others so that fewer dispatches run; the last two (engine/schedule.c) change
+ * only where intermediates live and when dispatches run, to lower the memory they need. None
+ * changes what a graph computes (fp32 outputs stay bit-identical where the fused kernel does
+ * the same arithmetic, as all of these do). Turning one off is for comparing and debugging. */
 #define VKI_PASS_LIST(X)                                                                    \
     X(ACTIVATION, 0, "activation")       /* RELU, RELU6, TANH, LOGISTIC, HARD_SWISH into   \
                                             their producer's activation */                  \
@@ -311,7 +312,11 @@ typedef enum vki_memory_strategy {
     X(OUTPUT_LAYOUT, 4, "output_layout") /* RESHAPE / CONCATENATION heads: producers write \
                                             the graph output's dense layout */              \
     X(DW_PW, 5, "dw_pw")                 /* depthwise + 1x1 conv in one dispatch (where it \
-                                            pays: CPU devices) */
+                                            pays: CPU devices) */                           \
+    X(IN_PLACE, 6, "in_place")           /* an elementwise dispatch (or a residual epilogue) \
+                                            writes over the input it reads last */          \
+    X(ORDER, 7, "order")                 /* dispatches in an order with a lower peak of     \
+                                            live bytes */
 
 #define VKI_PASS_ENUM_(name, bit, text) VKI_PASS_##name = 1u << bit,
 enum { VKI_PASS_LIST(VKI_PASS_ENUM_) };

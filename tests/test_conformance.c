@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *env_or(const char *name, const char *fallback) {
     const char *v = getenv(name);
@@ -334,3 +335,84 @@ Test(passes_agree, face_detection_full_range) { passes_agree("face_detection_ful
 Test(passes_agree, selfie_segmentation) { passes_agree("selfie_segmentation"); }
 Test(passes_agree, hand_landmark_lite) { passes_agree("hand_landmark_lite"); }
 Test(passes_agree, pose_landmark_lite) { passes_agree("pose_landmark_lite"); }
+
+/* The schedule stage (in-place outputs and the memory-aware order) moves bytes and
+ * dispatches, never arithmetic: on every MediaPipe model here, in fp32 and fp16, outputs
+ * with it must be bit-identical to those without it, and the lower bound of live bytes
+ * must never be higher. Prints both bounds. */
+static const char *const mediapipe_models[] = {
+    "face_detection_short_range", "face_detection_full_range", "face_detection_full_range_sparse",
+    "face_landmark", "hand_landmark_lite", "hand_landmark_full", "palm_detection_lite",
+    "palm_detection_full", "pose_landmark_lite", "pose_landmark_full", "pose_landmark_heavy",
+    "selfie_segmentation", "selfie_segmentation_landscape",
+};
+
+static float *run_seeded(vki_graph *g, vki_model *m, uint32_t seed, size_t *bytes) {
+    for (int i = 0; i < vki_model_input_count(m); i++) {
+        vki_tensor_info t;
+        vki_model_input_info(m, i, &t);
+        float *in = malloc(t.element_count * sizeof(float));
+        cr_assert(in);
+        harness_fill(in, t.element_count, seed + (uint32_t)i, -1.0f, 1.0f);
+        cr_assert_eq(vki_graph_set_input(g, i, in, t.element_count * sizeof(float)), VKI_OK);
+        free(in);
+    }
+    cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+    size_t total = 0;
+    for (int i = 0; i < vki_model_output_count(m); i++) {
+        vki_tensor_info t;
+        vki_model_output_info(m, i, &t);
+        total += t.element_count;
+    }
+    float *out = malloc((total ? total : 1) * sizeof(float)), *at = out;
+    cr_assert(out);
+    for (int i = 0; i < vki_model_output_count(m); i++) {
+        vki_tensor_info t;
+        vki_model_output_info(m, i, &t);
+        cr_assert_eq(vki_graph_get_output(g, i, at, t.element_count * sizeof(float)), VKI_OK);
+        at += t.element_count;
+    }
+    *bytes = total * sizeof(float);
+    return out;
+}
+
+static void schedule_agrees(vki_precision precision) {
+    int tried = 0;
+    for (size_t k = 0; k < sizeof mediapipe_models / sizeof mediapipe_models[0]; k++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s.tflite", env_or("VKI_MODEL_DIR", "models/cache"),
+                 mediapipe_models[k]);
+        vki_model *m = NULL;
+        if (vki_model_load_file(path, &m) != VKI_OK) continue;   /* device runs carry a few */
+        tried++;
+        float *out[2];
+        size_t bytes[2];
+        vki_memory_report mem[2];
+        for (int on = 0; on < 2; on++) {
+            vki_graph_options o = {.precision = precision,
+                                   .disable_passes = on ? 0 : VKI_PASS_IN_PLACE | VKI_PASS_ORDER};
+            vki_graph *g = NULL;
+            cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_OK, "%s: %s",
+                         mediapipe_models[k], vki_last_error());
+            cr_assert_eq(vki_graph_memory(g, &mem[on]), VKI_OK);
+            out[on] = run_seeded(g, m, 0x5EEDu + (uint32_t)k, &bytes[on]);
+            vki_graph_destroy(g);
+        }
+        size_t n = bytes[0] / sizeof(float), at = 0;
+        while (at < n && !memcmp(&out[0][at], &out[1][at], sizeof(float))) at++;
+        cr_assert(bytes[0] == bytes[1] && at == n, "%s: outputs with the schedule stage differ at "
+                  "float %zu (%.9g, without %.9g)", mediapipe_models[k], at,
+                  at < n ? out[1][at] : 0.0, at < n ? out[0][at] : 0.0);
+        cr_assert_leq(mem[1].lower_bound_bytes, mem[0].lower_bound_bytes, "%s: the bound went up",
+                      mediapipe_models[k]);
+        printf("schedule: %s: lower bound %.3f MB stored, %.3f MB in place and reordered\n",
+               mediapipe_models[k], mem[0].lower_bound_bytes / 1e6, mem[1].lower_bound_bytes / 1e6);
+        free(out[0]);
+        free(out[1]);
+        vki_model_destroy(m);
+    }
+    cr_assert_gt(tried, 0, "no MediaPipe model in %s", env_or("VKI_MODEL_DIR", "models/cache"));
+}
+
+Test(schedule, bit_identical_fp32, .timeout = 900) { schedule_agrees(VKI_PRECISION_FP32); }
+Test(schedule, bit_identical_fp16, .timeout = 900) { schedule_agrees(VKI_PRECISION_FP16); }

@@ -26,7 +26,7 @@
       "tolerance of fp32")                                                                     \
     X(INFO, "info", "[MODEL]", "list the Vulkan devices (* = the one chosen); with MODEL its "   \
       "inputs, outputs, task and every op")                                                    \
-    X(PLAN, "plan", "MODEL", "every memory strategy's plan for the model's intermediates")     \
+    X(PLAN, "plan", "MODEL", "every memory strategy's plan: stored order, in place, chosen order") \
     X(HELP, "help", "[VERB]", "this help, or a verb's")                                         \
     X(VERSION, "version", "", "the tool's and the library's version")
 

@@ -582,7 +582,59 @@ static int cmd_info(const cli *c) {
     return unsupported ? 1 : 0;
 }
 
-/* One row per strategy: bytes, objects, ratio to the lower bound, planning time. */
+/* The three schedules `plan` compares: the stored order with every storage its own, then
+ * in-place outputs, then also the memory-aware order (the default). */
+enum { SCHED_STORED, SCHED_IN_PLACE, SCHED_CHOSEN, SCHED_COUNT };
+static const char *const sched_keys[SCHED_CHOSEN] = {"stored_order", "in_place"};
+static const unsigned sched_off[SCHED_COUNT] = {VKI_PASS_IN_PLACE | VKI_PASS_ORDER, VKI_PASS_ORDER, 0};
+
+static void plan_json(const vki_memory_plan_info *p) {
+    double lb = (double)p[0].lower_bound_bytes;
+    printf("\"tensors\": %d, \"lower_bound_bytes\": %llu, \"plans\": [", p[0].tensors,
+           (unsigned long long)p[0].lower_bound_bytes);
+    for (int i = 0; i < VKI_MEMORY_STRATEGY_COUNT; i++) {
+        cli_json_sep(stdout, i);
+        printf("\n  {\"strategy\": \"%s\", \"chosen\": ", strategy_names[i]);
+        cli_json_string(stdout, p[i].name);
+        printf(", \"total_bytes\": %llu, \"objects\": %d, \"ratio_to_lower_bound\": %.4f, "
+               "\"plan_ms\": %.3f", (unsigned long long)p[i].total_bytes, p[i].objects,
+               lb > 0 ? (double)p[i].total_bytes / lb : 1.0, p[i].plan_ms);
+        if (i == VKI_MEMORY_OPTIMAL)
+            printf(", \"proven_optimal\": %s", p[i].proven_optimal ? "true" : "false");
+        printf("}");
+    }
+    printf("\n]");
+}
+
+static void plan_table(const char *model, vki_memory_plan_info p[][VKI_MEMORY_STRATEGY_COUNT]) {
+    const vki_memory_plan_info *chosen = p[SCHED_CHOSEN];
+    printf("%s: lower bound %.3f MB in the stored order (%d intermediates), %.3f MB with "
+           "in-place outputs (%d), %.3f MB in the chosen order (%d)\n", model,
+           p[SCHED_STORED][0].lower_bound_bytes / 1e6, p[SCHED_STORED][0].tensors,
+           p[SCHED_IN_PLACE][0].lower_bound_bytes / 1e6, p[SCHED_IN_PLACE][0].tensors,
+           chosen[0].lower_bound_bytes / 1e6, chosen[0].tensors);
+    printf("%-18s %18s %18s %18s %8s %9s\n", "", "stored order", "in place", "chosen order", "", "");
+    printf("%-18s %10s %7s %10s %7s %10s %7s %8s %9s\n", "strategy", "MB", "x bound", "MB",
+           "x bound", "MB", "x bound", "objects", "plan ms");
+    for (int i = 0; i < VKI_MEMORY_STRATEGY_COUNT; i++) {
+        char name[64];
+        if (i == VKI_MEMORY_BEST) snprintf(name, sizeof name, "best (%s)", chosen[i].name);
+        else if (i == VKI_MEMORY_OPTIMAL)
+            snprintf(name, sizeof name, "optimal%s", chosen[i].proven_optimal ? " (proven)" : " (budget)");
+        else snprintf(name, sizeof name, "%s", strategy_names[i]);
+        printf("%-18s", name);
+        for (int k = 0; k < SCHED_COUNT; k++) {
+            double lb = (double)p[k][i].lower_bound_bytes;
+            printf(" %10.3f %7.3f", p[k][i].total_bytes / 1e6, lb > 0 ? p[k][i].total_bytes / lb : 1.0);
+        }
+        char objects[16] = "-";
+        if (chosen[i].objects) snprintf(objects, sizeof objects, "%d", chosen[i].objects);
+        printf(" %8s %9.3f\n", objects, chosen[i].plan_ms);
+    }
+}
+
+/* One row per strategy and a column group per schedule: bytes and ratio to that schedule's
+ * lower bound; objects and planning time of the chosen schedule. */
 static int cmd_plan(const cli *c) {
     vki_model *m = NULL;
     vki_context *ctx = NULL;
@@ -590,42 +642,27 @@ static int cmd_plan(const cli *c) {
     vki_status s = vki_model_load_file(model, &m);
     if (s) return cli_fail("loading the model", s);
     if ((s = cli_context(c, &ctx))) { vki_model_destroy(m); return cli_fail("opening the device", s); }
-    vki_graph_options opts = {.precision = c->precision};
-    vki_memory_plan_info p[VKI_MEMORY_STRATEGY_COUNT];
-    s = vki_memory_plans(ctx, m, &opts, p, VKI_MEMORY_STRATEGY_COUNT);
+    vki_memory_plan_info p[SCHED_COUNT][VKI_MEMORY_STRATEGY_COUNT];
+    for (int k = 0; k < SCHED_COUNT && !s; k++) {
+        vki_graph_options opts = {.precision = c->precision, .disable_passes = sched_off[k]};
+        s = vki_memory_plans(ctx, m, &opts, p[k], VKI_MEMORY_STRATEGY_COUNT);
+    }
     if (s) { vki_context_destroy(ctx); vki_model_destroy(m); return cli_fail("planning", s); }
-    double lb = (double)p[0].lower_bound_bytes;
+    const vki_memory_plan_info *chosen = p[SCHED_CHOSEN];
     if (c->json) {
+        /* The top level is the schedule graphs get; the other two follow by name. */
         printf("{\"model\": ");
         cli_json_string(stdout, model);
-        printf(", \"tensors\": %d, \"lower_bound_bytes\": %llu, \"plans\": [", p[0].tensors,
-               (unsigned long long)p[0].lower_bound_bytes);
-        for (int i = 0; i < VKI_MEMORY_STRATEGY_COUNT; i++) {
-            cli_json_sep(stdout, i);
-            printf("\n  {\"strategy\": \"%s\", \"chosen\": ", strategy_names[i]);
-            cli_json_string(stdout, p[i].name);
-            printf(", \"total_bytes\": %llu, \"objects\": %d, \"ratio_to_lower_bound\": %.4f, "
-                   "\"plan_ms\": %.3f", (unsigned long long)p[i].total_bytes, p[i].objects,
-                   lb > 0 ? (double)p[i].total_bytes / lb : 1.0, p[i].plan_ms);
-            if (i == VKI_MEMORY_OPTIMAL)
-                printf(", \"proven_optimal\": %s", p[i].proven_optimal ? "true" : "false");
+        printf(", ");
+        plan_json(chosen);
+        for (int k = 0; k < SCHED_CHOSEN; k++) {
+            printf(",\n \"%s\": {", sched_keys[k]);
+            plan_json(p[k]);
             printf("}");
         }
-        printf("\n]}\n");
+        printf("}\n");
     } else {
-        printf("%s: %d intermediate tensors, lower bound %.3f MB\n", model, p[0].tensors, lb / 1e6);
-        printf("%-18s %12s %8s %9s %10s\n", "strategy", "MB", "objects", "x bound", "plan ms");
-        for (int i = 0; i < VKI_MEMORY_STRATEGY_COUNT; i++) {
-            char name[64];
-            if (i == VKI_MEMORY_BEST) snprintf(name, sizeof name, "best (%s)", p[i].name);
-            else if (i == VKI_MEMORY_OPTIMAL)
-                snprintf(name, sizeof name, "optimal%s", p[i].proven_optimal ? " (proven)" : " (budget)");
-            else snprintf(name, sizeof name, "%s", strategy_names[i]);
-            char objects[16] = "-";
-            if (p[i].objects) snprintf(objects, sizeof objects, "%d", p[i].objects);
-            printf("%-18s %12.3f %8s %9.3f %10.3f\n", name, p[i].total_bytes / 1e6, objects,
-                   lb > 0 ? (double)p[i].total_bytes / lb : 1.0, p[i].plan_ms);
-        }
+        plan_table(model, p);
     }
     vki_context_destroy(ctx);
     vki_model_destroy(m);

@@ -136,6 +136,10 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     for (int i = 0; i < n; i++) {
         define_operand(&d, prefix[i], e[i], out);
         vki_shape4 s = {1, e[i][0] * e[i][1] * e[i][2], e[i][3], e[i][4]};
+        /* An operand of the output's own extents is read at the index written. */
+        int whole = 1;
+        for (int j = 0; j < 5; j++) whole &= e[i][j] == out[j];
+        if (whole) d.same_index_reads |= 1u << d.n_bindings;
         vki_status st = vki_build_bind_operand(b, &d, op->inputs[i], s);
         if (st) return st;
     }

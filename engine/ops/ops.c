@@ -93,6 +93,7 @@ void vki_dispatch_init(vki_dispatch *d, const char *kernel, vki_wg_class wg_clas
     d->kernel = kernel;
     d->wg_class = wg_class;
     d->grid[0] = d->grid[1] = d->grid[2] = 1;
+    d->out_binding = -1;
 }
 
 static void bind(vki_dispatch *d, vki_binding_kind kind, int index) {

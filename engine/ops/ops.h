@@ -48,6 +48,13 @@ typedef struct vki_dispatch {
     /* Which form of the kernel the op chose, for the profile ("1x1 4sx8p", "dw3x3s2 4c");
      * empty where the kernel has one form. */
     char variant[32];
+    /* In place: bit i set when the kernel reads binding i only at the PHWC4 index it writes
+     * binding out_binding at, in the same invocation and before writing it (elementwise
+     * kernels, a residual read in the epilogue). The schedule stage may then give the output
+     * the storage of that input where this dispatch is its last reader. out_binding: the
+     * tensor binding the kernel writes, -1 where none may be shared. */
+    unsigned same_index_reads;
+    int out_binding;
 } vki_dispatch;
 
 typedef struct vki_build vki_build;   /* owned by the graph builder */

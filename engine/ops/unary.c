@@ -42,6 +42,8 @@ vki_status vki_unary_emit(vki_build *b, const vki_model *m, const vki_op *op, vk
     vki_define_shape(d, "OUT", out);
     vki_dispatch_bind_tensor(d, op->inputs[0]);
     vki_dispatch_bind_tensor(d, op->outputs[0]);
+    d->same_index_reads = 1u << 0;   /* unary.comp: dst[i] = f(src[i]) */
+    d->out_binding = 1;
     vki_dispatch_grid_phwc4(d, out);
     return vki_build_dispatch(b, d);
 }
