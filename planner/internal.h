@@ -56,10 +56,22 @@ VKI_PLAN_INTERNAL int vki_plan_min_cost_flow(const vki_plan_tensor *t, int n, in
 VKI_PLAN_INTERNAL int vki_plan_arena(const vki_plan_tensor *t, int n, uint64_t align,
                                      uint64_t *offsets, uint64_t *total);
 
+/* The decision form of the exact search: offsets whose total is the aligned lower bound, within
+ * a node and a time budget. *outcome is VKI_PLAN_BOUND_REACHED (offsets[n] and *total filled),
+ * VKI_PLAN_BOUND_INFEASIBLE (no plan reaches the bound; offsets untouched) or
+ * VKI_PLAN_BOUND_UNKNOWN (a budget ran out, or the set is too big to search). */
+enum { VKI_PLAN_BOUND_UNKNOWN = -1, VKI_PLAN_BOUND_INFEASIBLE = 0, VKI_PLAN_BOUND_REACHED = 1 };
+VKI_PLAN_INTERNAL int vki_plan_bound_search(const vki_plan_tensor *t, int n, uint64_t align,
+                                            long long node_budget, double time_budget_ms,
+                                            uint64_t *offsets, uint64_t *total, int *outcome);
+
 /* Improves an incumbent offset plan (offsets[n], *total, both multiples of align) in place.
- * *proven is 1 when the search showed that nothing smaller exists. */
+ * at_least (a multiple of align, or 0) is a total that every plan is known to need, beyond the
+ * aligned lower bound: the bound + align once the bound is proven infeasible. *proven is 1 when
+ * the search showed that nothing smaller exists. */
 VKI_PLAN_INTERNAL int vki_plan_optimal_search(const vki_plan_tensor *t, int n, uint64_t align,
-                                              long long node_budget, double time_budget_ms,
-                                              uint64_t *offsets, uint64_t *total, int *proven);
+                                              uint64_t at_least, long long node_budget,
+                                              double time_budget_ms, uint64_t *offsets,
+                                              uint64_t *total, int *proven);
 
 #endif

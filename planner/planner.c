@@ -1,6 +1,7 @@
 /* planner.c: the planner's public entry points: argument checks, NAIVE, laying shared
- * objects out back to back, BEST and OPTIMAL's incumbent, the plan checker, and
- * the old vki_plan_offsets wrapper. The strategies themselves live in their own modules. */
+ * objects out back to back, BEST (with the search for a plan at the bound) and OPTIMAL's
+ * incumbent, the plan checker, and the old vki_plan_offsets wrapper. The strategies and the
+ * searches themselves live in their own modules. */
 #include "internal.h"
 
 #include "../tuner/stats.h"
@@ -63,6 +64,8 @@ typedef struct plan_settings {
     uint64_t align;
     long long optimal_nodes;
     double optimal_ms;
+    long long bound_nodes;
+    double bound_ms;
 } plan_settings;
 
 static void release_arrays(vki_plan *p) {
@@ -80,7 +83,11 @@ static int make_strategy(const vki_plan_tensor *t, int n, vki_plan_strategy s,
 /* A plan's object count for tie-breaking: one arena counts as one object. */
 static int allocations(const vki_plan *p) { return p->object_of ? p->n_objects : 1; }
 
-static int make_best(const vki_plan_tensor *t, int n, const plan_settings *set, vki_plan *p) {
+/* The smallest fast plan; when it is above the aligned lower bound, the search for a plan at
+ * the bound runs, and its plan wins if found. *bound_outcome says what is known of the bound:
+ * VKI_PLAN_BOUND_REACHED when the plan is at it. */
+static int make_best(const vki_plan_tensor *t, int n, const plan_settings *set, vki_plan *p,
+                     int *bound_outcome) {
     /* ARENA first, so that on equal totals and counts it keeps the single arena. */
     static const vki_plan_strategy fast[] = {VKI_PLAN_ARENA, VKI_PLAN_GREEDY_BY_SIZE,
                                              VKI_PLAN_GREEDY_BY_BREADTH, VKI_PLAN_MIN_COST_FLOW};
@@ -104,6 +111,25 @@ static int make_best(const vki_plan_tensor *t, int n, const plan_settings *set, 
         }
     }
     if (!have) return rc;
+    *bound_outcome = VKI_PLAN_BOUND_UNKNOWN;
+    int overflow = 0;
+    uint64_t bound = vki_plan_align_up(p->lower_bound, set->align, &overflow);
+    if (!overflow && best.total <= bound) {
+        *bound_outcome = VKI_PLAN_BOUND_REACHED;
+    } else if (!overflow) {
+        uint64_t *offsets = malloc(sizeof *offsets * (size_t)(n ? n : 1)), total = 0;
+        if (!offsets) { release_arrays(&best); return VKI_PLAN_ENOMEM; }
+        rc = vki_plan_bound_search(t, n, set->align, set->bound_nodes, set->bound_ms, offsets,
+                                   &total, bound_outcome);
+        if (rc) { free(offsets); release_arrays(&best); return rc; }
+        if (*bound_outcome == VKI_PLAN_BOUND_REACHED) {
+            release_arrays(&best);
+            best = (vki_plan){.strategy = VKI_PLAN_OPTIMAL, .offsets = offsets, .total = total};
+        } else {
+            free(offsets);
+        }
+    }
+    p->proven_optimal = *bound_outcome == VKI_PLAN_BOUND_REACHED;
     p->strategy = best.strategy;
     p->offsets = best.offsets;
     p->object_of = best.object_of;
@@ -116,11 +142,14 @@ static int make_best(const vki_plan_tensor *t, int n, const plan_settings *set, 
 static int make_strategy(const vki_plan_tensor *t, int n, vki_plan_strategy s,
                          const plan_settings *set, vki_plan *p) {
     size_t count = (size_t)(n ? n : 1);
-    if (s == VKI_PLAN_BEST) return make_best(t, n, set, p);
+    int bound_outcome;
+    if (s == VKI_PLAN_BEST) return make_best(t, n, set, p, &bound_outcome);
     p->strategy = s;
     if (s == VKI_PLAN_OPTIMAL) {
-        /* Start from the best heuristic, in offset form, and let the search improve it. */
-        int rc = make_best(t, n, set, p);
+        /* BEST already searched for a plan at the bound. When it found none, start from its
+         * plan, in offset form, and let the minimising search improve it; a bound proven
+         * infeasible raises what the search needs to reach to call its plan optimal. */
+        int rc = make_best(t, n, set, p, &bound_outcome);
         if (rc) return rc;
         p->strategy = VKI_PLAN_OPTIMAL;
         free(p->object_of);
@@ -128,8 +157,16 @@ static int make_strategy(const vki_plan_tensor *t, int n, vki_plan_strategy s,
         p->object_of = NULL;
         p->object_size = NULL;
         p->n_objects = 0;
-        return vki_plan_optimal_search(t, n, set->align, set->optimal_nodes, set->optimal_ms,
-                                       p->offsets, &p->total, &p->proven_optimal);
+        if (bound_outcome == VKI_PLAN_BOUND_REACHED) return VKI_PLAN_OK;
+        int overflow = 0;
+        uint64_t at_least = 0;
+        if (bound_outcome == VKI_PLAN_BOUND_INFEASIBLE) {
+            at_least = vki_plan_align_up(p->lower_bound, set->align, &overflow);
+            at_least = overflow || at_least > UINT64_MAX - set->align ? 0 : at_least + set->align;
+        }
+        return vki_plan_optimal_search(t, n, set->align, at_least, set->optimal_nodes,
+                                       set->optimal_ms, p->offsets, &p->total,
+                                       &p->proven_optimal);
     }
     p->offsets = calloc(count, sizeof *p->offsets);
     if (!p->offsets) return VKI_PLAN_ENOMEM;
@@ -161,11 +198,14 @@ int vki_plan_make(const vki_plan_tensor *t, int n, vki_plan_strategy s, const vk
     if (n < 0 || (n > 0 && !t) || (int)s < 0 || s >= VKI_PLAN_STRATEGY_COUNT) return -1;
     for (int i = 0; i < n; i++)
         if (t[i].first < 0 || t[i].first > t[i].last) return -1;
-    plan_settings set = {1, DEFAULT_OPTIMAL_NODES, DEFAULT_OPTIMAL_MS};
+    plan_settings set = {1, DEFAULT_OPTIMAL_NODES, DEFAULT_OPTIMAL_MS, VKI_PLAN_DEFAULT_BOUND_NODES,
+                         VKI_PLAN_DEFAULT_BOUND_TIME_MS};
     if (o) {
         if (o->alignment) set.align = o->alignment;
         if (o->optimal_node_budget > 0) set.optimal_nodes = o->optimal_node_budget;
         if (o->optimal_time_budget_ms > 0) set.optimal_ms = o->optimal_time_budget_ms;
+        if (o->bound_node_budget > 0) set.bound_nodes = o->bound_node_budget;
+        if (o->bound_time_budget_ms > 0) set.bound_ms = o->bound_time_budget_ms;
     }
     out->n_tensors = n;
     out->lower_bound = vki_plan_lower_bound(t, n);
@@ -304,7 +344,7 @@ int vki_plan_check(const vki_plan_tensor *t, int n, const vki_plan_options *o, c
 
 int vki_plan_offsets(const vki_plan_tensor *tensors, int n, uint64_t alignment,
                      vki_plan_strategy strategy, uint64_t *offsets, uint64_t *total) {
-    vki_plan_options opt = {alignment, 0, 0};
+    vki_plan_options opt = {.alignment = alignment};
     vki_plan p;
     if (!total || (n > 0 && !offsets)) return -1;
     if (vki_plan_make(tensors, n, strategy, &opt, &p)) return -1;

@@ -1,10 +1,13 @@
 /* test_planner.c: the memory planner alone (pure C, no device): the paper's Figure 5 example,
- * every strategy on randomised lifetimes through the checker, OPTIMAL against a test-only brute
- * force, the checker's own rejections, edge cases, and a timing print. */
+ * every strategy on randomised lifetimes through the checker, OPTIMAL and the search for a plan
+ * at the bound against a test-only brute force, BEST on the MediaPipe lifetime sets of
+ * tests/data/plan, the checker's own rejections, edge cases, and a timing print. */
+#include "../planner/internal.h"
 #include "../planner/planner.h"
 #include "../tuner/stats.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +53,7 @@ static const vki_plan_tensor figure5[] = {
 };
 
 Test(planner, figure5_greedy_by_size_is_104) {
-    vki_plan_options o = {1, 0, 0};
+    vki_plan_options o = {.alignment = 1};
     vki_plan p = plan_checked(figure5, 5, VKI_PLAN_GREEDY_BY_SIZE, &o);
     cr_assert_eq(p.total, 104, "greedy_by_size total %llu", (unsigned long long)p.total);
     cr_assert_eq(p.n_objects, 3);
@@ -58,7 +61,7 @@ Test(planner, figure5_greedy_by_size_is_104) {
 }
 
 Test(planner, figure5_every_strategy) {
-    vki_plan_options o = {1, 0, 0};
+    vki_plan_options o = {.alignment = 1};
     for (int k = 0; k < N_STRATEGIES; k++) {
         vki_plan p = plan_checked(figure5, 5, all_strategies[k], &o);
         printf("figure5 %-17s total %3llu  objects %d  lower bound %llu%s%s%s\n",
@@ -110,12 +113,13 @@ static int random_set(uint64_t seed, vki_plan_tensor *t, int max_n, uint64_t *al
 Test(planner, random_sets_every_strategy_valid) {
     enum { SETS = 300, MAX_N = 60 };
     vki_plan_tensor t[MAX_N];
-    int proven = 0, improved = 0;
+    int proven = 0, improved = 0, reached = 0;
     for (int set = 0; set < SETS; set++) {
         uint64_t alignment;
         int n = random_set((uint64_t)set + 1, t, MAX_N, &alignment);
-        /* A small search budget keeps 300 sets quick; validity must not depend on it. */
-        vki_plan_options o = {alignment, 20000, 50.0};
+        /* Small search budgets keep 300 sets quick; validity must not depend on them. */
+        vki_plan_options o = {.alignment = alignment, .optimal_node_budget = 20000,
+                              .optimal_time_budget_ms = 50.0, .bound_node_budget = 20000};
         uint64_t totals[VKI_PLAN_STRATEGY_COUNT] = {0};
         for (int k = 0; k < N_STRATEGIES; k++) {
             vki_plan p = plan_checked(t, n, all_strategies[k], &o);
@@ -128,24 +132,32 @@ Test(planner, random_sets_every_strategy_valid) {
         cr_assert_eq(totals[VKI_PLAN_NAIVE], naive, "set %d: naive total", set);
         for (int k = 0; k < 4; k++)
             if (totals[fast_strategies[k]] < fast_min) fast_min = totals[fast_strategies[k]];
-        cr_assert_eq(totals[VKI_PLAN_BEST], fast_min, "set %d: best is not the smallest", set);
+        /* BEST is the smallest fast plan, or one at the bound that the search found. */
+        uint64_t bound = align_up(vki_plan_lower_bound(t, n), alignment);
+        cr_assert(totals[VKI_PLAN_BEST] == fast_min ||
+                  (totals[VKI_PLAN_BEST] == bound && bound < fast_min),
+                  "set %d: best %llu, fast strategies %llu, bound %llu", set,
+                  (unsigned long long)totals[VKI_PLAN_BEST], (unsigned long long)fast_min,
+                  (unsigned long long)bound);
+        reached += totals[VKI_PLAN_BEST] < fast_min;
         for (int s = 0; s < VKI_PLAN_STRATEGY_COUNT; s++)
             if (s != VKI_PLAN_OPTIMAL && totals[s] < heuristic_min) heuristic_min = totals[s];
         cr_assert_leq(totals[VKI_PLAN_OPTIMAL], heuristic_min, "set %d: optimal above a heuristic", set);
         improved += totals[VKI_PLAN_OPTIMAL] < heuristic_min;
     }
-    printf("random sets: %d, optimal proven on %d, strictly better than every heuristic on %d\n",
-           SETS, proven, improved);
+    printf("random sets: %d, best at the bound below every fast strategy on %d, optimal proven on "
+           "%d, strictly better than every heuristic on %d\n", SETS, reached, proven, improved);
 }
 
 /* ---- OPTIMAL against brute force ---------------------------------------------------------- */
 
 /* Test-only exhaustive search in units of the alignment: tensors in index order, each at every
- * offset that keeps the height below the best found, no cleverness shared with the planner. */
+ * offset that keeps the height below the best found, no cleverness shared with the planner. It
+ * stops once the best height is at most enough (0: the optimum). */
 typedef struct brute {
     int n;
     const vki_plan_tensor *t;
-    uint64_t units[8], offset[8], best;
+    uint64_t units[16], offset[16], best, enough;
 } brute;
 
 static void brute_place(brute *b, int k, uint64_t height) {
@@ -153,6 +165,7 @@ static void brute_place(brute *b, int k, uint64_t height) {
         if (height < b->best) b->best = height;
         return;
     }
+    if (b->best <= b->enough) return;
     if (!b->units[k]) {
         brute_place(b, k + 1, height);
         return;
@@ -165,6 +178,7 @@ static void brute_place(brute *b, int k, uint64_t height) {
         if (clash) continue;
         b->offset[k] = o;
         brute_place(b, k + 1, height > o + b->units[k] ? height : o + b->units[k]);
+        if (b->best <= b->enough) return;
     }
 }
 
@@ -189,13 +203,241 @@ Test(planner, optimal_matches_brute_force_on_tiny_sets) {
             b.best += u;
         }
         brute_place(&b, 0, 0);
-        vki_plan_options o = {align, 0, 0};
+        vki_plan_options o = {.alignment = align};
         vki_plan p = plan_checked(t, b.n, VKI_PLAN_OPTIMAL, &o);
         cr_assert(p.proven_optimal, "set %d: tiny search not finished", set);
         cr_assert_eq(p.total, b.best * align, "set %d (n=%d, align %llu): optimal %llu, brute force %llu",
                      set, b.n, (unsigned long long)align, (unsigned long long)p.total,
                      (unsigned long long)(b.best * align));
         vki_plan_free(&p);
+    }
+}
+
+/* ---- the search for a plan at the bound, against brute force ------------------------------- */
+
+Test(planner, bound_search_matches_brute_force) {
+    enum { SETS = 1500 };
+    static const uint64_t alignments[] = {1, 16, 256};
+    int reached = 0, infeasible = 0, rounding = 0;
+    for (int set = 0; set < SETS; set++) {
+        uint32_t rng = 0xB0B0CAFEu + (uint32_t)set * 104729u;
+        next64(&rng);
+        uint64_t align = alignments[set % 3];
+        vki_plan_tensor t[8], rounded[8];
+        brute b = {0};
+        b.n = 1 + (int)below(&rng, 7);
+        b.t = t;
+        int steps = 2 + (int)below(&rng, 6);
+        for (int i = 0; i < b.n; i++) {
+            t[i].first = (int)below(&rng, (uint64_t)steps);
+            t[i].last = t[i].first + (int)below(&rng, 4);
+            uint64_t u = below(&rng, 12) == 0 ? 0 : 1 + below(&rng, 7);
+            /* Half the sets have sizes that are multiples of the alignment. */
+            t[i].size = u ? u * align - (set & 4 ? below(&rng, align) : 0) : 0;
+            b.units[i] = u;
+            rounded[i] = (vki_plan_tensor){u * align, t[i].first, t[i].last};
+        }
+        /* BEST and OPTIMAL, which run the search, never go below the optimum; OPTIMAL finds it.
+         * BEST's checked plan caps the brute force's heights, which keeps 8 tensors quick. */
+        vki_plan_options o = {.alignment = align};
+        vki_plan best = plan_checked(t, b.n, VKI_PLAN_BEST, &o);
+        vki_plan optimal = plan_checked(t, b.n, VKI_PLAN_OPTIMAL, &o);
+        b.best = best.total / align + 1;
+        brute_place(&b, 0, 0);
+        uint64_t bound = align_up(vki_plan_lower_bound(t, b.n), align);
+        uint64_t offsets[8], total = 0;
+        int outcome;
+        cr_assert_eq(vki_plan_bound_search(t, b.n, align, 10000000, 1e9, offsets, &total, &outcome),
+                     0);
+        if (b.best * align == bound) {
+            cr_assert_eq(outcome, VKI_PLAN_BOUND_REACHED, "set %d (n=%d, align %llu): the optimum "
+                         "%llu is the bound, the search says %d", set, b.n,
+                         (unsigned long long)align, (unsigned long long)bound, outcome);
+            cr_assert_eq(total, bound);
+            vki_plan p = {.strategy = VKI_PLAN_OPTIMAL, .n_tensors = b.n, .offsets = offsets,
+                          .total = total, .lower_bound = vki_plan_lower_bound(t, b.n)};
+            char why[256];
+            cr_assert(vki_plan_check(t, b.n, &o, &p, why, sizeof why), "set %d: %s", set, why);
+            reached++;
+        } else {
+            cr_assert_eq(outcome, VKI_PLAN_BOUND_INFEASIBLE, "set %d (n=%d, align %llu): optimum "
+                         "%llu above the bound %llu, the search says %d", set, b.n,
+                         (unsigned long long)align, (unsigned long long)(b.best * align),
+                         (unsigned long long)bound, outcome);
+            infeasible++;
+            /* Sizes rounded up to the alignment can stack past the byte bound at one step. */
+            rounding += vki_plan_lower_bound(rounded, b.n) > bound;
+        }
+        cr_assert_geq(best.total, b.best * align, "set %d: best below the optimum", set);
+        if (b.best * align == bound) {
+            cr_assert_eq(best.total, bound, "set %d: best misses the bound", set);
+            cr_assert(best.proven_optimal);
+        }
+        cr_assert_eq(optimal.total, b.best * align, "set %d: optimal %llu, brute force %llu", set,
+                     (unsigned long long)optimal.total, (unsigned long long)(b.best * align));
+        cr_assert(optimal.proven_optimal, "set %d: tiny search not finished", set);
+        vki_plan_free(&best);
+        vki_plan_free(&optimal);
+    }
+    printf("bound search on %d tiny sets: the bound reached on %d, proven infeasible on %d "
+           "(%d of them as their sizes aligned up stack past it)\n", SETS, reached, infeasible, rounding);
+    cr_assert_gt(reached, 0);
+    cr_assert_gt(infeasible, 0);
+}
+
+/* No plan reaches the bound of this set (16; 17 does): the smallest such set found among
+ * random ones, which reach their bound almost always. The brute force confirms it below. */
+static const vki_plan_tensor no_plan_at_bound[10] = {
+    {5, 3, 4}, {1, 2, 4}, {5, 4, 4}, {2, 2, 2}, {1, 0, 3},
+    {4, 0, 2}, {3, 2, 3}, {6, 0, 0}, {5, 0, 3}, {5, 4, 4},
+};
+
+/* That set shuffled, shifted in time, scaled to an alignment, with up to three random tensors
+ * added (which may make the bound reachable again): the brute force, asked only for a plan at
+ * the bound, decides; the search must agree. */
+Test(planner, bound_search_proves_infeasibility) {
+    enum { SETS = 300 };
+    static const uint64_t alignments[] = {1, 16, 256};
+    int reached = 0, infeasible = 0;
+    for (int set = 0; set < SETS; set++) {
+        uint32_t rng = 0x5EEDu + (uint32_t)set * 6151u;
+        next64(&rng);
+        uint64_t align = alignments[set % 3];
+        vki_plan_tensor t[13];
+        int n = 10, shift = (int)below(&rng, 4);
+        for (int i = 0; i < n; i++) t[i] = no_plan_at_bound[i];
+        for (int i = n - 1; i > 0; i--) {
+            int j = (int)below(&rng, (uint64_t)i + 1);
+            vki_plan_tensor swap = t[i];
+            t[i] = t[j];
+            t[j] = swap;
+        }
+        for (int extra = (int)below(&rng, 4); extra > 0; extra--) {
+            int first = (int)below(&rng, 6);
+            t[n++] = (vki_plan_tensor){1 + below(&rng, 3), first, first + (int)below(&rng, 2)};
+        }
+        for (int i = 0; i < n; i++) {
+            t[i].size = t[i].size * align - (set & 4 ? below(&rng, align) : 0);
+            t[i].first += shift;
+            t[i].last += shift;
+        }
+        /* The brute force gets the tensors largest first, which prunes far sooner. */
+        brute b = {0};
+        vki_plan_tensor sorted[13];
+        memcpy(sorted, t, sizeof *t * (size_t)n);
+        for (int i = 1; i < n; i++)
+            for (int j = i; j > 0 && sorted[j].size > sorted[j - 1].size; j--) {
+                vki_plan_tensor swap = sorted[j];
+                sorted[j] = sorted[j - 1];
+                sorted[j - 1] = swap;
+            }
+        b.n = n;
+        b.t = sorted;
+        for (int i = 0; i < n; i++) b.units[i] = (sorted[i].size + align - 1) / align;
+        uint64_t bound = align_up(vki_plan_lower_bound(t, n), align);
+        b.best = bound / align + 1;   /* only plans at the bound */
+        b.enough = bound / align;
+        brute_place(&b, 0, 0);
+        int exists = b.best * align <= bound;
+        uint64_t offsets[13], total = 0;
+        int outcome;
+        cr_assert_eq(vki_plan_bound_search(t, n, align, 10000000, 1e9, offsets, &total, &outcome), 0);
+        cr_assert_eq(outcome, exists ? VKI_PLAN_BOUND_REACHED : VKI_PLAN_BOUND_INFEASIBLE,
+                     "set %d (n=%d, align %llu): brute force %s a plan at %llu, the search says %d",
+                     set, n, (unsigned long long)align, exists ? "finds" : "rules out",
+                     (unsigned long long)bound, outcome);
+        vki_plan_options o = {.alignment = align};
+        vki_plan optimal = plan_checked(t, n, VKI_PLAN_OPTIMAL, &o);
+        if (exists) {
+            cr_assert_eq(total, bound);
+            vki_plan p = {.strategy = VKI_PLAN_OPTIMAL, .n_tensors = n, .offsets = offsets,
+                          .total = total, .lower_bound = vki_plan_lower_bound(t, n)};
+            char why[256];
+            cr_assert(vki_plan_check(t, n, &o, &p, why, sizeof why), "set %d: %s", set, why);
+            cr_assert_eq(optimal.total, bound);
+            reached++;
+        } else {
+            cr_assert_gt(optimal.total, bound, "set %d: optimal below what brute force allows", set);
+            infeasible++;
+        }
+        cr_assert(optimal.proven_optimal, "set %d: not proven", set);
+        vki_plan_free(&optimal);
+    }
+    printf("bound search on %d variants of a set with no plan at its bound: reached on %d, proven "
+           "infeasible on %d\n", SETS, reached, infeasible);
+    cr_assert_gt(infeasible, SETS / 4);
+}
+
+/* ---- the MediaPipe sets ------------------------------------------------------------------- */
+
+static int by_name(const void *pa, const void *pb) {
+    return strcmp(*(char *const *)pa, *(char *const *)pb);
+}
+
+/* A set file of tests/data/plan: a '#' header line ending in "alignment N", then "bytes first
+ * last" per tensor. Returns the tensor count, at most max_n. */
+static int read_plan_set(const char *path, vki_plan_tensor *t, int max_n, uint64_t *alignment) {
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "cannot open %s", path);
+    char line[512];
+    int n = 0;
+    *alignment = 0;
+    while (fgets(line, sizeof line, f)) {
+        const char *a = strstr(line, "alignment ");
+        if (line[0] == '#') {
+            if (a) *alignment = strtoull(a + 10, NULL, 10);
+            continue;
+        }
+        unsigned long long size;
+        int first, last;
+        cr_assert_eq(sscanf(line, "%llu %d %d", &size, &first, &last), 3, "%s: bad line %s", path,
+                     line);
+        cr_assert_lt(n, max_n, "%s: more than %d tensors", path, max_n);
+        t[n++] = (vki_plan_tensor){size, first, last};
+    }
+    fclose(f);
+    cr_assert_gt(*alignment, 0, "%s: no alignment in the header", path);
+    return n;
+}
+
+Test(planner, mediapipe_sets_best_reaches_the_bound) {
+    enum { MAX_SETS = 256, MAX_N = 4096 };
+    const char *data = getenv("VKI_TEST_DATA");
+    if (!data) cr_skip_test("VKI_TEST_DATA is not set (it names tests/data, whose plan/ is planned)");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/plan", data);
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "cannot open %s", dir);
+    char *names[MAX_SETS];
+    int n_sets = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 4, ".txt")) continue;
+        cr_assert_lt(n_sets, MAX_SETS);
+        names[n_sets++] = strdup(e->d_name);
+    }
+    closedir(d);
+    cr_assert_gt(n_sets, 0, "no sets in %s", dir);
+    qsort(names, (size_t)n_sets, sizeof *names, by_name);
+    static vki_plan_tensor t[MAX_N];
+    for (int k = 0; k < n_sets; k++) {
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+        uint64_t alignment;
+        int n = read_plan_set(path, t, MAX_N, &alignment);
+        /* A node budget and a time budget that cannot run out first: the outcome must not
+         * depend on the machine's speed (these sets need at most a few hundred nodes). */
+        vki_plan_options o = {.alignment = alignment, .bound_time_budget_ms = 1e9};
+        uint64_t bound = align_up(vki_plan_lower_bound(t, n), alignment);
+        vki_plan best = plan_checked(t, n, VKI_PLAN_BEST, &o);
+        printf("%-45s %3d tensors  bound %9llu  best %9llu (%s)\n", names[k], n,
+               (unsigned long long)bound, (unsigned long long)best.total,
+               vki_plan_strategy_name(best.strategy));
+        cr_assert_eq(best.total, bound, "%s: best %llu, aligned lower bound %llu", names[k],
+                     (unsigned long long)best.total, (unsigned long long)bound);
+        cr_assert(best.proven_optimal, "%s", names[k]);
+        vki_plan_free(&best);
+        free(names[k]);
     }
 }
 
@@ -220,7 +462,7 @@ Test(planner, checker_rejects_overlap_and_misalignment) {
     printf("checker, overlap: %s\n", why);
 
     offsets[1] = 100;
-    vki_plan_options o16 = {16, 0, 0};
+    vki_plan_options o16 = {.alignment = 16};
     cr_assert_not(vki_plan_check(t, 3, &o16, &p, why, sizeof why), "offset 100 is not 16-aligned");
     printf("checker, alignment: %s\n", why);
     offsets[1] = 112;
@@ -274,7 +516,7 @@ Test(planner, empty_zero_size_and_bad_input) {
         vki_plan_free(&p);
     }
     const vki_plan_tensor zeros[4] = {{0, 0, 3}, {10, 0, 1}, {0, 1, 2}, {10, 2, 3}};
-    vki_plan_options o = {16, 0, 0};
+    vki_plan_options o = {.alignment = 16};
     for (int k = 0; k < N_STRATEGIES; k++) {
         p = plan_checked(zeros, 4, all_strategies[k], &o);
         if (all_strategies[k] != VKI_PLAN_NAIVE) cr_assert_eq(p.total, 16);
@@ -296,7 +538,7 @@ Test(planner, huge_sizes_do_not_wrap) {
     const uint64_t big = 1ULL << 62;
     /* Three live together (3 * 2^62 fits), then one after them. */
     const vki_plan_tensor fits[4] = {{big, 0, 1}, {big - 5, 0, 2}, {big + 7, 1, 2}, {big, 3, 4}};
-    vki_plan_options o = {256, 0, 0};
+    vki_plan_options o = {.alignment = 256};
     for (int k = 0; k < N_STRATEGIES; k++) {
         vki_plan p;
         int rc = vki_plan_make(fits, 4, all_strategies[k], &o, &p);
@@ -331,7 +573,7 @@ Test(planner, huge_sizes_do_not_wrap) {
 Test(planner, old_interface_still_works) {
     const vki_plan_tensor t[5] = {{100, 0, 1}, {30, 1, 2}, {100, 2, 3}, {30, 0, 3}, {7, 3, 4}};
     uint64_t offsets[5], total;
-    vki_plan_options o = {64, 0, 0};
+    vki_plan_options o = {.alignment = 64};
     cr_assert_eq(vki_plan_offsets(t, 5, 64, VKI_PLAN_ARENA, offsets, &total), 0);
     vki_plan p = plan_checked(t, 5, VKI_PLAN_ARENA, &o);
     cr_assert_eq(total, p.total);
@@ -364,7 +606,10 @@ static void *plan_sets(void *arg) {
         vki_plan_tensor t[60];
         uint64_t alignment;
         int n = random_set((uint64_t)(w->first_set + set) + 1000, t, 60, &alignment);
-        vki_plan_options o = {alignment, 3000, 1000.0};   /* node budget only: deterministic */
+        /* Node budgets only: deterministic. */
+        vki_plan_options o = {.alignment = alignment, .optimal_node_budget = 3000,
+                              .optimal_time_budget_ms = 1000.0, .bound_node_budget = 3000,
+                              .bound_time_budget_ms = 1000.0};
         for (int k = 0; k < N_STRATEGIES; k++) {
             vki_plan p;
             if (vki_plan_make(t, n, all_strategies[k], &o, &p) ||
@@ -404,7 +649,7 @@ Test(planner, timing_300_tensor_chain) {
         /* A residual network: every fourth tensor is also read three steps later. */
         branchy[i] = (vki_plan_tensor){1 + below(&rng, 1000000), i, i + (i % 4 == 0 ? 3 : 1)};
     }
-    vki_plan_options o = {256, 0, 0};
+    vki_plan_options o = {.alignment = 256};
     const struct { const char *name; const vki_plan_tensor *t; } cases[] = {{"chain", chain},
                                                                             {"residual", branchy}};
     for (int c = 0; c < 2; c++)
