@@ -37,7 +37,9 @@ int main(int argc, char **argv) {
         printf("# %s on %s: %d storages, %d dispatches, alignment %llu\n", base ? base + 1 : argv[1],
                ctx->props.deviceName, l.n, b.n_dispatches,
                (unsigned long long)vki_arena_alignment(ctx));
-        printf("# schedule: peak %llu in the stored order, %llu in the chosen (%s%s), %d in place; "
+        if (!(cfg.passes & (VKI_PASS_IN_PLACE | VKI_PASS_ORDER)))
+            printf("# schedule: off; build %.1f ms\n", build_ms);
+        else printf("# schedule: peak %llu in the stored order, %llu in the chosen (%s%s), %d in place; "
                "build %.1f ms\n", (unsigned long long)b.schedule.stored_peak,
                (unsigned long long)b.schedule.peak, b.schedule.exact ? "exact" : "beam",
                b.schedule.reordered ? ", reordered" : "", b.schedule.in_place, build_ms);
