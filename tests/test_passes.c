@@ -304,3 +304,72 @@ Test(fusion, residual_into_pool_resize_and_mul) {
     expect_dispatches(m, 5, 9);
     harness_check(m, 95, 1e-5);
 }
+
+/* ---- the schedule stage: in-place outputs --------------------------------------------- */
+
+/* The lower bound of live intermediate bytes with the schedule stage on, or off (and dw_pw
+ * off, which fuses differently on CPU devices). */
+static uint64_t bound_of(vki_model *m, int schedule) {
+    vki_graph_options o = {.disable_passes = VKI_PASS_DW_PW |
+                                             (schedule ? 0 : VKI_PASS_IN_PLACE | VKI_PASS_ORDER)};
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_OK, "%s", vki_last_error());
+    vki_memory_report r;
+    cr_assert_eq(vki_graph_memory(g, &r), VKI_OK);
+    vki_graph_destroy(g);
+    return r.lower_bound_bytes;
+}
+
+/* 7x5x17 in PHWC4: 5 slices of 7x5 vec4 of fp32. */
+#define BYTES_7x5x17 (5u * 7u * 5u * 16u)
+
+Test(in_place, elementwise_chain_shares_one_storage) {
+    vki_model *m = vki_model_new("in_place_chain");
+    int x = harness_tensor(m, 7, 5, 17), c = 17;
+    int k = harness_const(m, 1, &c, 3, 0.5f, 1.5f);
+    int a = harness_tensor(m, 7, 5, 17), b = harness_tensor(m, 7, 5, 17);
+    int e = harness_tensor(m, 7, 5, 17), y = harness_tensor(m, 7, 5, 17);
+    harness_binary(m, VKI_OP_ADD, x, k, a);
+    harness_op(m, VKI_OP_ABS, 1, &a, b);      /* over a */
+    harness_op(m, VKI_OP_EXP, 1, &b, e);      /* over b, so over a */
+    harness_binary(m, VKI_OP_MUL, e, k, y);
+    vki_model_set_io(m, 1, &x, 1, &y);
+    cr_assert_eq(bound_of(m, 0), 2 * BYTES_7x5x17, "two of a, b, e live at each step");
+    cr_assert_eq(bound_of(m, 1), BYTES_7x5x17, "a, b and e share one storage");
+    harness_check(m, 61, 1e-5);
+}
+
+Test(in_place, not_over_an_input_read_later) {
+    vki_model *m = vki_model_new("in_place_read_later");
+    int x = harness_tensor(m, 7, 5, 17), c = 17;
+    int k = harness_const(m, 1, &c, 5, -1.0f, 1.0f);
+    int a = harness_tensor(m, 7, 5, 17), b = harness_tensor(m, 7, 5, 17);
+    int y = harness_tensor(m, 7, 5, 17);
+    harness_binary(m, VKI_OP_ADD, x, k, a);
+    harness_op(m, VKI_OP_ABS, 1, &a, b);      /* a is read again below */
+    harness_binary(m, VKI_OP_MUL, a, b, y);
+    vki_model_set_io(m, 1, &x, 1, &y);
+    cr_assert_eq(bound_of(m, 1), 2 * BYTES_7x5x17);
+    harness_check(m, 63, 1e-5);
+}
+
+/* A residual epilogue may write over its residual, but not where the convolution also reads
+ * that tensor as its input: other invocations read it at other indices. */
+Test(in_place, residual_epilogue_over_its_residual_only) {
+    vki_model *m = vki_model_new("in_place_residual");
+    int x = harness_tensor(m, 7, 5, 17);
+    int a = harness_tensor(m, 7, 5, 17);
+    harness_op(m, VKI_OP_ABS, 1, &x, a);
+    int d = conv(m, VKI_OP_DEPTHWISE_CONV_2D, a, 3, 1, VKI_PAD_SAME, 0, VKI_ACT_NONE, 65);
+    int p = conv(m, VKI_OP_CONV_2D, d, 1, 1, VKI_PAD_SAME, 17, VKI_ACT_NONE, 67);
+    int r = add(m, p, a, VKI_ACT_NONE);       /* into p's epilogue: reads a, writes over it */
+    int q = conv(m, VKI_OP_CONV_2D, r, 1, 1, VKI_PAD_SAME, 17, VKI_ACT_NONE, 69);
+    int s = add(m, q, r, VKI_ACT_NONE);       /* the 1x1 reads r as input and residual */
+    int y = harness_tensor(m, 7, 5, 17);
+    harness_op(m, VKI_OP_ABS, 1, &s, y);
+    vki_model_set_io(m, 1, &x, 1, &y);
+    /* Off: a, d and r at the first epilogue. On: r over a; then r and s (not over r). */
+    cr_assert_eq(bound_of(m, 0), 3 * BYTES_7x5x17);
+    cr_assert_eq(bound_of(m, 1), 2 * BYTES_7x5x17);
+    harness_check(m, 71, 1e-5);
+}
