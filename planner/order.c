@@ -19,8 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_WORK 1e8
-#define MIN_BEAM 16
+#define DEFAULT_WORK 3e7
 #define MAX_BEAM 4096
 
 typedef uint64_t word;
@@ -32,6 +31,7 @@ typedef struct prep {
     word *acc;                   /* ns x W: the steps that touch each storage */
     int *touch_at, *touch;       /* CSR per step: the storages it touches */
     int *reuse_at, *reuse_in, *reuse_out;   /* CSR per step: in-place pairs */
+    int *succ_at, *succ;         /* CSR per step: the steps that must follow it directly */
 } prep;
 
 static void prep_free(prep *P) {
@@ -42,6 +42,8 @@ static void prep_free(prep *P) {
     free(P->reuse_at);
     free(P->reuse_in);
     free(P->reuse_out);
+    free(P->succ_at);
+    free(P->succ);
 }
 
 static int by_step_storage(const void *pa, const void *pb) {
@@ -123,6 +125,20 @@ static int prepare(const vki_order_problem *p, prep *P) {
             P->reuse_out[at] = p->reuse[i].out;
         }
         free(fill);
+        /* Successors, from the predecessor sets: O(n^2), as the sets themselves. */
+        P->succ_at = calloc(n + 1, sizeof *P->succ_at);
+        int *at = calloc(n + 1, sizeof *at);
+        if (!P->succ_at || !at) ok = 0;
+        for (int u = 0; ok && u < P->n; u++)
+            for (int v = 0; v < P->n; v++)
+                if (has(P->pred + (size_t)u * W, v)) P->succ_at[v + 1]++;
+        for (int v = 0; ok && v < P->n; v++) P->succ_at[v + 1] += P->succ_at[v], at[v] = P->succ_at[v];
+        P->succ = ok ? malloc(sizeof *P->succ * (size_t)(P->succ_at[P->n] ? P->succ_at[P->n] : 1)) : NULL;
+        if (!P->succ) ok = 0;
+        for (int u = 0; ok && u < P->n; u++)
+            for (int v = 0; v < P->n; v++)
+                if (has(P->pred + (size_t)u * W, v)) P->succ[at[v]++] = u;
+        free(at);
     }
     free(acc);
     free(readers);
@@ -205,7 +221,7 @@ uint64_t vki_order_peak(const vki_order_problem *p, const int *order) {
 
 /* One level's sets: bits (count x W), f, live bytes, and where each came from. */
 typedef struct level {
-    word *bits;
+    word *bits, *ready;          /* count x W each: the done steps, the steps that may run */
     uint64_t *f, *live;
     int *from, *step;            /* index in the previous level, the step added */
     int count, cap;
@@ -220,6 +236,7 @@ typedef struct history {         /* every kept set of every level, for the order
 
 static void level_free(level *L) {
     free(L->bits);
+    free(L->ready);
     free(L->f);
     free(L->live);
     free(L->from);
@@ -239,6 +256,8 @@ static int level_grow(level *L, int W) {
     int cap = L->cap ? L->cap * 2 : 64;
     word *bits = realloc(L->bits, sizeof *bits * (size_t)cap * (size_t)W);
     if (bits) L->bits = bits;
+    word *ready = realloc(L->ready, sizeof *ready * (size_t)cap * (size_t)W);
+    if (ready) L->ready = ready;
     uint64_t *f = realloc(L->f, sizeof *f * (size_t)cap);
     if (f) L->f = f;
     uint64_t *live = realloc(L->live, sizeof *live * (size_t)cap);
@@ -247,7 +266,7 @@ static int level_grow(level *L, int W) {
     if (from) L->from = from;
     int *step = realloc(L->step, sizeof *step * (size_t)cap);
     if (step) L->step = step;
-    if (!bits || !f || !live || !from || !step) return -1;
+    if (!bits || !ready || !f || !live || !from || !step) return -1;
     L->cap = cap;
     return 0;
 }
@@ -267,8 +286,10 @@ static int table_rebuild(level *L, int W) {
     return 0;
 }
 
-/* Adds the set s with f and live, or lowers f of the copy already there. */
-static int level_offer(level *L, int W, const word *s, uint64_t f, uint64_t live, int from, int step) {
+/* Adds the set s (with its ready steps) with f and live, or lowers f of the copy already
+ * there. */
+static int level_offer(level *L, int W, const word *s, const word *ready, uint64_t f,
+                       uint64_t live, int from, int step) {
     if (2 * (L->count + 1) > L->table_size && table_rebuild(L, W)) return -1;
     size_t mask = (size_t)(L->table_size - 1), h = (size_t)hash_set(s, W) & mask;
     for (; L->table[h]; h = (h + 1) & mask) {
@@ -280,6 +301,7 @@ static int level_offer(level *L, int W, const word *s, uint64_t f, uint64_t live
     if (level_grow(L, W)) return -1;
     int i = L->count++;
     memcpy(L->bits + (size_t)i * (size_t)W, s, sizeof *s * (size_t)W);
+    memcpy(L->ready + (size_t)i * (size_t)W, ready, sizeof *ready * (size_t)W);
     L->f[i] = f;
     L->live[i] = live;
     L->from[i] = from;
@@ -312,6 +334,7 @@ static int level_trim(level *L, int W, int beam) {
     for (int i = 0; i < L->count; i++) {
         if (!keep[i]) continue;
         memmove(L->bits + (size_t)m * (size_t)W, L->bits + (size_t)i * (size_t)W, sizeof *L->bits * (size_t)W);
+        memmove(L->ready + (size_t)m * (size_t)W, L->ready + (size_t)i * (size_t)W, sizeof *L->ready * (size_t)W);
         L->f[m] = L->f[i];
         L->live[m] = L->live[i];
         L->from[m] = L->from[i];
@@ -343,42 +366,68 @@ static int history_add(history *H, const level *L, int base_of_previous) {
     return 0;
 }
 
-/* The search proper; *found is set when an order with a peak below `below` came out. */
+/* The search proper; *found is set when an order with a peak below `below` came out.
+ * Work is counted in word operations as it goes: a set costs W per ready step to copy, plus
+ * the successor and storage checks of each child. The beam is sized for the budget
+ * assuming four ready steps of four successors and accesses per set; a search that runs
+ * past the budget anyway stops and keeps the stored order. Counting (not timing) keeps the
+ * order the same on every machine. */
 static int search(const prep *P, double work_budget, uint64_t below, int *order, uint64_t *peak,
                   int *found, int *exact) {
     const int n = P->n, W = P->W;
-    double per_set = 2.0 * (double)n * (double)(W ? W : 1) + 1.0;
-    double beam_d = work_budget / ((double)(n ? n : 1) * per_set);
-    int beam = beam_d > MAX_BEAM ? MAX_BEAM : beam_d < MIN_BEAM ? MIN_BEAM : (int)beam_d;
+    double per_set = 4.0 * (3.0 + 8.0) * (double)(W ? W : 1) + 16.0;
+    double beam_d = work_budget / ((double)(n ? n : 1) * per_set), work = 0.0;
+    int beam = beam_d > MAX_BEAM ? MAX_BEAM : beam_d < 1.0 ? 1 : (int)beam_d;
     level cur = {0}, next = {0};
     history H = {0};
-    word *child = calloc((size_t)(W ? W : 1), sizeof *child);
+    size_t ws = (size_t)(W ? W : 1);
+    word *child = calloc(ws, sizeof *child), *ready = calloc(ws, sizeof *ready);
     int rc = -1, base = 0;
     *found = 0;
     *exact = 1;
-    if (!child || level_offer(&cur, W, child, 0, 0, -1, -1) || history_add(&H, &cur, 0)) goto done;
+    if (!child || !ready) goto done;
+    for (int v = 0; v < n; v++) {
+        int free_step = 1;
+        for (int w = 0; w < W && free_step; w++) free_step = !P->pred[(size_t)v * ws + (size_t)w];
+        if (free_step) put(ready, v);
+    }
+    if (level_offer(&cur, W, child, ready, 0, 0, -1, -1) || history_add(&H, &cur, 0)) goto done;
     for (int depth = 0; depth < n && cur.count; depth++) {
         next.count = 0;
         if (next.table) memset(next.table, 0, sizeof *next.table * (size_t)next.table_size);
         for (int i = 0; i < cur.count; i++) {
-            const word *s = cur.bits + (size_t)i * (size_t)W;
-            for (int v = 0; v < n; v++) {
-                if (has(s, v)) continue;
-                const word *pv = P->pred + (size_t)v * (size_t)W;
-                int ready = 1;
-                for (int w = 0; w < W && ready; w++) ready = !(pv[w] & ~s[w]);
-                if (!ready) continue;
-                uint64_t after, cost = step_cost(P, s, v, cur.live[i], &after);
-                uint64_t f = cost > cur.f[i] ? cost : cur.f[i];
-                if (f >= below) continue;
-                memcpy(child, s, sizeof *child * (size_t)W);
-                put(child, v);
-                if (level_offer(&next, W, child, f, after, i, v)) goto done;
+            const word *s = cur.bits + (size_t)i * ws, *rs = cur.ready + (size_t)i * ws;
+            for (int w = 0; w < W; w++) {
+                for (word bitsleft = rs[w]; bitsleft; bitsleft &= bitsleft - 1) {
+                    int v = w * 64;
+                    for (word low = bitsleft & (~bitsleft + 1); low > 1; low >>= 1) v++;
+                    uint64_t after, cost = step_cost(P, s, v, cur.live[i], &after);
+                    uint64_t f = cost > cur.f[i] ? cost : cur.f[i];
+                    work += (double)(P->touch_at[v + 1] - P->touch_at[v] + 1) * 2.0 * W;
+                    if (f >= below) continue;
+                    memcpy(child, s, sizeof *child * ws);
+                    put(child, v);
+                    memcpy(ready, rs, sizeof *ready * ws);
+                    ready[v >> 6] &= ~((word)1 << (v & 63));
+                    for (int e = P->succ_at[v]; e < P->succ_at[v + 1]; e++) {
+                        int u = P->succ[e], ok = 1;
+                        const word *pu = P->pred + (size_t)u * ws;
+                        for (int x = 0; x < W && ok; x++) ok = !(pu[x] & ~child[x]);
+                        if (ok) put(ready, u);
+                    }
+                    work += (double)(P->succ_at[v + 1] - P->succ_at[v] + 3) * W;
+                    if (level_offer(&next, W, child, ready, f, after, i, v)) goto done;
+                }
             }
         }
         if (next.count > beam) {
             *exact = 0;
             if (level_trim(&next, W, beam) || table_rebuild(&next, W)) goto done;
+        }
+        if (work > work_budget) {      /* past the budget: keep the stored order */
+            *exact = 0;
+            rc = 0;
+            goto done;
         }
         base = H.count - cur.count;
         if (history_add(&H, &next, base)) goto done;
@@ -403,6 +452,7 @@ done:
     free(H.from);
     free(H.step);
     free(child);
+    free(ready);
     return rc;
 }
 

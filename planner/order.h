@@ -32,7 +32,8 @@ typedef struct vki_order_problem {
 
 typedef struct vki_order_options {
     /* Work budget, in bitset word operations: the search keeps every distinct set of done
-     * steps (exact) while that fits, else the best states per depth (a beam). 0 = default. */
+     * steps (exact) while that fits, else the best sets per depth (a beam); past the
+     * budget, the stored order. 0 = default (3e7: tens of ms at most). */
     double work_budget;
 } vki_order_options;
 
