@@ -103,11 +103,13 @@ vki_status vki_build_bind_output(vki_build *b, vki_dispatch *d, const vki_op *op
     }
     if (fu->has_residual) {
         /* STORE_OUTPUT reads the residual at the index it stores, in the same invocation
-         * (common.glsl), so a residual of the output's shape may share its storage. */
+         * (common.glsl): with the output's H and W, its slices (fewer where a channel PAD
+         * was folded in) sit at the output's indices, so it may share their storage. */
         const vki_tensor *res = &b->m->tensors[fu->residual], *out = &b->m->tensors[op->outputs[0]];
         vki_shape4 rs = vki_tensor_shape4(res), os = vki_tensor_shape4(out);
         vki_shape4 rr = vki_tensor_rows(res), orr = vki_tensor_rows(out);
-        if (!fu->dense_out && !memcmp(&rs, &os, sizeof rs) && !memcmp(&rr, &orr, sizeof rr))
+        if (!fu->dense_out && rs.n == os.n && rs.h == os.h && rs.w == os.w && rs.c <= os.c &&
+            !memcmp(&rr, &rs, sizeof rr) && !memcmp(&orr, &os, sizeof orr))
             d->same_index_reads |= 1u << d->n_bindings;
         vki_define_int(d, "RESIDUAL", 1);
         vki_define_int(d, "RES_BINDING", d->n_bindings);

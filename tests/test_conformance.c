@@ -338,9 +338,9 @@ Test(passes_agree, pose_landmark_lite) { passes_agree("pose_landmark_lite"); }
 
 /* The schedule stage (in-place outputs and the memory-aware order) moves bytes and
  * dispatches, never arithmetic: on every MediaPipe model here in fp32, and on the five
- * public ones in fp16 (the other eight would add three minutes on lavapipe), outputs with
- * it must be bit-identical to those without it, and the lower bound of live bytes must
- * never be higher. Prints both bounds. */
+ * public ones in fp16 and in the graph GPUs get (the other eight would add minutes on
+ * lavapipe), outputs with it must be bit-identical to those without it, and the lower bound
+ * of live bytes must never be higher. Prints both bounds. */
 static const char *const mediapipe_models[] = {
     "face_detection_short_range", "face_detection_full_range", "face_detection_full_range_sparse",
     "face_landmark", "hand_landmark_lite", "hand_landmark_full", "palm_detection_lite",
@@ -386,10 +386,14 @@ static int is_public(const char *model) {
     return 0;
 }
 
-static void schedule_agrees(vki_precision precision) {
+static void schedule_agrees_with(vki_precision precision, unsigned disable);
+
+static void schedule_agrees(vki_precision precision) { schedule_agrees_with(precision, 0); }
+
+static void schedule_agrees_with(vki_precision precision, unsigned disable) {
     int tried = 0;
     for (size_t k = 0; k < sizeof mediapipe_models / sizeof mediapipe_models[0]; k++) {
-        if (precision != VKI_PRECISION_FP32 && !is_public(mediapipe_models[k])) continue;
+        if ((precision != VKI_PRECISION_FP32 || disable) && !is_public(mediapipe_models[k])) continue;
         char path[1024];
         snprintf(path, sizeof path, "%s/%s.tflite", env_or("VKI_MODEL_DIR", "models/cache"),
                  mediapipe_models[k]);
@@ -401,7 +405,7 @@ static void schedule_agrees(vki_precision precision) {
         vki_memory_report mem[2];
         for (int on = 0; on < 2; on++) {
             vki_graph_options o = {.precision = precision,
-                                   .disable_passes = on ? 0 : VKI_PASS_IN_PLACE | VKI_PASS_ORDER};
+                                   .disable_passes = disable | (on ? 0 : VKI_PASS_IN_PLACE | VKI_PASS_ORDER)};
             vki_graph *g = NULL;
             cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_OK, "%s: %s",
                          mediapipe_models[k], vki_last_error());
@@ -427,3 +431,8 @@ static void schedule_agrees(vki_precision precision) {
 
 Test(schedule, bit_identical_fp32, .timeout = 900) { schedule_agrees(VKI_PRECISION_FP32); }
 Test(schedule, bit_identical_fp16, .timeout = 900) { schedule_agrees(VKI_PRECISION_FP16); }
+/* The graph GPUs get (no dw_pw): more elementwise steps to write in place, and residuals
+ * with fewer channels than their output that grow into it. */
+Test(schedule, bit_identical_fp32_without_dw_pw, .timeout = 900) {
+    schedule_agrees_with(VKI_PRECISION_FP32, VKI_PASS_DW_PW);
+}

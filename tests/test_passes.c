@@ -373,3 +373,23 @@ Test(in_place, residual_epilogue_over_its_residual_only) {
     cr_assert_eq(bound_of(m, 1), 2 * BYTES_7x5x17);
     harness_check(m, 71, 1e-5);
 }
+
+/* A residual with fewer channels than the output (a channel PAD folded in) may take the
+ * output too: its slices sit at the output's indices. Its storage grows to the output's
+ * size, which here lowers the bound: at the convolution a, d and r were all live. */
+Test(in_place, residual_with_fewer_channels_grows_into_the_output) {
+    vki_model *m = vki_model_new("in_place_grow");
+    int x = harness_tensor(m, 7, 5, 3);
+    int a = harness_tensor(m, 7, 5, 3);
+    harness_op(m, VKI_OP_ABS, 1, &x, a);
+    int d = conv(m, VKI_OP_DEPTHWISE_CONV_2D, a, 3, 1, VKI_PAD_SAME, 0, VKI_ACT_NONE, 73);
+    int p = conv(m, VKI_OP_CONV_2D, d, 3, 1, VKI_PAD_SAME, 5, VKI_ACT_NONE, 75);
+    int r = add(m, p, pad(m, a, 0, 0, 0, 0, 2), VKI_ACT_RELU);
+    int y = harness_tensor(m, 7, 5, 5);
+    harness_op(m, VKI_OP_ABS, 1, &r, y);
+    vki_model_set_io(m, 1, &x, 1, &y);
+    const uint64_t slice = 7u * 5u * 16u;   /* one slice of 7x5 in fp32 PHWC4 */
+    cr_assert_eq(bound_of(m, 0), 4 * slice, "a (1 slice), d (1) and r (2) at the convolution");
+    cr_assert_eq(bound_of(m, 1), 3 * slice, "r over a, a grown to 2 slices, and d");
+    harness_check(m, 77, 1e-5);
+}
