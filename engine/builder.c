@@ -120,13 +120,13 @@ vki_status vki_build_bind_output(vki_build *b, vki_dispatch *d, const vki_op *op
     return VKI_OK;
 }
 
-static int storage_root(const vki_build *b, int t) {
+int vki_build_storage_root(const vki_build *b, int t) {
     while (b->storage_of[t] != t) t = b->storage_of[t];
     return t;
 }
 
 vki_status vki_build_alias(vki_build *b, int alias, int of) {
-    b->storage_of[alias] = storage_root(b, of);
+    b->storage_of[alias] = vki_build_storage_root(b, of);
     return VKI_OK;
 }
 
@@ -191,7 +191,7 @@ vki_status vki_build_open(vki_build *b, const vki_context *ctx, const vki_model 
     for (int t = 0; t < model->n_tensors; t++) b->storage_of[t] = t;
     vki_status s = emit_all(b);
     if (s) return s;
-    for (int t = 0; t < model->n_tensors; t++) b->storage_of[t] = storage_root(b, t);
+    for (int t = 0; t < model->n_tensors; t++) b->storage_of[t] = vki_build_storage_root(b, t);
     vki_precision_tensors(&b->view, b->skip, b->op_half, b->storage_of, b->tensor_half);
     s = vki_build_schedule(b);
     if (s) return s;

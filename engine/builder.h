@@ -51,6 +51,9 @@ void vki_build_close(vki_build *b);
  * in-place storage (VKI_PASS_IN_PLACE), after emit and before memory. */
 vki_status vki_build_schedule(vki_build *b);
 
+/* The tensor whose storage t uses, following aliases (and in-place merges) to the end. */
+int vki_build_storage_root(const vki_build *b, int t);
+
 /* Bytes of tensor t in PHWC4, in its storage precision. */
 uint64_t vki_build_tensor_bytes(const vki_build *b, int t);
 /* Bytes of weights blob i on the device. */

@@ -13,11 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int root_of(const vki_build *b, int t) {
-    while (b->storage_of[t] != t) t = b->storage_of[t];
-    return t;
-}
-
 /* Whether dispatch d may write tensor t: every binding that is not one of its op's inputs
  * (or the residual an epilogue reads) counts as a write. Calling a read a write only takes
  * freedom from the order; the other way round would be wrong, so unknown means write. */
@@ -40,7 +35,7 @@ static int may_write(const vki_build *b, const vki_dispatch *d, int t) {
 static int uses(const vki_build *b, const vki_dispatch *d, int r) {
     int n = 0;
     for (int i = 0; i < d->n_bindings; i++)
-        n += d->bindings[i].kind == VKI_BIND_TENSOR && root_of(b, d->bindings[i].index) == r;
+        n += d->bindings[i].kind == VKI_BIND_TENSOR && vki_build_storage_root(b, d->bindings[i].index) == r;
     return n;
 }
 
@@ -75,22 +70,22 @@ static vki_status collect(const vki_build *b, sched *S) {
         const vki_dispatch *d = &b->dispatches[k];
         for (int i = 0; i < d->n_bindings; i++) {
             if (d->bindings[i].kind != VKI_BIND_TENSOR) continue;
-            int t = d->bindings[i].index, r = root_of(b, t);
+            int t = d->bindings[i].index, r = vki_build_storage_root(b, t);
             uint64_t bytes = vki_build_tensor_bytes(b, t);
             if (bytes > S->size[r]) S->size[r] = bytes;
             S->access[S->n_access++] = (vki_order_access){k, r, may_write(b, d, t)};
         }
     }
-    for (int i = 0; i < m->n_inputs; i++) S->size[root_of(b, m->inputs[i])] = 0;
-    for (int i = 0; i < m->n_outputs; i++) S->size[root_of(b, m->outputs[i])] = 0;
+    for (int i = 0; i < m->n_inputs; i++) S->size[vki_build_storage_root(b, m->inputs[i])] = 0;
+    for (int i = 0; i < m->n_outputs; i++) S->size[vki_build_storage_root(b, m->outputs[i])] = 0;
     for (int k = 0; k < b->n_dispatches; k++) {
         const vki_dispatch *d = &b->dispatches[k];
         if (d->out_binding < 0 || d->bindings[d->out_binding].kind != VKI_BIND_TENSOR) continue;
-        int out_t = d->bindings[d->out_binding].index, out = root_of(b, out_t);
+        int out_t = d->bindings[d->out_binding].index, out = vki_build_storage_root(b, out_t);
         if (!S->size[out] || uses(b, d, out) != 1) continue;
         for (int i = 0; i < d->n_bindings; i++) {
             if (!(d->same_index_reads >> i & 1u) || d->bindings[i].kind != VKI_BIND_TENSOR) continue;
-            int in_t = d->bindings[i].index, in = root_of(b, in_t);
+            int in_t = d->bindings[i].index, in = vki_build_storage_root(b, in_t);
             if (in == out || !S->size[in] || S->size[in] > S->size[out] || uses(b, d, in) != 1 ||
                 b->tensor_half[in] != b->tensor_half[out])
                 continue;
@@ -135,7 +130,7 @@ static uint64_t bound_now(const vki_build *b, const int *first, const int *last,
 
 static int listed(const vki_build *b, const vki_order_reuse *list, int n, int in, int out) {
     for (int j = 0; j < n; j++)
-        if (root_of(b, list[j].in) == in && list[j].out == out) return 1;
+        if (vki_build_storage_root(b, list[j].in) == in && list[j].out == out) return 1;
     return 0;
 }
 
@@ -164,7 +159,7 @@ static vki_status share_storage(vki_build *b, const sched *S) {
         const vki_dispatch *d = &b->dispatches[k];
         for (int i = 0; i < d->n_bindings; i++) {
             if (d->bindings[i].kind != VKI_BIND_TENSOR) continue;
-            int r = root_of(b, d->bindings[i].index);
+            int r = vki_build_storage_root(b, d->bindings[i].index);
             if (first[r] < 0) first[r] = k;
             last[r] = k;
         }
@@ -173,12 +168,12 @@ static vki_status share_storage(vki_build *b, const sched *S) {
     for (int k = 0; k < b->n_dispatches && !s; k++) {
         vki_dispatch *d = &b->dispatches[k];
         if (d->out_binding < 0 || d->bindings[d->out_binding].kind != VKI_BIND_TENSOR) continue;
-        int out = root_of(b, d->bindings[d->out_binding].index);
+        int out = vki_build_storage_root(b, d->bindings[d->out_binding].index);
         for (int i = 0; i < d->n_bindings; i++) {
             if (!(d->same_index_reads >> i & 1u) || d->bindings[i].kind != VKI_BIND_TENSOR) continue;
             /* The pairs were found on the roots as emitted; earlier merges may have renamed
              * in to the storage it now shares. */
-            int in = root_of(b, d->bindings[i].index);
+            int in = vki_build_storage_root(b, d->bindings[i].index);
             if (last[in] != k || first[out] != k) continue;
             int grows = !listed(b, S->reuse, S->n_reuse, in, out);
             if (grows && !listed(b, S->grow, S->n_grow, in, out)) continue;
@@ -206,7 +201,7 @@ static vki_status share_storage(vki_build *b, const sched *S) {
         }
     }
     /* Keep storage_of pointing straight at roots, as the memory stage expects. */
-    for (int t = 0; t < m->n_tensors; t++) b->storage_of[t] = root_of(b, t);
+    for (int t = 0; t < m->n_tensors; t++) b->storage_of[t] = vki_build_storage_root(b, t);
     free(first);
     free(last);
     free(size);
