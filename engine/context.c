@@ -2,8 +2,11 @@
  * device choice, the logical device with one compute queue, the log, and the public
  * context calls. */
 #include "gpu.h"
+
+#include "../tuner/table.h"
 #include "kernel_cache.h"
 #include "kernels.h"
+#include "loader.h"
 #include "options.h"
 #include "status.h"
 
@@ -322,6 +325,8 @@ vki_wg_device vki_context_wg_device(const vki_context *ctx) {
         .max_size = {l->maxComputeWorkGroupSize[0], l->maxComputeWorkGroupSize[1],
                      l->maxComputeWorkGroupSize[2]},
         .max_shared_bytes = l->maxComputeSharedMemorySize,
+        .name = ctx->props.deviceName,
+        .table = ctx->wg_table,
     };
 }
 
@@ -360,6 +365,25 @@ static vki_status open_cache_dir(vki_context *ctx, const char *dir) {
                 "kernels are read from it but not saved", dir, strerror(errno));
         atomic_store(&ctx->cache_warned, 1);
     }
+    return VKI_OK;
+}
+
+/* The work-group table: the file's rows, looked up first, then the built-in ones. */
+static vki_status load_wg_table(vki_context *ctx, const char *path) {
+    char err[512];
+    size_t len;
+    const char *builtin = vki_wg_table_builtin_text(&len);
+    if (path) {
+        uint8_t *text;
+        size_t n;
+        vki_status s = vki_read_whole_file(path, &text, &n);
+        if (s) return s;
+        int ok = vki_wg_table_parse(&ctx->wg_table, (const char *)text, n, path, err, sizeof err);
+        free(text);
+        if (!ok) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "work-group table %s", err);
+    }
+    if (!vki_wg_table_parse(&ctx->wg_table, builtin, len, "wg_table.txt", err, sizeof err))
+        return vki_fail(VKI_ERROR_INTERNAL, "built-in work-group table %s", err);
     return VKI_OK;
 }
 
@@ -442,6 +466,7 @@ vki_status vki_context_create(const vki_context_options *options, vki_context **
     s = create_instance(ctx, cfg.validation);
     if (!s) s = choose_device(ctx, &cfg);
     if (!s) s = open_cache_dir(ctx, cfg.cache_dir);
+    if (!s) s = load_wg_table(ctx, cfg.workgroup_table);
     if (!s) s = create_device(ctx, cfg.disable_features);
     if (s) {
         vki_context_destroy(ctx);
@@ -468,6 +493,7 @@ void vki_context_destroy(vki_context *ctx) {
         pthread_mutex_destroy(&ctx->kernels_lock);
     }
     free(ctx->cache_dir);
+    vki_wg_table_free(ctx->wg_table);
     free(ctx);
 }
 

@@ -41,6 +41,7 @@ struct vki_context {
     atomic_int cache_warned;        /* a failed cache write was reported (once a context) */
     vki_kernel_stats kernels;
     struct vki_kernel_cache *kernel_cache;   /* modules and pipelines (kernels.c) */
+    struct vki_wg_table *wg_table;  /* the options' table file, then the built-in table */
 };
 
 /* A hash of the device and driver build (vendor, device, driver version, pipeline cache

@@ -43,18 +43,28 @@ static vki_model *copy_io(const vki_model *m) {
     return c;
 }
 
-typedef struct pipelines {
-    vki_context *ctx;
-    const vki_build *b;
-} pipelines;
+static vki_status keep_kernel(vki_step_kernel *sk, const vki_kernel_variant *v, vki_wg_class cls) {
+    size_t p = strlen(v->precision);
+    sk->text = vki_malloc(v->defines_len + p + 1);
+    if (!sk->text) return vki_fail_oom("graph build");
+    memcpy(sk->text, v->defines, v->defines_len);
+    memcpy(sk->text + v->defines_len, v->precision, p + 1);
+    sk->v = *v;
+    sk->v.defines = sk->text;
+    sk->v.precision = sk->text + v->defines_len;
+    sk->cls = cls;
+    return VKI_OK;
+}
 
-/* Step k's pipeline with work group wg (the tuner asks for other sizes). */
-static vki_status pipeline_of(void *user, int k, const uint32_t wg[3], VkPipeline *out) {
-    const pipelines *p = user;
-    char precision[1024];
-    vki_kernel_variant v;
-    vki_build_variant(p->b, k, precision, sizeof precision, &v);
-    return vki_kernels_pipeline(p->ctx, &v, wg, out);
+static void free_kernels(vki_graph *g) {
+    for (int k = 0; g->kernels && k < g->rec.n_steps; k++) free(g->kernels[k].text);
+    free(g->kernels);
+    g->kernels = NULL;
+}
+
+vki_status vki_graph_pipeline_of(void *user, int k, const uint32_t wg[3], VkPipeline *out) {
+    const vki_graph *g = user;
+    return vki_kernels_pipeline(g->ctx, &g->kernels[k].v, wg, out);
 }
 
 /* One step per dispatch: its work group, pipeline and descriptor set. */
@@ -72,8 +82,11 @@ static vki_status describe_steps(vki_graph *g, const vki_build *b, vki_tuning *t
         char precision[1024];
         vki_kernel_variant v;
         vki_build_variant(b, k, precision, sizeof precision, &v);
+        vki_status s = keep_kernel(&g->kernels[k], &v, d->wg_class);
+        if (s) return s;
+        vki_wg_pick(&tu->device, d->wg_class, d->grid, g->kernels[k].table_wg);
         VkDescriptorSetLayout set_layout;
-        vki_status s = vki_kernels_layout(ctx, d->n_bindings, &set_layout, &step->layout);
+        s = vki_kernels_layout(ctx, d->n_bindings, &set_layout, &step->layout);
         if (s) return s;
         vki_tuning_pick(tu, k, &v, d->wg_class, d->grid, step->wg);
         s = vki_kernels_pipeline(ctx, &v, step->wg, &step->pipeline);
@@ -126,12 +139,13 @@ static vki_status build(vki_graph *g, const vki_model *model, const vki_graph_co
         g->rec.epilogue = vki_memory_record_guard_copy;
         g->rec.hook_user = &g->mem;
     }
+    g->kernels = vki_calloc((size_t)(b->n_dispatches ? b->n_dispatches : 1), sizeof *g->kernels);
+    if (!g->kernels) return vki_fail_oom("graph build");
     vki_tuning tu;
     s = vki_tuning_open(&tu, ctx, cfg, b->n_dispatches);
     if (!s) s = describe_steps(g, b, &tu);
     if (!s && cfg->tune) vki_memory_clear_inputs(ctx, &g->mem);
-    pipelines p = {ctx, b};
-    if (!s) s = vki_tuning_finish(&tu, &g->rec, pipeline_of, &p);
+    if (!s) s = vki_tuning_finish(&tu, &g->rec, vki_graph_pipeline_of, g);
     g->tuning = tu.report;
     vki_tuning_close(&tu);
     return s;
@@ -228,6 +242,7 @@ void vki_graph_destroy(vki_graph *g) {
                 "thread; not destroyed", g->model_io ? g->model_io->name : "?");
         return;
     }
+    free_kernels(g);                /* before the recording forgets its step count */
     vki_recording_close(&g->rec);   /* waits for a run still in flight */
     vki_image_inputs_close(g);
     vki_memory_destroy(g->ctx, &g->mem);
@@ -351,6 +366,45 @@ vki_status vki_graph_precision(const vki_graph *g, vki_precision_report *out) {
 }
 
 int vki_graph_dispatch_count(const vki_graph *g) { return g ? g->rec.n_steps : 0; }
+
+vki_status vki_graph_dispatch_info(const vki_graph *g, int index, vki_dispatch_info *out) {
+    if (!g || !out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_dispatch_info: NULL argument");
+    if (index < 0 || index >= g->rec.n_steps)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_dispatch_info: %s: dispatch %d "
+                        "out of range (the graph has %d)", g->model_io->name, index, g->rec.n_steps);
+    vki_status s = vki_graph_enter((vki_graph *)g, "vki_graph_dispatch_info");
+    if (s) return s;
+    const vki_step *st = &g->rec.steps[index];
+    const vki_step_kernel *k = &g->kernels[index];
+    *out = (vki_dispatch_info){
+        .kernel = st->kernel, .op_index = st->op_index, .variant = st->variant,
+        .wg_class = vki_wg_class_name(k->cls), .tunable = vki_wg_tunable(k->cls),
+        .grid = {st->grid[0], st->grid[1], st->grid[2]},
+        .workgroup = {st->wg[0], st->wg[1], st->wg[2]},
+        .table_workgroup = {k->table_wg[0], k->table_wg[1], k->table_wg[2]},
+    };
+    vki_graph_leave((vki_graph *)g);
+    return VKI_OK;
+}
+
+static vki_status not_in_flight(const vki_graph *g, const char *call);
+
+vki_status vki_graph_time_dispatch(vki_graph *g, int index, const uint32_t wg[3], double *ms) {
+    if (!g || !wg || !ms) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_time_dispatch: NULL argument");
+    *ms = -1;
+    if (index < 0 || index >= g->rec.n_steps)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_time_dispatch: %s: dispatch %d "
+                        "out of range (the graph has %d)", g->model_io->name, index, g->rec.n_steps);
+    if (!wg[0] || !wg[1] || !wg[2])
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_time_dispatch: work group %ux%ux%u "
+                        "has a zero axis", wg[0], wg[1], wg[2]);
+    vki_status s = vki_graph_enter(g, "vki_graph_time_dispatch");
+    if (s) return s;
+    s = not_in_flight(g, "vki_graph_time_dispatch");
+    if (!s) s = vki_tune_time(&g->rec, index, wg, vki_graph_pipeline_of, g, ms);
+    vki_graph_leave(g);
+    return s;
+}
 
 int vki_graph_profile(const vki_graph *g, vki_dispatch_profile *out, int max) {
     if (!g || !g->rec.timestamps) return -1;

@@ -2,9 +2,20 @@
 #ifndef VKI_GRAPH_H
 #define VKI_GRAPH_H
 
+#include "kernels.h"
 #include "memory.h"
 #include "model.h"
 #include "recorder.h"
+
+/* What a step's pipeline is made from, kept past the build so that tuning runs can time
+ * a step with other work groups (vki_graph_time_dispatch): the kernel, its #defines and
+ * precision #defines in one allocation (text), the table's class and its fitted size. */
+typedef struct vki_step_kernel {
+    vki_kernel_variant v;
+    char *text;
+    vki_wg_class cls;
+    uint32_t table_wg[3];
+} vki_step_kernel;
 
 /* One thread at a time: every call on a graph takes `busy` for its length (vki_graph_enter)
  * and fails, rather than races, when another thread has it. */
@@ -18,6 +29,7 @@ struct vki_graph {
     vki_precision_report precision;
     vki_tuning_report tuning;
     struct vki_image_inputs *images;   /* camera frames into inputs (image_input.c) */
+    vki_step_kernel *kernels;   /* per step: its kernel variant, for timing other sizes */
 };
 
 /* Takes the graph for a call named `call`: VKI_ERROR_INVALID_ARGUMENT when it is NULL or
@@ -25,5 +37,8 @@ struct vki_graph {
  * lost. On success the caller must vki_graph_leave. */
 vki_status vki_graph_enter(vki_graph *g, const char *call);
 void vki_graph_leave(vki_graph *g);
+
+/* Step k's pipeline with work group wg; user is the graph (a vki_make_pipeline). */
+vki_status vki_graph_pipeline_of(void *user, int k, const uint32_t wg[3], VkPipeline *out);
 
 #endif

@@ -19,5 +19,9 @@
  * On failure *out is NULL. */
 vki_status vki_tflite_parse(const void *data, size_t size, const char *name, vki_model **out);
 
+/* A whole file into a malloc'd buffer (a model, the work-group table file).
+ * VKI_ERROR_IO names the path and the cause; VKI_ERROR_OUT_OF_MEMORY. */
+vki_status vki_read_whole_file(const char *path, uint8_t **buf, size_t *size);
+
 
 #endif /* VKI_LOADER_H */

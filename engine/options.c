@@ -41,6 +41,8 @@ vki_status vki_context_config_resolve(const vki_context_options *o, vki_context_
     out->validation = (validation && *validation && strcmp(validation, "0")) || o->enable_validation;
     const char *dir = o->cache_dir ? o->cache_dir : getenv("VKI_CACHE_DIR");
     out->cache_dir = dir && *dir ? dir : NULL;
+    const char *table = o->workgroup_table ? o->workgroup_table : getenv("VKI_WORKGROUP_TABLE");
+    out->workgroup_table = table && *table ? table : NULL;
     return VKI_OK;
 }
 

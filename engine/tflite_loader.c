@@ -1423,7 +1423,7 @@ static const char *base_name(const char *path) {
     return b;
 }
 
-static vki_status read_whole_file(const char *path, uint8_t **buf, size_t *size) {
+vki_status vki_read_whole_file(const char *path, uint8_t **buf, size_t *size) {
     FILE *f = fopen(path, "rb");
     if (!f) return vki_fail(VKI_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
     uint8_t *data = NULL;
@@ -1525,7 +1525,7 @@ vki_status vki_model_list_ops_file(const char *path, vki_op_entry *out, int max,
                         : max < 0 ? "max is negative" : "out is NULL but max > 0");
     uint8_t *buf = NULL;
     size_t size = 0;
-    vki_status st = read_whole_file(path, &buf, &size);
+    vki_status st = vki_read_whole_file(path, &buf, &size);
     if (st != VKI_OK) return st;
     loader L = {.name = base_name(path)};
     vki_fb_init(&L.fb, buf, size);
@@ -1541,7 +1541,7 @@ vki_status vki_model_load_file(const char *path, vki_model **out) {
     if (!path) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_model_load_file: path is NULL");
     uint8_t *buf = NULL;
     size_t size = 0;
-    vki_status st = read_whole_file(path, &buf, &size);
+    vki_status st = vki_read_whole_file(path, &buf, &size);
     if (st != VKI_OK) return st;
     st = vki_model_load_memory(buf, size, base_name(path), out);
     free(buf);

@@ -132,6 +132,19 @@ static void timer_close(timer *t) {
     vki_submitter_close(&t->sub);
 }
 
+vki_status vki_tune_time(vki_recording *rec, int k, const uint32_t wg[3], vki_make_pipeline make,
+                         void *user, double *ms) {
+    timer t = {.rec = rec, .make = make, .user = user, .step = k};
+    *ms = -1;
+    vki_status s = timer_open(&t, rec);
+    if (!s) {
+        *ms = measure(&t, wg);
+        s = t.failure;
+    }
+    timer_close(&t);
+    return s;
+}
+
 static vki_status search(vki_tuning *tu, vki_recording *rec, vki_make_pipeline make, void *user) {
     timer t = {.rec = rec, .make = make, .user = user};
     vki_status s = timer_open(&t, rec);

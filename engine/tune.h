@@ -36,6 +36,12 @@ void vki_tuning_pick(vki_tuning *t, int k, const vki_kernel_variant *v, vki_wg_c
 vki_status vki_tuning_finish(vki_tuning *t, vki_recording *rec, vki_make_pipeline make, void *user);
 void vki_tuning_close(vki_tuning *t);
 
+/* GPU ms per dispatch of rec's step k run alone with work group wg, as the search times
+ * a candidate; *ms is -1 when that size cannot run on the device (too large, or its
+ * pipeline fails). A status only for a failure that is not about the size. */
+vki_status vki_tune_time(vki_recording *rec, int k, const uint32_t wg[3], vki_make_pipeline make,
+                         void *user, double *ms);
+
 /* The tuning file's key of a dispatch: device, driver, kernel, #defines, precision, grid. */
 uint64_t vki_tune_key(const vki_context *ctx, const vki_kernel_variant *v, const uint32_t grid[3]);
 

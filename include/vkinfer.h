@@ -151,6 +151,11 @@ typedef struct vki_context_options {
      * is ignored and rewritten. One that exists but is not writable is used for reading,
      * with a warning through `log`; so is the first entry that cannot be saved. */
     const char *cache_dir;
+    /* A work-group table file (the format of tuner/wg_table.txt, as `vkinfer tune
+     * --export-table` writes it) whose families and rows are looked up before the built-in
+     * table's. NULL means none, unless the environment variable VKI_WORKGROUP_TABLE names
+     * one. A file that cannot be read or parsed fails vki_context_create, naming the line. */
+    const char *workgroup_table;
     /* Where messages go; NULL prints them to stderr as "vkinfer: <message>". */
     vki_log_fn log;
     void *log_user;
@@ -512,6 +517,65 @@ VKI_API vki_status vki_calibrate_fp32_ops(vki_context *ctx, const vki_model *mod
 VKI_API int vki_graph_profile(const vki_graph *graph, vki_dispatch_profile *out, int max);
 /* Number of compute dispatches recorded in the graph's command buffer; 0 for NULL. */
 VKI_API int vki_graph_dispatch_count(const vki_graph *graph);
+
+/* ---- work-group tuning runs ------------------------------------------------------------ */
+
+/* One dispatch as the work-group table and the tuner see it. */
+typedef struct vki_dispatch_info {
+    const char *kernel;          /* glsl kernel name, a static string */
+    int op_index;                /* model op it belongs to; -1 for input/output conversion */
+    const char *variant;         /* the kernel's form ("1x1 4sx8p") or ""; owned by the graph */
+    const char *wg_class;        /* the table's op class ("conv_1x1"), a static string */
+    int tunable;                 /* local search may change its work group */
+    uint32_t grid[3];            /* threads */
+    uint32_t workgroup[3];       /* what the graph runs: the table's, the tuning file's or
+                                    the search's */
+    uint32_t table_workgroup[3]; /* the table's, fitted to the grid and the device */
+} vki_dispatch_info;
+
+/* Dispatch `index` (0 .. vki_graph_dispatch_count - 1) of a graph.
+ * VKI_ERROR_INVALID_ARGUMENT: NULL, an index out of range, or a graph in a call on
+ * another thread. */
+VKI_API vki_status vki_graph_dispatch_info(const vki_graph *graph, int index, vki_dispatch_info *out);
+/* GPU time in ms of dispatch `index` run alone with the given work group (exactly that
+ * size: not fitted), as tuning times a candidate: that one dispatch repeated between two
+ * timestamps, the median of 5 submits. The graph keeps its own sizes. *ms is -1 when the
+ * device cannot run that size (past its limits, or the pipeline fails). Compiles a
+ * pipeline per new size; reads whatever the graph's tensors hold. For sweeps and tables.
+ * VKI_ERROR_INVALID_ARGUMENT: NULL, index out of range, a zero axis, a graph in flight or
+ * in a call on another thread. VKI_ERROR_DEVICE_FEATURE: no timestamps on the queue. */
+VKI_API vki_status vki_graph_time_dispatch(vki_graph *graph, int index, const uint32_t workgroup[3],
+                                           double *ms);
+
+typedef struct vki_table_export_options {
+    /* The family the rows are for; NULL: the most specific family of the device in the
+     * table in use (tuner/wg_table.txt, after the context's workgroup_table). */
+    const char *family;
+    /* Its criteria as a family line writes them; NULL: "vendor=0x...." of the device. */
+    const char *match;
+    /* The rows' source id and what its line says; NULL: "<family>-tuned" and the device,
+     * driver version and models. */
+    const char *source;
+    const char *source_text;
+    /* Sizes timed per bucket: the ones tuning chose there, most frequent first, and the
+     * table's; 0 means 8. */
+    int max_candidates;
+    /* Called after each dispatch timed ("export", total = tunable dispatches). */
+    vki_progress_fn progress;
+    void *progress_user;
+} vki_table_export_options;
+
+/* Writes work-group table rows for the device's family to path (the format of
+ * tuner/wg_table.txt): the tunable dispatches of the graphs (built on one context,
+ * usually with options.tune) are grouped by op class and shape bucket; every candidate
+ * size of a bucket is timed on every dispatch in it (fitted to each, as the table's rows
+ * are); each bucket's row is the size with the least total time. Replaces path.
+ * VKI_ERROR_INVALID_ARGUMENT: NULL graphs or path, n < 1, graphs of different contexts,
+ * a graph in a call on another thread. VKI_ERROR_IO: path cannot be written. And the
+ * statuses of vki_graph_time_dispatch. */
+VKI_API vki_status vki_export_workgroup_table(vki_graph *const *graphs, int n,
+                                              const vki_table_export_options *options,
+                                              const char *path);
 
 /* ---- camera frames and zero-copy I/O ------------------------------------------------ */
 

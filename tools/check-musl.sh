@@ -25,7 +25,7 @@ musl_libc=$(dpkg -L musl-dev 2>/dev/null | grep '/libc\.a$' | head -1)
 
 # The generated sources (glsl_kernels.h, glsl_sources.c) from the native build.
 [ -f build/build.ninja ] || meson setup build >/dev/null
-ninja -C build glsl_kernels.h glsl_sources.c >/dev/null
+ninja -C build glsl_kernels.h glsl_sources.c wg_table_text.c >/dev/null
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -38,7 +38,7 @@ done
 flags="-std=c11 -D_POSIX_C_SOURCE=200809L -DVK_NO_PROTOTYPES -DVKI_SHARED_BUILD -O1
   -Wall -Wextra -Werror=implicit-function-declaration -Werror=implicit-int
   -I$root/include -I$root/engine -I$root -I$root/build -I$tmp/include"
-files=$(ls engine/*.c engine/ops/*.c planner/*.c tuner/*.c tools/*.c build/glsl_sources.c)
+files=$(ls engine/*.c engine/ops/*.c planner/*.c tuner/*.c tools/*.c build/glsl_sources.c build/wg_table_text.c)
 n=0
 failed=0
 for f in $files; do

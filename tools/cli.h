@@ -65,6 +65,7 @@ typedef struct cli {
     int fp32_ops[CLI_MAX_FP32_OPS];
     int n_fp32_ops;
     const char *tuning_file;
+    const char *export_table;        /* tune --export-table FILE */
     const char *cache_dir;           /* resolved: --cache-dir, VKI_CACHE_DIR or the XDG one */
     int no_cache;
     int tune;

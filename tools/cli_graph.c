@@ -671,18 +671,39 @@ int cli_bench(const cli *c) {
 
 /* ---- tune ------------------------------------------------------------------------------ */
 
+/* With --export-table: the tuned graphs of every model on one context, then the rows. */
+static int export_table(const cli *c, vki_graph *const *graphs, int n) {
+    if (!n) {
+        fprintf(stderr, "vkinfer: %s: no model was tuned; nothing to export\n", c->export_table);
+        return 0;
+    }
+    if (!c->json) printf("timing each bucket's candidate sizes on %d models...\n", n);
+    fflush(stdout);
+    vki_table_export_options o = {.progress = cli_progress, .progress_user = (void *)c->export_table};
+    vki_status s = vki_export_workgroup_table(graphs, n, &o, c->export_table);
+    if (s) return !cli_fail("exporting the work-group table", s);
+    if (!c->json) printf("work-group table rows written to %s\n", c->export_table);
+    return 1;
+}
+
 int cli_tune(const cli *c) {
-    int failed = 0;
+    int failed = 0, n_kept = 0;
+    vki_graph *kept[CLI_MAX_MODELS];
+    vki_context *shared = NULL;          /* --export-table: one context for every model */
+    if (c->export_table) {
+        vki_status s = cli_context(c, &shared);
+        if (s) return cli_fail("opening the device", s);
+    }
     if (c->json) printf("{\"models\": [");
     for (int i = 0; i < c->n_models; i++) {
         job j;
-        vki_context *ctx = NULL;
+        vki_context *ctx = shared;
         vki_graph *g = NULL;
         int ok = 0;
         timing before = {0}, after = {0};
         vki_tuning_report rep = {0};
         if (!job_open(c, c->models[i], &j)) goto next;
-        vki_status s = cli_context(c, &ctx);
+        vki_status s = shared ? VKI_OK : cli_context(c, &ctx);
         if (s) { cli_fail("opening the device", s); goto next; }
         /* Before: the family table's sizes alone. */
         vki_graph_options go = graph_options(c, &j, 0);
@@ -734,11 +755,24 @@ int cli_tune(const cli *c) {
             else printf("%s: sizes not saved (no cache directory; --tuning-file FILE keeps them)\n", j.path);
         }
         failed += !ok;
-        vki_graph_destroy(g);
-        vki_context_destroy(ctx);
+        if (ok && shared) kept[n_kept++] = g;
+        else vki_graph_destroy(g);
+        if (!shared) vki_context_destroy(ctx);
         job_free(&j);
     }
-    if (c->json) printf("\n]}\n");
+    if (c->json) printf("\n]");
+    if (shared) {
+        int exported = export_table(c, kept, n_kept);
+        failed += !exported;
+        if (c->json) {
+            printf(", \"export_table\": ");
+            if (exported) cli_json_string(stdout, c->export_table);
+            else printf("null");
+        }
+        for (int i = 0; i < n_kept; i++) vki_graph_destroy(kept[i]);
+        vki_context_destroy(shared);
+    }
+    if (c->json) printf("}\n");
     return failed ? 1 : 0;
 }
 

@@ -83,6 +83,12 @@
     X(TUNING_FILE, "--tuning-file", "FILE", V(RUN) | V(BENCH) | V(TUNE),                        \
       "work-group sizes to use, and where tuning saves them; default: tuning.txt in the "      \
       "cache directory")                                                                        \
+    X(EXPORT_TABLE, "--export-table", "FILE", V(TUNE),                                          \
+      "after tuning, time each shape bucket's candidate sizes on all its dispatches and write "  \
+      "work-group table rows for the device's family to FILE (format: tuner/wg_table.txt)")     \
+    X(WORKGROUP_TABLE, "--workgroup-table", "FILE", V_GRAPH,                                    \
+      "work-group table rows looked up before the built-in table's (default: "                  \
+      "VKI_WORKGROUP_TABLE)")                                                                   \
     X(CACHE_DIR, "--cache-dir", "DIR", V_GRAPH | V(PLAN),                                       \
       "compiled kernels, pipeline cache and tuning results; default: VKI_CACHE_DIR, else "      \
       "$XDG_CACHE_HOME/vkinfer, else ~/.cache/vkinfer")                                         \
@@ -428,7 +434,9 @@ static int parse_args(int argc, char **argv, cli *c, int *help, int *show_versio
     c->save_dir = value[F_SAVE];
     c->check_dir = value[F_CHECK];
     c->tuning_file = value[F_TUNING_FILE];
+    c->export_table = value[F_EXPORT_TABLE];
     c->ctx_opts.cache_dir = value[F_CACHE_DIR];
+    c->ctx_opts.workgroup_table = value[F_WORKGROUP_TABLE];
 
     /* Operands. */
     int many = c->verb == CLI_BENCH || c->verb == CLI_TUNE;

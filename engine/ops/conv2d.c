@@ -221,7 +221,10 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     static const char *const kernels[] = {VKI_KERNEL_conv2d, VKI_KERNEL_conv2d_1x1,
                                           VKI_KERNEL_conv2d_1x1_tiled};
     vki_dispatch d;
-    vki_conv_dispatch(&d, kernels[p.kernel], VKI_WG_CONV, &g, op->opt.conv.activation,
+    /* A pointwise window is its own table class, whichever kernel runs it. */
+    const vki_wg_class cls =
+        p.kernel != VKI_CONV_1X1_TILED && is_pointwise(&g) ? VKI_WG_CONV_1X1 : VKI_WG_CONV;
+    vki_conv_dispatch(&d, kernels[p.kernel], cls, &g, op->opt.conv.activation,
                       op->inputs[0], wblob, bblob, -1);
     vki_status st = vki_build_bind_output(b, &d, op);
     if (st) return st;
