@@ -8,7 +8,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 vkinfer=${1:-$root/build/vkinfer}
 models=${2:-$root/models/cache}
 file=${3:-${TMPDIR:-/tmp}/vkinfer.tune}
-median() { sed -n 's/^latency: median \([0-9.]*\) ms.*/\1/p'; }
+# bench --csv: median_ms is the 8th field from the end (the device name may hold commas).
+median() { awk -F, 'NR == 2 { print $(NF - 7) }'; }
 for model in face_detection_short_range face_detection_full_range selfie_segmentation \
              hand_landmark_lite pose_landmark_lite; do
   m=$models/$model.tflite
@@ -17,8 +18,8 @@ for model in face_detection_short_range face_detection_full_range selfie_segment
   echo "$model: tuned in $(( $(date +%s) - start )) s: $summary"
   table="" tuned=""
   for round in 1 2 3; do
-    table="$table $("$vkinfer" bench "$m" | median)"
-    tuned="$tuned $("$vkinfer" bench "$m" --tuning-file "$file" | median)"
+    table="$table $("$vkinfer" bench "$m" --csv | median)"
+    tuned="$tuned $("$vkinfer" bench "$m" --tuning-file "$file" --csv | median)"
   done
   echo "$model: table medians (ms):$table; tuned medians (ms):$tuned"
 done

@@ -3,8 +3,10 @@
 # work-group choices, in one run on the default device (fp32):
 #   generic  one 8x8x1 size for every tunable dispatch (bench/tables/generic.txt)
 #   old      the table before tuning runs (bench/tables/old.txt)
-#   refined  the built-in table (tuner/wg_table.txt), no tuning
-#   tuned    every dispatch tuned by local search on this device (tune first, untimed)
+#   refined  the built-in table (tuner/wg_table.txt), no tuning; REFINED_TABLE=FILE puts
+#            FILE's rows in front (rows a tuning run exported, before they are built in)
+#   tuned    every dispatch tuned by local search on this device, starting from the
+#            refined table (tuned first, untimed)
 # Each model: three rounds, each timing the four in turn (`vkinfer bench`, 100 runs after
 # 10 warm-ups), so drift hits all alike. Prints per model the median of the three round
 # medians with their min-max, and the share of tuning's gain over the old table that the
@@ -16,20 +18,23 @@ models=${2:-$root/models/cache}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 none=$tmp/none.txt          # no tuning file: the table's sizes
-median() { sed -n 's/^latency: median \([0-9.]*\) ms.*/\1/p'; }
-bench() { "$vkinfer" bench "$@" | median; }
+refined=""
+[ -n "${REFINED_TABLE:-}" ] && refined="--workgroup-table $REFINED_TABLE"
+# bench --csv: median_ms is the 8th field from the end (the device name may hold commas).
+median() { awk -F, 'NR == 2 { print $(NF - 7) }'; }
+bench() { "$vkinfer" bench "$@" --csv 2>/dev/null | median; }
 "$vkinfer" info | sed -n 's/^\* /# device: /p' | head -1
 printf '%-28s %-22s %-22s %-22s %-22s %s\n' model generic old refined tuned refined_share
 for model in face_detection_short_range face_detection_full_range selfie_segmentation \
              hand_landmark_lite pose_landmark_lite; do
   m=$models/$model.tflite
-  "$vkinfer" tune "$m" --tuning-file "$tmp/$model.tune" --runs 5 --warmup 1 >/dev/null || exit 1
+  "$vkinfer" tune "$m" --tuning-file "$tmp/$model.tune" --runs 5 --warmup 1 $refined >/dev/null 2>&1 || exit 1
   g="" o="" r="" t=""
   for round in 1 2 3; do
     g="$g $(bench "$m" --tuning-file "$none" --workgroup-table "$root/bench/tables/generic.txt")"
     o="$o $(bench "$m" --tuning-file "$none" --workgroup-table "$root/bench/tables/old.txt")"
-    r="$r $(bench "$m" --tuning-file "$none")"
-    t="$t $(bench "$m" --tuning-file "$tmp/$model.tune")"
+    r="$r $(bench "$m" --tuning-file "$none" $refined)"
+    t="$t $(bench "$m" --tuning-file "$tmp/$model.tune" $refined)"
   done
   python3 - "$model" "$g" "$o" "$r" "$t" <<'PY'
 import statistics, sys
