@@ -515,10 +515,16 @@ Test(builtin, answers_what_the_old_tables_did) {
     static const uint32_t grids[][3] = {{1, 1, 1},   {3, 5, 1},   {17, 9, 5},   {640, 1, 17},  {128, 128, 4},
                                         {2, 1, 64},  {64, 64, 1}, {8, 8, 2},    {100, 100, 100}, {1, 1, 3000},
                                         {4096, 1, 1}, {33, 65, 16}};
-    int checked = 0;
+    int checked = 0, measured = 0;
     for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++) {
         vki_wg_device d = devices[i].dev;
         d.table = t;
+        /* NVIDIA has rows from a tuning run (rows_from_a_tuning_run); every other family
+         * keeps the old tables' answers. */
+        if (d.vendor_id == 0x10DE) {
+            measured++;
+            continue;
+        }
         for (int c = 0; c < VKI_WG_CLASS_COUNT; c++) {
             /* The row as written is the old shape. */
             vki_wg_row_info r;
@@ -538,7 +544,37 @@ Test(builtin, answers_what_the_old_tables_did) {
             }
         }
     }
-    cr_assert_eq(checked, 12 * 7 * 12);
+    cr_assert_eq(measured, 1);
+    cr_assert_eq(checked, 11 * 7 * 12);
+    vki_wg_table_free(t);
+}
+
+/* The NVIDIA rows name the tuning run; buckets it did not see, and the classes it does
+ * not tune, fall through to the gpu family's (old) rows. */
+Test(builtin, rows_from_a_tuning_run) {
+    vki_wg_table *t = builtin();
+    vki_wg_device nv = gpu(0x10DE, 0x2330, "NVIDIA H100 80GB HBM3");
+    vki_wg_row_info r;
+    uint32_t seen[3] = {64, 64, 8};          /* conv 1025-4096 pixels, 5-16 slices */
+    cr_assert(vki_wg_table_lookup(t, &nv, VKI_WG_CONV, seen, &r));
+    cr_assert_str_eq(r.family, "nvidia");
+    cr_assert_str_eq(r.source, "h100-mediapipe");
+    cr_assert(strstr(r.source_text, "H100"), "%s", r.source_text);
+    cr_assert(strstr(r.source_text, "bench/results/"), "%s", r.source_text);
+    uint32_t unseen[3] = {300, 300, 40};     /* no conv that size in the models */
+    cr_assert(vki_wg_table_lookup(t, &nv, VKI_WG_CONV, unseen, &r));
+    cr_assert_str_eq(r.family, "gpu");
+    cr_assert_eq(r.wg[0] * 100 + r.wg[1] * 10 + r.wg[2], 842, "the old desktop conv row");
+    cr_assert(vki_wg_table_lookup(t, &nv, VKI_WG_REDUCE, seen, &r));
+    cr_assert_str_eq(r.family, "gpu");
+    /* Every measured row is a legal size for the device it came from. */
+    for (int c = 0; c < VKI_WG_CLASS_COUNT; c++)
+        for (uint32_t px = 1; px <= (1u << 17); px *= 2)
+            for (uint32_t z = 1; z <= 256; z *= 2) {
+                uint32_t g[3] = {px, 1, z};
+                cr_assert(vki_wg_table_lookup(t, &nv, (vki_wg_class)c, g, &r));
+                cr_assert(r.wg[0] * r.wg[1] * r.wg[2] <= 1024 && r.wg[2] <= 64, "%s:%d", r.origin, r.line);
+            }
     vki_wg_table_free(t);
 }
 
@@ -566,7 +602,8 @@ Test(builtin, rows_cite_their_sources) {
     cr_assert(strstr(r.source_text, "unmeasured"));
     vki_wg_device nv = gpu(0x10DE, 0, NULL);
     cr_assert(vki_wg_table_lookup(t, &nv, VKI_WG_CONV, grid, &r));
-    cr_assert_str_eq(r.family, "gpu");
+    cr_assert_str_eq(r.family, "nvidia");
+    cr_assert_str_eq(r.source, "h100-mediapipe");
     /* A device that is neither CPU nor GPU does not exist, but generic answers anyway. */
     for (int c = 0; c < VKI_WG_CLASS_COUNT; c++) {
         cr_assert(vki_wg_table_lookup(t, &lp, (vki_wg_class)c, grid, &r));
@@ -676,7 +713,8 @@ Test(export, picks_known_answers_and_parses_back) {
     cr_assert_str_eq(row_of(t, &nv, VKI_WG_ELEMENTWISE, 10, 10, 3), "4x8x1");
     cr_assert_str_eq(row_of(t, &nv, VKI_WG_DEPTHWISE, 1000, 1000, 100), "8x8x1");
     cr_assert_str_eq(row_of(t, &nv, VKI_WG_POOL, 4, 4, 1), "16x4x1");
-    cr_assert_str_eq(row_of(t, &nv, VKI_WG_CONV_1X1, 64, 1, 4), "8x4x2", "no row: the built-in gpu row");
+    cr_assert_str_eq(row_of(t, &nv, VKI_WG_CONV_1X1, 64, 1, 4), "8x2x1",
+                     "no row in rows.txt: the built-in nvidia row");
     cr_assert_str_eq(row_of(t, &nv, VKI_WG_REDUCE, 64, 1, 1), "64x1x1");
     vki_wg_row_info r;
     uint32_t grid[3] = {32, 32, 8};

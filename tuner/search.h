@@ -1,9 +1,11 @@
 /* search.h: refines a work-group size on the device by local search (pure C, no Vulkan).
  *
  * The engine supplies a measure callback (the dispatch's GPU time with a candidate size,
- * a median of several timed runs); the search walks to a neighbour (one axis doubled or
- * halved) only when it beats the current size by more than the noise margin, and stops
- * when no neighbour does or the evaluation budget is spent. */
+ * a median of several timed runs). It times the start and two other shapes, a wide one
+ * and a deep one (VKI_WG_SEARCH_STARTS, clipped to the grid), keeps the fastest, then walks
+ * to a neighbour (one axis doubled or halved) only when it beats the current size by more
+ * than the noise margin, and stops when no neighbour does or the evaluation budget is
+ * spent. bench/results/wg_search.txt has the sweeps these defaults were chosen on. */
 #ifndef VKI_SEARCH_H
 #define VKI_SEARCH_H
 
@@ -13,9 +15,13 @@
  * cannot run (pipeline creation failed). */
 typedef double (*vki_wg_measure)(void *user, const uint32_t wg[3]);
 
+/* The other start points: 128 threads wide in x, and deep in z. */
+#define VKI_WG_SEARCH_STARTS {{64, 2, 1}, {8, 4, 4}}
+
 typedef struct vki_wg_search_options {
-    double min_gain;             /* a move must be this fraction faster; 0 means 0.05 */
+    double min_gain;             /* a move must be this fraction faster; 0 means 0.01 */
     int max_evaluations;         /* sizes measured at most, the start included; 0 means 24 */
+    int single_start;            /* nonzero: climb from start alone */
 } vki_wg_search_options;
 
 typedef struct vki_wg_search_result {
