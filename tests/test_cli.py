@@ -392,15 +392,33 @@ class Verbs(unittest.TestCase):
 
     def test_tune_with_progress(self):
         tf = os.path.join(TMP, 'tuning.txt')
+        rows = os.path.join(TMP, 'rows.txt')
         p = vkinfer('tune', FACE, '--tuning-file', tf, '--runs', '3', '--warmup', '1', '--json',
-                    check=0)
+                    '--export-table', rows, check=0)
         r = json.loads(p.stdout)
         m = r['models'][0]
         self.assertEqual(m['tuning_file'], tf)
         self.assertGreater(m['dispatches'], 0)
         self.assertGreater(m['before_ms'], 0)
         self.assertRegex(p.stderr, r'(?m)^tune: \d+/\d+$')
+        self.assertRegex(p.stderr, r'(?m)^export: \d+/\d+$')
         self.assertTrue(os.path.exists(tf))
+        # The exported rows: a source naming the model, a family, rows citing the source;
+        # a later run reads them back.
+        self.assertEqual(r['export_table'], rows)
+        with open(rows, encoding='utf-8') as f:
+            text = f.read()
+        self.assertRegex(text, r'(?m)^source \S+-tuned vkinfer tune on .*face_detection_short_range')
+        self.assertRegex(text, r'(?m)^family \S+ vendor=0x[0-9A-F]{4}')
+        self.assertRegex(text, r'(?m)^(conv|conv_1x1|depthwise|elementwise|pool) +\S+ +\S+ +\d+x\d+x\d+ +\S+-tuned$')
+        vkinfer('run', FACE, '--workgroup-table', rows, check=0)
+
+    def test_a_bad_workgroup_table_names_its_line(self):
+        bad = os.path.join(TMP, 'bad_rows.txt')
+        with open(bad, 'w', encoding='utf-8') as f:
+            f.write('source s a test\nfamily f\nconv * * 8x8 s\n')
+        p = vkinfer('run', FACE, '--workgroup-table', bad, check=1)
+        self.assertIn(bad + ':3:', p.stderr)
 
     def test_calibrate_with_progress(self):
         p = vkinfer('calibrate', FACE, '--runs', '2', '--warmup', '0', '--json')

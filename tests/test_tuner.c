@@ -340,3 +340,156 @@ Test(tuning, a_tuning_file_that_cannot_be_written_is_an_error) {
     cr_assert_null(g);
     vki_model_destroy(m);
 }
+
+/* ---- the family table in the engine: dispatch info, timing a size, the context's table
+ * file, and export --------------------------------------------------------------------- */
+
+static void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+Test(table, dispatch_info_and_timing_a_size, .timeout = 600) {
+    vki_model *m = small_model();
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(harness_context(), m, NULL, &g), VKI_OK, "%s", vki_last_error());
+    int n = vki_graph_dispatch_count(g), convs = 0;
+    cr_assert_eq(n, 3);
+    for (int k = 0; k < n; k++) {
+        vki_dispatch_info d;
+        cr_assert_eq(vki_graph_dispatch_info(g, k, &d), VKI_OK, "%s", vki_last_error());
+        cr_assert(d.kernel && d.wg_class && d.variant);
+        cr_assert(vki_wg_class_from_name(d.wg_class) >= 0, "%s", d.wg_class);
+        /* No tuning file, no search: the graph runs the table's size. */
+        cr_assert(!memcmp(d.workgroup, d.table_workgroup, sizeof d.workgroup));
+        if (!strcmp(d.kernel, "conv2d")) {
+            convs++;
+            cr_assert_str_eq(d.wg_class, "conv", "a 3x3 window");
+            cr_assert(d.tunable);
+        }
+        double ms = -2;
+        uint32_t one[3] = {1, 1, 1};
+        cr_assert_eq(vki_graph_time_dispatch(g, k, one, &ms), VKI_OK, "%s", vki_last_error());
+        cr_assert(ms >= 0, "1x1x1 runs on every device: %g", ms);
+        uint32_t huge[3] = {1u << 20, 1, 1};
+        cr_assert_eq(vki_graph_time_dispatch(g, k, huge, &ms), VKI_OK, "%s", vki_last_error());
+        cr_assert_eq(ms, -1, "past the device's limits: cannot run, not an error");
+    }
+    cr_assert_eq(convs, 1);
+    vki_dispatch_info d;
+    double ms;
+    uint32_t zero[3] = {4, 0, 1}, one[3] = {1, 1, 1};
+    cr_assert_eq(vki_graph_dispatch_info(g, n, &d), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(vki_last_error(), "out of range"), "%s", vki_last_error());
+    cr_assert_eq(vki_graph_dispatch_info(g, -1, &d), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(vki_graph_dispatch_info(NULL, 0, &d), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(vki_graph_time_dispatch(g, 0, zero, &ms), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(vki_last_error(), "zero axis"), "%s", vki_last_error());
+    cr_assert_eq(vki_graph_time_dispatch(g, n, one, &ms), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(vki_graph_time_dispatch(g, 0, NULL, &ms), VKI_ERROR_INVALID_ARGUMENT);
+    /* The graph still runs its own sizes. */
+    float in[13 * 11 * 5] = {0};
+    cr_assert_eq(vki_graph_set_input(g, 0, in, sizeof in), VKI_OK);
+    cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
+}
+
+Test(table, a_table_file_is_looked_up_first) {
+    const char *path = temp_path("rows.txt");
+    write_text(path, "source here  a test\n"
+                     "family any\n"
+                     "conv  *  *  1x1x1  here\n");
+    vki_context_options co = {.workgroup_table = path};
+    vki_context *ctx = NULL;
+    cr_assert_eq(vki_context_create(&co, &ctx), VKI_OK, "%s", vki_last_error());
+    vki_model *m = small_model();
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(ctx, m, NULL, &g), VKI_OK, "%s", vki_last_error());
+    int seen = 0;
+    for (int k = 0; k < vki_graph_dispatch_count(g); k++) {
+        vki_dispatch_info d;
+        vki_graph_dispatch_info(g, k, &d);
+        if (strcmp(d.wg_class, "conv")) continue;
+        seen++;
+        cr_assert(d.workgroup[0] == 1 && d.workgroup[1] == 1 && d.workgroup[2] == 1,
+                  "the file's row: %ux%ux%u", d.workgroup[0], d.workgroup[1], d.workgroup[2]);
+    }
+    cr_assert_eq(seen, 1);
+    float plain[7 * 6 * 7], mine[7 * 6 * 7];
+    vki_tuning_report r;
+    run(m, NULL, plain, &r);
+    float in[13 * 11 * 5];
+    harness_fill(in, sizeof in / sizeof in[0], 3u, -1.0f, 1.0f);
+    cr_assert_eq(vki_graph_set_input(g, 0, in, sizeof in), VKI_OK);
+    cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_get_output(g, 0, mine, sizeof mine), VKI_OK);
+    cr_assert(!memcmp(plain, mine, sizeof plain), "a work group changes no value");
+    vki_graph_destroy(g);
+    vki_context_destroy(ctx);
+
+    /* A file that does not parse fails the context, naming the file and the line. */
+    write_text(path, "source here  a test\nfamily any\nconv  *  *  0x1x1  here\n");
+    cr_assert_eq(vki_context_create(&co, &ctx), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert_null(ctx);
+    char want[512];
+    snprintf(want, sizeof want, "%s:3:", path);
+    cr_assert(strstr(vki_last_error(), want), "%s", vki_last_error());
+    remove(path);
+    cr_assert_eq(vki_context_create(&co, &ctx), VKI_ERROR_IO);
+    cr_assert(strstr(vki_last_error(), path), "%s", vki_last_error());
+    vki_model_destroy(m);
+}
+
+Test(table, export_writes_rows_the_table_reads, .timeout = 600) {
+    vki_model *m = small_model();
+    char tune[256], rows[256];            /* temp_path's buffer is static: copy each */
+    snprintf(tune, sizeof tune, "%s", temp_path("export.tune"));
+    snprintf(rows, sizeof rows, "%s", temp_path("export.txt"));
+    remove(tune);
+    vki_graph_options o = {.tune = 1, .tuning_file = tune};
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_OK, "%s", vki_last_error());
+    progress_log log = {0};
+    vki_table_export_options eo = {.family = "mine", .match = "vendor=0x1234", .source = "test-run",
+                                   .source_text = "a test", .progress = log_progress,
+                                   .progress_user = &log};
+    cr_assert_eq(vki_export_workgroup_table(&g, 1, &eo, rows), VKI_OK, "%s", vki_last_error());
+    int e = progress_stage(&log, "export");
+    cr_assert(e >= 0 && log.in_order[e] && log.total[e] == 3, "one step per tunable dispatch");
+    FILE *f = fopen(rows, "r");
+    cr_assert(f);
+    char text[8192];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = 0;
+    cr_assert(strstr(text, "source test-run a test\n"), "%s", text);
+    cr_assert(strstr(text, "family mine vendor=0x1234\n"), "%s", text);
+    cr_assert(strstr(text, "\nconv "), "the convolution's bucket: %s", text);
+    /* Defaults name the device's own family, and the rows read back into a context. */
+    cr_assert_eq(vki_export_workgroup_table(&g, 1, NULL, rows), VKI_OK, "%s", vki_last_error());
+    vki_context_options co = {.workgroup_table = rows};
+    vki_context *ctx = NULL;
+    cr_assert_eq(vki_context_create(&co, &ctx), VKI_OK, "%s", vki_last_error());
+    vki_context_destroy(ctx);
+    /* Misuse. */
+    cr_assert_eq(vki_export_workgroup_table(NULL, 1, NULL, rows), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(vki_export_workgroup_table(&g, 0, NULL, rows), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(vki_export_workgroup_table(&g, 1, NULL, NULL), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(vki_export_workgroup_table(&g, 1, NULL, "/nonexistent-dir/rows.txt"), VKI_ERROR_IO);
+    vki_context *other = NULL;
+    cr_assert_eq(vki_context_create(NULL, &other), VKI_OK);
+    vki_graph *h = NULL;
+    cr_assert_eq(vki_graph_create(other, m, NULL, &h), VKI_OK, "%s", vki_last_error());
+    vki_graph *two[2] = {g, h};
+    cr_assert_eq(vki_export_workgroup_table(two, 2, NULL, rows), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(vki_last_error(), "another context"), "%s", vki_last_error());
+    vki_graph_destroy(h);
+    vki_context_destroy(other);
+    vki_graph_destroy(g);
+    remove(tune);
+    remove(rows);
+    vki_model_destroy(m);
+}

@@ -86,7 +86,7 @@
     X(EXPORT_TABLE, "--export-table", "FILE", V(TUNE),                                          \
       "after tuning, time each shape bucket's candidate sizes on all its dispatches and write "  \
       "work-group table rows for the device's family to FILE (format: tuner/wg_table.txt)")     \
-    X(WORKGROUP_TABLE, "--workgroup-table", "FILE", V_GRAPH,                                    \
+    X(WORKGROUP_TABLE, "--workgroup-table", "FILE", V_GRAPH | V(PLAN),                                    \
       "work-group table rows looked up before the built-in table's (default: "                  \
       "VKI_WORKGROUP_TABLE)")                                                                   \
     X(CACHE_DIR, "--cache-dir", "DIR", V_GRAPH | V(PLAN),                                       \
