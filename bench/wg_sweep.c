@@ -1,9 +1,11 @@
 /* wg_sweep.c: local search against an exhaustive sweep of work-group sizes, on
  * representative dispatches of real models.
  *
- * Per op class (conv_1x1, conv, depthwise, elementwise, pool) it takes the tunable
- * dispatches of the models and picks the one with the largest grid and the one with the
- * median grid. For each it times every power-of-two size the search could reach (each
+ * Per op class (conv_1x1, conv, depthwise, elementwise, pool, and reduce: the engine does
+ * not tune a reduction, whose grid's x is its lane count, but glsl/reduce.comp sizes itself
+ * from gl_WorkGroupSize, so any group is legal and the sweep measures what tuning it would
+ * be worth) it takes the dispatches of the models and picks the one with the largest grid
+ * and the one with the median grid. For each it times every power-of-two size the search could reach (each
  * axis up to the grid's extent rounded up to a power of two, within the device's limits)
  * with vki_graph_time_dispatch, then runs vki_wg_search from the table's size twice: on
  * the sweep's own timings (replay: what the search decides given the same numbers) and
@@ -12,7 +14,7 @@
  * the best), and the evaluations against the sweep's. With --csv FILE it writes every
  * timing (model, dispatch, class, grid, size, ms) for replaying other searches.
  *
- * Usage: wg_sweep [--csv FILE] MODEL...   (VKI_DEVICE picks the device) */
+ * Usage: wg_sweep [--csv FILE] [--class NAME] MODEL...   (VKI_DEVICE picks the device) */
 #include "../engine/gpu.h"
 #include "../tuner/search.h"
 #include "vkinfer.h"
@@ -22,7 +24,7 @@
 #include <string.h>
 
 #define MAX_MODELS 16
-#define MAX_PICKS 10
+#define MAX_PICKS 12
 #define MAX_SIZES 512
 
 typedef struct pick {
@@ -84,15 +86,16 @@ static void fill_inputs(vki_graph *g, const vki_model *m) {
 }
 
 int main(int argc, char **argv) {
-    const char *csv_path = NULL;
+    const char *csv_path = NULL, *only = NULL;
     const char *paths[MAX_MODELS];
     int n_models = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
+        else if (!strcmp(argv[i], "--class") && i + 1 < argc) only = argv[++i];
         else if (n_models < MAX_MODELS) paths[n_models++] = argv[i];
     }
     if (!n_models) {
-        fprintf(stderr, "usage: wg_sweep [--csv FILE] MODEL...\n");
+        fprintf(stderr, "usage: wg_sweep [--csv FILE] [--class NAME] MODEL...\n");
         return 2;
     }
     vki_context *ctx = NULL;
@@ -116,7 +119,8 @@ int main(int argc, char **argv) {
             vki_dispatch_info d;
             vki_graph_dispatch_info(graphs[m], k, &d);
             int c = vki_wg_class_from_name(d.wg_class);
-            if (!d.tunable || c < 0 || n_all[c] >= 4096) continue;
+            if ((!d.tunable && c != VKI_WG_REDUCE) || c < 0 || n_all[c] >= 4096) continue;
+            if (only && strcmp(only, d.wg_class)) continue;
             all[c][n_all[c]++] = (pick){m, k, d, (double)d.grid[0] * d.grid[1] * d.grid[2]};
         }
     }
@@ -132,7 +136,7 @@ int main(int argc, char **argv) {
     vki_context_device_info(ctx, &di);
     FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
     if (csv) fprintf(csv, "model,dispatch,class,gx,gy,gz,x,y,z,ms\n");
-    printf("# %s: local search (vki_wg_search defaults: 5%% margin, 24 evaluations, start = table)\n"
+    printf("# %s: local search (vki_wg_search defaults: 1%% margin, 24 evaluations, starts: the table's, 64x2x1, 8x4x4)\n"
            "# against every power-of-two size it could reach; ms per dispatch, median of 5 timed\n"
            "# submits of 3 repeats. replay = the search on the sweep's timings, live = on the device.\n",
            di.name);

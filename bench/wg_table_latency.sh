@@ -7,8 +7,10 @@
 #            FILE's rows in front (rows a tuning run exported, before they are built in)
 #   tuned    every dispatch tuned by local search on this device, starting from the
 #            refined table (tuned first, untimed)
-# Each model: three rounds, each timing the four in turn (`vkinfer bench`, 100 runs after
-# 10 warm-ups), so drift hits all alike. Prints per model the median of the three round
+# Each model: three rounds, each timing the four in turn (`vkinfer bench`, RUNS runs after
+# WARMUP warm-ups, default 100 and 10), so drift hits all alike. TUNED_DIR=DIR takes the
+# tuned sizes from DIR/all.tune (a tuning file written by an earlier run, e.g. the one a
+# table export tuned) instead of tuning each model first. Prints per model the median of the three round
 # medians with their min-max, and the share of tuning's gain over the old table that the
 # refined table gets: (old - refined) / (old - tuned).
 set -u
@@ -22,13 +24,17 @@ refined=""
 [ -n "${REFINED_TABLE:-}" ] && refined="--workgroup-table $REFINED_TABLE"
 # bench --csv: median_ms is the 8th field from the end (the device name may hold commas).
 median() { awk -F, 'NR == 2 { print $(NF - 7) }'; }
-bench() { "$vkinfer" bench "$@" --csv 2>/dev/null | median; }
+bench() { "$vkinfer" bench "$@" --runs "${RUNS:-100}" --warmup "${WARMUP:-10}" --csv 2>/dev/null | median; }
 "$vkinfer" info | sed -n 's/^\* /# device: /p' | head -1
 printf '%-28s %-22s %-22s %-22s %-22s %s\n' model generic old refined tuned refined_share
 for model in face_detection_short_range face_detection_full_range selfie_segmentation \
              hand_landmark_lite pose_landmark_lite; do
   m=$models/$model.tflite
-  "$vkinfer" tune "$m" --tuning-file "$tmp/$model.tune" --runs 5 --warmup 1 $refined >/dev/null 2>&1 || exit 1
+  if [ -n "${TUNED_DIR:-}" ]; then
+    cp "$TUNED_DIR/all.tune" "$tmp/$model.tune"
+  else
+    "$vkinfer" tune "$m" --tuning-file "$tmp/$model.tune" --runs 5 --warmup 1 $refined >/dev/null 2>&1 || exit 1
+  fi
   g="" o="" r="" t=""
   for round in 1 2 3; do
     g="$g $(bench "$m" --tuning-file "$none" --workgroup-table "$root/bench/tables/generic.txt")"

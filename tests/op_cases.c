@@ -153,15 +153,22 @@ void op_table_run(op_table_generator generate, const char *suite, const char *na
     op_case_list l = {0};
     generate(&l);
     const char *filter = getenv("VKI_OP_CASES");
-    /* VKI_OP_CASES_EVERY=N: cases 0, N, 2N, ... of each table, for a slow device. */
+    /* VKI_OP_CASES_EVERY=N[:K]: cases K, K+N, K+2N, ... of each table (K = 0 unless
+     * given), for a slow device, or to split the cases between two slow runs. */
     const char *every_env = getenv("VKI_OP_CASES_EVERY");
-    int every = every_env && *every_env ? atoi(every_env) : 1;
-    cr_assert(every >= 1, "VKI_OP_CASES_EVERY=%s: need a count >= 1", every_env);
+    int every = 1, offset = 0;
+    if (every_env && *every_env) {
+        char *end;
+        every = (int)strtol(every_env, &end, 10);
+        if (*end == ':') offset = (int)strtol(end + 1, &end, 10);
+        cr_assert(!*end && every >= 1 && offset >= 0 && offset < every,
+                  "VKI_OP_CASES_EVERY=%s: need N or N:K with N >= 1 and 0 <= K < N", every_env);
+    }
     int run = 0, failed = 0;
     crash_handlers(1);
     for (int i = 0; i < l.n; i++) {
         const op_case *c = &l.cases[i];
-        if (i % every) continue;
+        if (i % every != offset) continue;
         if (filter && *filter && !strstr(c->label, filter)) continue;
         run++;
         int n = snprintf(crash_message, sizeof crash_message, "%s/%s case %d: %s (seed %u) "

@@ -13,8 +13,9 @@
  * so that test_ops_coverage can check that every op of engine/ops/op_list.h has cases.
  *
  * Environment: VKI_OP_CASES=TEXT runs only the cases whose label contains TEXT;
- * VKI_OP_CASES_EVERY=N only cases 0, N, 2N, ... of each table (tables cycle through channel
- * counts 1, 3, 4, 5, 17, so an N prime to 5 keeps all of them);
+ * VKI_OP_CASES_EVERY=N only cases 0, N, 2N, ... of each table, and N:K cases K, K+N, ...
+ * (tables cycle through channel counts 1, 3, 4, 5, 17, so an N prime to 5 keeps all of
+ * them);
  * VKI_TEST_PRECISIONS=fp32 (a comma-separated list) only those precisions (harness.h); with
  * --verbose every case logs its label and errors. test_ops_coverage --list-cases prints
  * every table and label without running anything. Unless VKI_CACHE_DIR is set, a run's
