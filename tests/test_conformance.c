@@ -15,6 +15,16 @@ static const char *env_or(const char *name, const char *fallback) {
     return v && *v ? v : fallback;
 }
 
+/* VKI_AGREE_MODELS=one keeps the agreement checks (memory strategies, passes, the schedule
+ * stage: the same host code on every model) to face_detection_short_range, for
+ * tools/test.sh's slower runs; the plain run covers them all. */
+static int agree_on_one(void) { return !strcmp(env_or("VKI_AGREE_MODELS", "all"), "one"); }
+
+static void agree_scope(const char *model) {
+    if (agree_on_one() && strcmp(model, "face_detection_short_range"))
+        cr_skip_test("VKI_AGREE_MODELS=one: face_detection_short_range only");
+}
+
 /* Runs `model` on the device (and, when check_reference, on the C references too) with
  * the reference input, comparing every output with TFLite's. */
 /* An output whose bound differs from the model's, with the reason in a comment where used. */
@@ -239,6 +249,7 @@ static float *run_outputs(vki_graph *g, const loaded *l, size_t *bytes) {
 /* Every memory strategy must give bit-identical outputs (the plan only moves bytes), and
  * the engine must allocate exactly what vki_memory_plans reports for that strategy. */
 static void strategies_agree(const char *model) {
+    agree_scope(model);
     loaded l = load_with_input(model);
     vki_memory_plan_info plans[VKI_MEMORY_STRATEGY_COUNT];
     cr_assert_eq(vki_memory_plans(harness_context(), l.m, NULL, plans, VKI_MEMORY_STRATEGY_COUNT), VKI_OK,
@@ -290,6 +301,7 @@ static const char *const pass_names[] = {
 #define N_PASSES (int)(sizeof pass_bits / sizeof pass_bits[0])
 
 static void passes_agree(const char *model) {
+    agree_scope(model);
     loaded l = load_with_input(model);
     vki_device_info info;
     cr_assert_eq(vki_context_device_info(harness_context(), &info), VKI_OK);
@@ -341,9 +353,8 @@ Test(passes_agree, pose_landmark_lite) { passes_agree("pose_landmark_lite"); }
  * public ones in fp16 and in the graph GPUs get (the other eight would add minutes on
  * lavapipe), outputs with it must be bit-identical to those without it, and the lower bound
  * of live bytes must never be higher. Prints both bounds. VKI_SCHEDULE_MODELS=public keeps
- * the fp32 case to the five public models too, and =one every case to
- * face_detection_short_range (tools/test.sh's slower runs: the schedule code is the same
- * host code for every model, and the plain run covers them all). */
+ * the fp32 case to the five public models too (tools/test.sh), and VKI_AGREE_MODELS=one
+ * every case to face_detection_short_range (its slower runs). */
 static const char *const mediapipe_models[] = {
     "face_detection_short_range", "face_detection_full_range", "face_detection_full_range_sparse",
     "face_landmark", "hand_landmark_lite", "hand_landmark_full", "palm_detection_lite",
@@ -399,7 +410,7 @@ static void schedule_agrees_with(vki_precision precision, unsigned disable) {
     const int public_only = precision != VKI_PRECISION_FP32 || disable || !strcmp(scope, "public");
     for (size_t k = 0; k < sizeof mediapipe_models / sizeof mediapipe_models[0]; k++) {
         if (public_only && !is_public(mediapipe_models[k])) continue;
-        if (!strcmp(scope, "one") && k > 0) break;
+        if (agree_on_one() && k > 0) break;
         char path[1024];
         snprintf(path, sizeof path, "%s/%s.tflite", env_or("VKI_MODEL_DIR", "models/cache"),
                  mediapipe_models[k]);
