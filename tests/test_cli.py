@@ -28,7 +28,13 @@ import zlib
 CLI = None
 MODELS = os.environ.get('VKI_MODEL_DIR', 'models/cache')
 TMP = tempfile.mkdtemp(prefix='vki-cli-')
-ENV = dict(os.environ, XDG_CACHE_HOME=os.path.join(TMP, 'xdg'))
+# vkinfer's cache goes to a temporary XDG directory; Mesa's shader cache stays where it
+# was, so that lavapipe does not recompile every kernel at its first dispatch (a cold
+# pose_landmark_lite run took over the 60 s run wait under AddressSanitizer).
+MESA_CACHE = os.environ.get('MESA_SHADER_CACHE_DIR') or os.path.join(
+    os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache'),
+    'mesa_shader_cache')
+ENV = dict(os.environ, XDG_CACHE_HOME=os.path.join(TMP, 'xdg'), MESA_SHADER_CACHE_DIR=MESA_CACHE)
 ENV.pop('VKI_DEVICE', None)
 ENV.pop('VKI_CACHE_DIR', None)
 FACE = os.path.join(MODELS, 'face_detection_short_range.tflite')
