@@ -88,7 +88,7 @@ static vki_status describe_steps(vki_graph *g, const vki_build *b, vki_tuning *t
         VkDescriptorSetLayout set_layout;
         s = vki_kernels_layout(ctx, d->n_bindings, &set_layout, &step->layout);
         if (s) return s;
-        vki_tuning_pick(tu, k, &v, d->wg_class, d->grid, step->wg);
+        vki_tuning_pick(tu, k, &v, d->wg_class, d->grid, g->kernels[k].table_wg, step->wg);
         s = vki_kernels_pipeline(ctx, &v, step->wg, &step->pipeline);
         if (s) return s;
         for (int a = 0; a < 3; a++) {

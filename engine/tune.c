@@ -39,9 +39,9 @@ vki_status vki_tuning_open(vki_tuning *t, vki_context *ctx, const vki_graph_conf
 }
 
 void vki_tuning_pick(vki_tuning *t, int k, const vki_kernel_variant *v, vki_wg_class cls,
-                     const uint32_t grid[3], uint32_t wg[3]) {
+                     const uint32_t grid[3], const uint32_t table_wg[3], uint32_t wg[3]) {
     vki_tune_step *s = &t->steps[k];
-    vki_wg_pick(&t->device, cls, grid, wg);
+    memcpy(wg, table_wg, 3 * sizeof wg[0]);
     s->tunable = vki_wg_tunable(cls);
     if (!s->tunable) return;
     t->report.dispatches++;

@@ -27,9 +27,10 @@ typedef struct vki_tuning {
 
 /* Loads the configured tuning file, if any. */
 vki_status vki_tuning_open(vki_tuning *t, vki_context *ctx, const vki_graph_config *cfg, int n_steps);
-/* Step k's starting work group: the table's for its class and grid, or the file's. */
+/* Step k's starting work group: table_wg (the table's for its class and grid, from
+ * vki_wg_pick), or the file's. */
 void vki_tuning_pick(vki_tuning *t, int k, const vki_kernel_variant *v, vki_wg_class cls,
-                     const uint32_t grid[3], uint32_t wg[3]);
+                     const uint32_t grid[3], const uint32_t table_wg[3], uint32_t wg[3]);
 /* With cfg->tune, searches every tunable step the file lacked; records the recording;
  * keeps the searched sizes only if the whole recording then runs faster; saves the file.
  * The recording's inputs should hold defined data (they are read by the timed runs). */
