@@ -1,6 +1,8 @@
 /* cases_eltwise.c: the elementwise ops (unary.c, binary.c) on odd shapes: RELU, RELU6,
- * LOGISTIC, TANH, HARD_SWISH, LEAKY_RELU; ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM with every
- * broadcast form, constants on either side and fused activations; PRELU. */
+ * RELU_N1_TO_1, LOGISTIC, TANH, HARD_SWISH, LEAKY_RELU; ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM
+ * with every broadcast form, constants on either side and fused activations; PRELU. The
+ * ops the activation pass folds (RELU6, RELU_N1_TO_1, LOGISTIC, TANH, HARD_SWISH) run both
+ * as their own kernel and folded into the producer's epilogue (unary_path). */
 #include "op_cases.h"
 
 #include <criterion/criterion.h>
@@ -61,25 +63,62 @@ static vki_model *build_unary(const op_case *c) {
     return m;
 }
 
-static void unary_case(op_case_list *l, vki_op_code code, float alpha, operand in, uint32_t seed,
-                       double tol) {
+/* The ops the activation pass folds into their producer's epilogue. */
+static bool foldable(vki_op_code code) {
+    return code == VKI_OP_RELU || code == VKI_OP_RELU6 || code == VKI_OP_RELU_N1_TO_1 ||
+           code == VKI_OP_TANH || code == VKI_OP_LOGISTIC || code == VKI_OP_HARD_SWISH;
+}
+
+/* How a foldable op runs. An input range other than [-1, 1) puts a MUL and an ADD ahead of
+ * the op (harness_operand_add), and the activation pass folds the op into that ADD's
+ * epilogue: STANDALONE turns the pass off for the case, so the op's own kernel runs, and
+ * FUSED keeps it, so the epilogue does. Both pin the dispatch count (the op's dispatch is
+ * there or not), so a case cannot drift to the other path unnoticed. */
+typedef enum unary_path { STANDALONE, FUSED } unary_path;
+
+/* Dispatches of a case with the MUL and ADD ahead: the input's conversion, MUL, ADD, then
+ * either nothing (fused: the ADD's epilogue applies the activation and writes the dense
+ * output) or the op and the output's conversion (the op's own kernel has no epilogue). */
+static int unary_dispatches(unary_path path) { return path == FUSED ? 3 : 5; }
+
+static void unary_case_on(op_case_list *l, vki_op_code code, float alpha, operand in,
+                          uint32_t seed, double tol, unary_path path) {
     op_case *c = op_case_add(l, code, build_unary, seed, tol);
     OP_CASE_SET_PARAMS(c, eltwise_params, ((eltwise_params){.alpha = alpha, .a = in}));
     char a[64];
     describe(a, sizeof a, in);
+    const char *how = "";
+    if (foldable(code) && (in.lo != -1.0f || in.hi != 1.0f)) {
+        c->dispatches = unary_dispatches(path);
+        if (path == STANDALONE) {
+            c->env_name = "VKI_DISABLE_PASSES";
+            c->env_value = "activation";
+        }
+        how = path == STANDALONE ? " (own kernel)" : " (fused into ADD)";
+    }
     if (code == VKI_OP_LEAKY_RELU)
         op_case_label(c, "%s alpha %g %s", vki_op_name((int)code), (double)alpha, a);
     else
-        op_case_label(c, "%s %s", vki_op_name((int)code), a);
+        op_case_label(c, "%s %s%s", vki_op_name((int)code), a, how);
 }
 
-/* Every channel count on every odd spatial shape, inputs spanning [lo, hi). */
+static void unary_case(op_case_list *l, vki_op_code code, float alpha, operand in, uint32_t seed,
+                       double tol) {
+    unary_case_on(l, code, alpha, in, seed, tol, STANDALONE);
+}
+
+/* Every channel count on every odd spatial shape, inputs spanning [lo, hi), through the
+ * op's own kernel; then the first shape's channel counts again folded into the ADD ahead. */
 static void sweep_unary(op_case_list *l, vki_op_code code, float alpha, float lo, float hi,
                         double tol) {
     for (int s = 0; s < N_SPATIAL; s++)
         for (int i = 0; i < N_CHANNELS; i++)
             unary_case(l, code, alpha, ACT_IN(lo, hi, 1, spatial[s][0], spatial[s][1], channels[i]),
                        (uint32_t)(100 * s + i + 1), tol);
+    if (!foldable(code) || (lo == -1.0f && hi == 1.0f)) return;
+    for (int i = 0; i < N_CHANNELS; i++)
+        unary_case_on(l, code, alpha, ACT_IN(lo, hi, 1, spatial[0][0], spatial[0][1], channels[i]),
+                      (uint32_t)(900 + i), tol, FUSED);
 }
 
 void op_cases_relu__odd_shapes(op_case_list *l) {
@@ -97,6 +136,8 @@ void op_cases_logistic__odd_shapes(op_case_list *l) {
 void op_cases_logistic__saturates_where_exp_overflows(op_case_list *l) {
     /* exp(100) overflows float: the output must be 0 and 1, not NaN. */
     unary_case(l, VKI_OP_LOGISTIC, 0.0f, ACT_IN(-120.0f, 120.0f, 1, 7, 5, 17), 5, TOL_TRANSCENDENTAL);
+    unary_case_on(l, VKI_OP_LOGISTIC, 0.0f, ACT_IN(-120.0f, 120.0f, 1, 7, 5, 17), 15,
+                  TOL_TRANSCENDENTAL, FUSED);
 }
 
 void op_cases_tanh__odd_shapes(op_case_list *l) {
@@ -106,12 +147,19 @@ void op_cases_tanh__odd_shapes(op_case_list *l) {
 void op_cases_tanh__saturates_for_large_inputs(op_case_list *l) {
     unary_case(l, VKI_OP_TANH, 0.0f, ACT_IN(-25.0f, 25.0f, 1, 7, 5, 17), 6, TOL_TRANSCENDENTAL);
     unary_case(l, VKI_OP_TANH, 0.0f, ACT_IN(-1000.0f, 1000.0f, 1, 3, 9, 5), 7, TOL_TRANSCENDENTAL);
+    unary_case_on(l, VKI_OP_TANH, 0.0f, ACT_IN(-1000.0f, 1000.0f, 1, 3, 9, 5), 17,
+                  TOL_TRANSCENDENTAL, FUSED);
 }
 
 void op_cases_hard_swish__odd_shapes(op_case_list *l) {
     sweep_unary(l, VKI_OP_HARD_SWISH, 0.0f, -8.0f, 8.0f, TOL);
     /* Dense around the kinks at -3 and 3. */
     unary_case(l, VKI_OP_HARD_SWISH, 0.0f, ACT_IN(-4.0f, 4.0f, 1, 7, 5, 17), 8, TOL);
+    unary_case_on(l, VKI_OP_HARD_SWISH, 0.0f, ACT_IN(-4.0f, 4.0f, 1, 7, 5, 17), 18, TOL, FUSED);
+}
+
+void op_cases_relu_n1_to_1__odd_shapes_across_both_clips(op_case_list *l) {
+    sweep_unary(l, VKI_OP_RELU_N1_TO_1, 0.0f, -2.0f, 2.0f, TOL);
 }
 
 void op_cases_leaky_relu__odd_shapes_and_alphas(op_case_list *l) {
@@ -130,6 +178,10 @@ void op_cases_unary__lower_ranks(op_case_list *l) {
         unary_case(l, codes[i], 0.3f, ACT_IN(-8.0f, 8.0f, 1, 13), (uint32_t)(30 + i), tol);
         unary_case(l, codes[i], 0.3f, ACT_IN(-8.0f, 8.0f, 5), (uint32_t)(40 + i), tol);
     }
+    /* Folded into the ADD ahead (LEAKY_RELU has no fused form). */
+    for (int i = 0; i < 4; i++)
+        unary_case_on(l, codes[i], 0.3f, ACT_IN(-8.0f, 8.0f, 1, 5, 17), (uint32_t)(50 + i),
+                      TOL_TRANSCENDENTAL, FUSED);
 }
 
 /* ---- binary ops ------------------------------------------------------------------------- */

@@ -36,6 +36,7 @@
     X(tanh, odd_shapes)                                                                 \
     X(tanh, saturates_for_large_inputs)                                                 \
     X(hard_swish, odd_shapes)                                                           \
+    X(relu_n1_to_1, odd_shapes_across_both_clips)                                       \
     X(leaky_relu, odd_shapes_and_alphas)                                                \
     X(unary, lower_ranks)                                                               \
     X(binary, same_shape_odd_channels)                                                  \
