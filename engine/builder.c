@@ -80,7 +80,8 @@ vki_status vki_build_bind_operand(vki_build *b, vki_dispatch *d, int t, vki_shap
 vki_status vki_build_dispatch(vki_build *b, const vki_dispatch *d) {
     if (d->overflow)
         return vki_fail(VKI_ERROR_INTERNAL, "%s: op %d: kernel %s has more defines or bindings "
-                        "than a dispatch holds", b->m->name, b->current_op, d->kernel);
+                        "than a dispatch holds", b->m->name,
+                        b->current_op >= 0 ? b->m->ops[b->current_op].file_index : -1, d->kernel);
     if (!vki_grow((void **)&b->dispatches, &b->cap_dispatches, b->n_dispatches + 1, sizeof *d))
         return vki_fail_oom("graph build: dispatches");
     b->dispatches[b->n_dispatches] = *d;
@@ -103,8 +104,10 @@ vki_status vki_build_bind_output(vki_build *b, vki_dispatch *d, const vki_op *op
     }
     if (fu->has_residual) {
         /* STORE_OUTPUT reads the residual at the index it stores, in the same invocation
-         * (common.glsl): with the output's H and W, its slices (fewer where a channel PAD
-         * was folded in) sit at the output's indices, so it may share their storage. */
+         * (common.glsl), in its storage view (rows: every axis before the last two folds
+         * into H, as its producer stored it). With the output's H and W, its slices (fewer
+         * where a channel PAD was folded in) sit at the output's indices, so it may share
+         * their storage. */
         const vki_tensor *res = &b->m->tensors[fu->residual], *out = &b->m->tensors[op->outputs[0]];
         vki_shape4 rs = vki_tensor_shape4(res), os = vki_tensor_shape4(out);
         vki_shape4 rr = vki_tensor_rows(res), orr = vki_tensor_rows(out);
@@ -114,7 +117,7 @@ vki_status vki_build_bind_output(vki_build *b, vki_dispatch *d, const vki_op *op
         vki_define_int(d, "RESIDUAL", 1);
         vki_define_int(d, "RES_BINDING", d->n_bindings);
         if (fu->pre_activation != VKI_ACT_NONE) vki_define_int(d, "RES_PRE_ACT", fu->pre_activation);
-        vki_define_shape(d, "RES", vki_tensor_shape4(&b->m->tensors[fu->residual]));
+        vki_define_shape(d, "RES", rr);
         vki_dispatch_bind_tensor(d, fu->residual);
     }
     return VKI_OK;
@@ -186,7 +189,7 @@ vki_status vki_build_open(vki_build *b, const vki_context *ctx, const vki_model 
         return vki_fail_oom("graph build");
     vki_precision_ops(model, cfg, b->op_half);
     memcpy(b->view.ops, model->ops, sizeof(vki_op) * (size_t)model->n_ops);
-    vki_passes_run(&b->view, b->skip, &b->device, cfg->passes);
+    vki_passes_run(&b->view, b->skip, &b->device, cfg->passes, &b->passes_fired);
     vki_precision_fused(&b->view, b->skip, b->op_half);
     for (int t = 0; t < model->n_tensors; t++) b->storage_of[t] = t;
     vki_status s = emit_all(b);
@@ -195,6 +198,8 @@ vki_status vki_build_open(vki_build *b, const vki_context *ctx, const vki_model 
     vki_precision_tensors(&b->view, b->skip, b->op_half, b->storage_of, b->tensor_half);
     s = vki_build_schedule(b);
     if (s) return s;
+    if (b->schedule.reordered) b->passes_fired |= VKI_PASS_ORDER;
+    if (b->schedule.in_place) b->passes_fired |= VKI_PASS_IN_PLACE;
     for (int o = 0; o < model->n_ops; o++)
         if (!b->skip[o]) b->precision.fp16_ops += b->op_half[o], b->precision.ops++;
     b->precision.fp16_arithmetic = cfg->fp16_arith;

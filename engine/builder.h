@@ -35,6 +35,7 @@ struct vki_build {
     unsigned char *op_half;     /* per op: outputs and weights stored fp16 */
     unsigned char *tensor_half; /* per tensor: stored fp16 */
     vki_precision_report precision;
+    unsigned passes_fired;      /* VKI_PASS_* bits of the passes that changed something */
     struct {
         uint64_t stored_peak, peak;  /* live-byte peaks of the stored and the chosen order */
         int exact, reordered;        /* the order search was exhaustive; it moved dispatches */

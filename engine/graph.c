@@ -103,7 +103,7 @@ static vki_status describe_steps(vki_graph *g, const vki_build *b, vki_tuning *t
         step->kernel = d->kernel;
         memcpy(step->variant, d->variant, sizeof step->variant);
         step->variant[sizeof step->variant - 1] = '\0';
-        step->op_index = d->op_index;
+        step->op_index = file_op(b->m, d);   /* what the profile reports: the file's number */
         VkDescriptorBufferInfo infos[VKI_MAX_BINDINGS];
         for (int i = 0; i < d->n_bindings; i++) {
             infos[i] = vki_memory_binding(&g->mem, b, &d->bindings[i]);
@@ -127,6 +127,7 @@ static vki_status build(vki_graph *g, const vki_model *model, const vki_graph_co
     vki_status s = vki_build_open(b, ctx, model, cfg);
     if (s) return s;
     g->precision = b->precision;
+    g->passes_fired = b->passes_fired;
     s = vki_memory_create(ctx, b, cfg, &g->mem);
     if (!s) s = vki_image_inputs_open(g, b);
     if (s) return s;
@@ -161,13 +162,15 @@ vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
                         "a new context", model->name);
     vki_graph *g = vki_calloc(1, sizeof *g);
     if (!g) return vki_fail_oom("vki_graph_create");
-    g->ctx = ctx;
     vki_graph_config cfg;
     vki_status s = vki_graph_config_resolve(ctx, model, options, &cfg);
     if (s) {
         free(g);
         return s;
     }
+    /* The graph keeps its context alive: the app may destroy the context first. */
+    g->ctx = ctx;
+    vki_context_retain(ctx);
     g->model_io = copy_io(model);
     if (!g->model_io) s = vki_fail_oom("vki_graph_create");
     vki_build b = {0};
@@ -247,7 +250,9 @@ void vki_graph_destroy(vki_graph *g) {
     vki_image_inputs_close(g);
     vki_memory_destroy(g->ctx, &g->mem);
     vki_model_destroy(g->model_io);
+    vki_context *ctx = g->ctx;
     free(g);
+    vki_context_release(ctx);       /* last: frees the context if the app destroyed it */
 }
 
 /* A run in flight reads the staging buffers and the recorded command buffer: nothing that
@@ -466,3 +471,5 @@ vki_status vki_graph_output_pointer(vki_graph *g, int index, const float **data,
     if (data) *data = p;
     return s;
 }
+
+unsigned vki_graph_passes_fired(const vki_graph *g) { return g ? g->passes_fired : 0; }

@@ -28,6 +28,7 @@ struct vki_graph {
     vki_recording rec;
     vki_precision_report precision;
     vki_tuning_report tuning;
+    unsigned passes_fired;       /* VKI_PASS_* bits of the passes that changed the graph */
     struct vki_image_inputs *images;   /* camera frames into inputs (image_input.c) */
     vki_step_kernel *kernels;   /* per step: its kernel variant, for timing other sizes */
 };
@@ -37,6 +38,10 @@ struct vki_graph {
  * lost. On success the caller must vki_graph_leave. */
 vki_status vki_graph_enter(vki_graph *g, const char *call);
 void vki_graph_leave(vki_graph *g);
+
+/* The VKI_PASS_* bits of the passes that changed this graph (for the tests' coverage
+ * tables; NULL gives 0). */
+unsigned vki_graph_passes_fired(const vki_graph *g);
 
 /* Step k's pipeline with work group wg; user is the graph (a vki_make_pipeline). */
 vki_status vki_graph_pipeline_of(void *user, int k, const uint32_t wg[3], VkPipeline *out);

@@ -187,9 +187,11 @@ static int fuse_spatial_pads(vki_model *m, unsigned char *skip) {
 
 /* ---- residual ADD into the epilogue of the op making an operand ------------------------ */
 
-/* Operand `other` of an ADD whose output has shape `out`, as the epilogue would read it:
- * the tensor itself when its shape is the output's, or the input of a channel PAD that
- * only zero-extends it (*pad = that PAD). -1 if neither. */
+/* Operand `other` of an ADD whose output has storage view `out` (vki_tensor_rows: the
+ * epilogue indexes the residual by the output's row, column and slice), as the epilogue
+ * would read it: the tensor itself when its view is the output's, or the input of a
+ * channel PAD that only zero-extends it (*pad = that PAD). -1 if neither. Comparing the
+ * 4-D shapes instead let [4,8,8] (N = 4) pass for rows of [1,4,8,8]. */
 static int residual_source(const vki_model *m, const graph_index *g, int other, vki_shape4 out,
                            int *pad) {
     *pad = -1;
@@ -198,13 +200,13 @@ static int residual_source(const vki_model *m, const graph_index *g, int other, 
     vki_shape4 before, after;
     if (p >= 0 && private_to_reader(m, g, other) && pad_only(m, &m->ops[p], 'c', &before, &after)) {
         int src = m->ops[p].inputs[0];
-        vki_shape4 s = vki_tensor_shape4(&m->tensors[src]);
+        vki_shape4 s = vki_tensor_rows(&m->tensors[src]);
         if (s.h == out.h && s.w == out.w && s.c <= out.c && !m->tensors[src].data) {
             *pad = p;
             return src;
         }
     }
-    return same_shape(vki_tensor_shape4(&m->tensors[other]), out) ? other : -1;
+    return same_shape(vki_tensor_rows(&m->tensors[other]), out) ? other : -1;
 }
 
 static int fuse_residuals(vki_model *m, unsigned char *skip) {
@@ -214,7 +216,7 @@ static int fuse_residuals(vki_model *m, unsigned char *skip) {
     for (int a = 0; a < m->n_ops; a++) {
         vki_op *add = &m->ops[a];
         if (skip[a] || add->code != VKI_OP_ADD || add->n_inputs != 2) continue;
-        vki_shape4 out = vki_tensor_shape4(&m->tensors[add->outputs[0]]);
+        vki_shape4 out = vki_tensor_rows(&m->tensors[add->outputs[0]]);
         /* Try the operand made last first: the other one is then more likely ready. */
         int p0 = add->inputs[0] >= 0 ? g.producer[add->inputs[0]] : -1;
         int p1 = add->inputs[1] >= 0 ? g.producer[add->inputs[1]] : -1;
@@ -229,7 +231,7 @@ static int fuse_residuals(vki_model *m, unsigned char *skip) {
              * after; a producer without an activation slot takes only a plain ADD. */
             vki_activation *slot = activation_slot(conv);
             if (!has_epilogue(conv) || conv->fused.has_residual || conv->fused.dense_out ||
-                conv->n_outputs != 1 || !same_shape(vki_tensor_shape4(&m->tensors[t]), out) ||
+                conv->n_outputs != 1 || !same_shape(vki_tensor_rows(&m->tensors[t]), out) ||
                 (!slot && add->opt.eltwise.activation != VKI_ACT_NONE))
                 continue;
             int pad;
@@ -387,13 +389,17 @@ int vki_output_is_dense(const vki_model *view, const unsigned char *skip, int io
 /* ---- all of them ------------------------------------------------------------------------ */
 
 int vki_passes_run(vki_model *view, unsigned char *skip, const vki_wg_device *dev,
-                   unsigned passes) {
-    int folded = 0;
-    if (passes & VKI_PASS_ACTIVATION) folded += vki_fuse_activations(view, view->ops, skip);
-    if (passes & VKI_PASS_SPATIAL_PAD) folded += fuse_spatial_pads(view, skip);
-    if (passes & VKI_PASS_RESIDUAL) folded += fuse_residuals(view, skip);
-    if (passes & VKI_PASS_CHANNEL_PAD) folded += fuse_channel_pads(view, skip);
-    if (passes & VKI_PASS_OUTPUT_LAYOUT) folded += fuse_output_layouts(view, skip);
-    if (passes & VKI_PASS_DW_PW) folded += vki_fuse_dw_pw(view, view->ops, skip, dev);
+                   unsigned passes, unsigned *fired) {
+    int folded = 0, n;
+    *fired = 0;
+#define RUN_(bit, call) \
+    if ((passes & (bit)) && (n = (call)) > 0) folded += n, *fired |= (bit);
+    RUN_(VKI_PASS_ACTIVATION, vki_fuse_activations(view, view->ops, skip))
+    RUN_(VKI_PASS_SPATIAL_PAD, fuse_spatial_pads(view, skip))
+    RUN_(VKI_PASS_RESIDUAL, fuse_residuals(view, skip))
+    RUN_(VKI_PASS_CHANNEL_PAD, fuse_channel_pads(view, skip))
+    RUN_(VKI_PASS_OUTPUT_LAYOUT, fuse_output_layouts(view, skip))
+    RUN_(VKI_PASS_DW_PW, vki_fuse_dw_pw(view, view->ops, skip, dev))
+#undef RUN_
     return folded;
 }

@@ -93,6 +93,13 @@ OPTIONS = {
     'CUMSUM': (102, [('exclusive', 0, 'bool', 0), ('reverse', 1, 'bool', 0)]),
     'BROADCAST_TO': (104, []),
     'GELU': (116, [('approximate', 0, 'bool', 0)]),
+    'RESIZE_BILINEAR': (15, [('align_corners', 2, 'bool', 0), ('half_pixel_centers', 3, 'bool', 0)]),
+    'RESIZE_NEAREST_NEIGHBOR': (74, [('align_corners', 0, 'bool', 0),
+                                     ('half_pixel_centers', 1, 'bool', 0)]),
+    'SPACE_TO_DEPTH': (19, [('block_size', 0, 'int', 0)]),
+    'DEPTH_TO_SPACE': (94, [('block_size', 0, 'int', 0)]),
+    'TRANSPOSE_CONV': (49, [('padding', 0, PADDING, 0), ('stride_w', 1, 'int', 1),
+                            ('stride_h', 2, 'int', 1), ('activation', 3, ACTIVATION, 0)]),
     # Empty tables, written as converters write them (ops not listed here get no table).
     'PAD': (22, []),
     'MINIMUM': (39, []),

@@ -14,7 +14,9 @@
 // directory). Input files are float32; a uint8 or int32 input (a quantized model's raw
 // uint8 values, say) takes them converted, and they must be whole numbers in its range.
 // Outputs of other types are converted to float32. (LiteRT.js has no int8 tensors.)
-// A model LiteRT refuses, or an input of the wrong size, stops the run with exit status 1.
+// A model LiteRT refuses, or an input of the wrong size, stops the run with exit status 1;
+// with --keep-going first (tests/graphs/fuzz.py), it is reported on stderr as
+// "<model>.tflite: LiteRT failed: <why>" and the run goes on with the next job.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -79,7 +81,9 @@ async function runJob(lrt, job) {
 }
 
 async function main() {
-  const argv = process.argv.slice(2);
+  let argv = process.argv.slice(2);
+  const keepGoing = argv[0] === '--keep-going';
+  if (keepGoing) argv = argv.slice(1);
   if (argv.length < 2 || (argv.length === 2 && !argv[1].endsWith('.json') && !argv[1].endsWith('.tflite'))) {
     console.error('usage: node run_litert.mjs NODE_MODULES MODEL.tflite OUT_PREFIX [IN.f32 ...]\n' +
                   '       node run_litert.mjs NODE_MODULES JOBS.json');
@@ -102,6 +106,10 @@ async function main() {
       const n = await runJob(lrt, job);
       console.log(`${path.basename(job.model)}: ${n} output(s)`);
     } catch (e) {
+      if (keepGoing) {
+        console.error(`${path.basename(job.model)}: LiteRT failed: ${String(e && e.message || e).split('\n')[0]}`);
+        continue;
+      }
       console.error(`${path.basename(job.model)}: LiteRT failed: ${e && e.stack || e}`);
       process.exit(1);
     }

@@ -1,0 +1,1378 @@
+"""gen.py: random valid TFLite graphs for the differential tester (tests/graphs/fuzz.py).
+
+generate(seed) -> Case: a spec for tests/tflite_writer.py, the graph's inputs, and what the
+graph holds (ops, shape classes) for the coverage table. The same seed gives the same bytes.
+
+A graph starts from one to three float32 inputs of rank 0 to 5 (batch 1 or more, odd and
+size-1 extents, C from 1 to 17 and wider) and grows op by op: each step picks an op (three
+"focus" ops per seed walk the whole op list round robin, so a run of consecutive seeds
+covers every op), then operands from the tensors made so far: the newest (chains), an older
+one (residual branches, a tensor read by several ops), a second input, a constant
+(float32, or float16 / int8 behind a DEQUANTIZE) or a tensor reduced with keep_dims (a
+broadcast operand computed in the graph, as LayerNorm does). Structures real networks
+have come as blocks: split/concat fan-out and fan-in, a reshape/transpose round trip and an
+attention block over rank-3 activations, an int8 section (QUANTIZE, int8 ops on per-tensor
+grids, DEQUANTIZE). Every tensor no op reads becomes a graph output, so outputs come from
+the middle of the graph too.
+
+Values stay where both sides are well defined and comparable: inputs are multiples of 1/8
+in [-2, 2) (exact in float16); ops with a discontinuity (FLOOR, ROUND, CAST, comparisons,
+ARG_MAX, FLOOR_DIV, ...) only read "exact" tensors (inputs and what layout ops make of
+them), where float order cannot move a value across the step; LOG, SQRT, RSQRT and DIV's
+divisor read values kept at least 0.5 by ABS + ADD; a magnitude bound per tensor keeps EXP,
+POW and products finite. Graph inputs and outputs are float32 (vkinfer's graph I/O): index
+and bool tensors leave the graph through CAST.
+"""
+import math
+import os
+import random
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..'))
+sys.path.insert(0, os.path.join(HERE, '..', 'op_models'))
+from specs import Graph, VERSIONS  # noqa: E402
+
+ACTS = ['NONE', 'NONE', 'RELU', 'RELU6', 'RELU_N1_TO_1', 'TANH']
+INPUT_STEP = 0.125
+
+
+def numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def broadcast(a, b):
+    r = max(len(a), len(b))
+    a = [1] * (r - len(a)) + list(a)
+    b = [1] * (r - len(b)) + list(b)
+    out = []
+    for x, y in zip(a, b):
+        if x != y and x != 1 and y != 1:
+            return None
+        out.append(max(x, y))
+    return out
+
+
+class T:
+    """A float tensor of the graph being built: its index, shape, magnitude bound and
+    whether its values are exact (multiples of the input step, or small integers)."""
+    def __init__(self, idx, shape, mag, exact=False, positive=False, kind='float'):
+        self.idx, self.shape, self.mag, self.exact = idx, list(shape), mag, exact
+        self.positive, self.kind = positive, kind      # kind: float, int, bool
+
+
+class Case:
+    def __init__(self, name, spec, inputs, ops, classes, fp16_ok, int8):
+        self.name, self.spec, self.inputs, self.ops = name, spec, inputs, ops
+        self.classes, self.fp16_ok, self.int8 = classes, fp16_ok, int8
+
+
+class Builder:
+    def __init__(self, seed):
+        self.seed = seed
+        self.r = random.Random(seed)
+        self.g = Graph(seed)
+        self.pool = []           # T, in the order made
+        self.readers = {}        # tensor index -> ops reading it
+        self.classes = set()     # (op, shape class)
+        self.used_ops = []
+        self.fp16_ok = True
+        self.int8 = False
+        self.input_values = []
+
+    # ---- tensors -------------------------------------------------------------------------
+    def shape(self, rank=None, small=False):
+        r = self.r
+        if rank is None:
+            rank = r.choice([0, 1, 2, 2, 3, 3, 3, 4, 4, 4, 4, 5])
+        dims = []
+        for i in range(rank):
+            last = i == rank - 1
+            if last:
+                d = r.choice([1, 3, 4, 5, 8, 17, 2, 6, 7, 9, 12, 16, 20, 33] if not small else [1, 3, 5, 4])
+            elif i == 0 and rank >= 3:
+                d = r.choice([1, 1, 1, 2, 3])
+            else:
+                d = r.choice([1, 2, 3, 4, 5, 7] if not small else [1, 2, 3])
+            dims.append(d)
+        while numel(dims) > 1500:
+            k = max(range(rank), key=lambda i: dims[i])
+            dims[k] = max(1, dims[k] // 2)
+        return dims
+
+    def new_input(self, shape):
+        idx = self.g.input(shape, -2.0, 2.0, step=INPUT_STEP)
+        t = T(idx, shape, 2.0, exact=True)
+        self.pool.append(t)
+        return t
+
+    def const(self, shape, lo=-1.0, hi=1.0, exact=False):
+        r = self.r
+        kind = r.random()
+        n = numel(shape)
+        if exact:
+            vals = [math.floor(r.uniform(lo, hi) / INPUT_STEP) * INPUT_STEP for _ in range(n)]
+            return self.g.tensor(shape, data=vals)
+        if kind < 0.15 and n > 0:
+            # A float16 constant behind DEQUANTIZE (folded at load).
+            vals = [r.uniform(lo, hi) for _ in range(n)]
+            h = self.g.tensor(shape, 'float16', vals)
+            out = self.g.tensor(shape)
+            self.g.ops.append({'op': 'DEQUANTIZE', 'inputs': [h], 'outputs': [out], 'options': {},
+                               'version': 2})
+            self.note('DEQUANTIZE', shape, 'fp16 const')
+            return out
+        if kind < 0.25 and n > 0:
+            # An int8 constant on a per-tensor grid behind DEQUANTIZE.
+            scale = max(abs(lo), abs(hi)) / 127.0
+            q = [max(-127, min(127, round(r.uniform(lo, hi) / scale))) for _ in range(n)]
+            t = self.g.tensor(shape, 'int8', q)
+            self.g.tensors[t]['quant'] = {'scale': [scale], 'zero_point': [0]}
+            out = self.g.tensor(shape)
+            self.g.ops.append({'op': 'DEQUANTIZE', 'inputs': [t], 'outputs': [out], 'options': {},
+                               'version': 2})
+            self.note('DEQUANTIZE', shape, 'int8 const')
+            return out
+        return self.g.const(shape, lo, hi)
+
+    def shape_class(self, shape):
+        rank = len(shape)
+        c = 'r%d' % rank
+        if rank >= 3 and shape[0] > 1:
+            c += ' batch'
+        if rank and shape[-1] in (1, 3, 5, 17):
+            c += ' C%d' % shape[-1]
+        return c
+
+    def note(self, op, shape, extra=None):
+        self.used_ops.append(op)
+        self.classes.add((op, self.shape_class(shape)))
+        if extra:
+            self.classes.add((op, extra))
+
+    def add_op(self, name, inputs, shapes, ttype='float32', **options):
+        if shapes == []:     # one rank-0 output (specs.Graph.op reads [] as no outputs)
+            out = self.g.op(name, inputs, [[]], ttype, **options)[0]
+        else:
+            out = self.g.op(name, inputs, shapes, ttype, **options)
+        for i in inputs:
+            if i >= 0:
+                self.readers[i] = self.readers.get(i, 0) + 1
+        return out
+
+    def push(self, idx, shape, mag, exact=False, positive=False, kind='float'):
+        t = T(idx, shape, min(mag, 1e6), exact, positive, kind)
+        self.pool.append(t)
+        return t
+
+    # ---- operand choice ------------------------------------------------------------------
+    def pick(self, pred=lambda t: True, kind='float'):
+        cands = [t for t in self.pool if t.kind == kind and pred(t)]
+        if not cands:
+            return None
+        r = self.r.random()
+        if r < 0.55:
+            return cands[-1]
+        if r < 0.8 and len(cands) > 1:
+            return cands[-2]
+        return self.r.choice(cands)
+
+    def positive(self, t):
+        """ABS(t) + 0.5 (or t itself when already positive): values >= 0.5."""
+        if t.positive:
+            return t
+        a = self.add_op('ABS', [t.idx], t.shape)
+        self.note('ABS', t.shape)
+        c = self.g.tensor([], data=[0.5])
+        p = self.add_op('ADD', [a, c], t.shape)
+        self.note('ADD', t.shape, 'broadcast scalar')
+        return self.push(p, t.shape, t.mag + 0.5, positive=True)
+
+    def tame(self, t, limit):
+        """t, or TANH(t) * limit when its magnitude bound passes limit."""
+        if t.mag <= limit:
+            return t
+        h = self.add_op('TANH', [t.idx], t.shape)
+        self.note('TANH', t.shape)
+        return self.push(h, t.shape, 1.0)
+
+    def as_4d(self, t):
+        """t as [1,H,W,C] (a RESHAPE when it is not already)."""
+        s = t.shape
+        if len(s) == 4 and s[0] == 1:
+            return t
+        n = numel(s)
+        c = s[-1] if s else 1
+        rest = n // c
+        h = 1
+        for d in range(int(math.sqrt(rest)), 0, -1):
+            if rest % d == 0:
+                h = d
+                break
+        shape = [1, h, rest // h, c]
+        o = self.add_op('RESHAPE', [t.idx, self.g.ints(shape)], shape)
+        self.note('RESHAPE', shape, 'to 4-D')
+        return self.push(o, shape, t.mag, t.exact, t.positive)
+
+    def other_operand(self, t, allow_computed=True):
+        """A second operand broadcast-compatible with t: (T or const index, out shape)."""
+        r = self.r
+        s = t.shape
+        choice = r.random()
+        if choice < 0.3:
+            bs = list(s)
+        elif choice < 0.45:
+            bs = s[r.randint(0, len(s)):] if s else []
+        elif choice < 0.65:
+            bs = [d if r.random() < 0.5 else 1 for d in s]
+        elif choice < 0.75:
+            bs = []
+        else:
+            # Both ways: where t has 1, the operand may be wider.
+            bs = [d if d != 1 else r.choice([1, 2, 3]) for d in s]
+            bs = [1 if (d > 1 and r.random() < 0.4) else d for d in bs]
+        out = broadcast(s, bs)
+        if numel(out) > 3000:
+            bs, out = list(s), list(s)
+        if allow_computed and r.random() < 0.5:
+            same = [u for u in self.pool if u.kind == 'float' and u.shape == bs and u is not t]
+            if same:
+                return r.choice(same), out
+            if r.random() < 0.3 and len(self.g.inputs) < 3:
+                return self.new_input(bs), out
+            if bs != s and len(bs) == len(s) and r.random() < 0.6 and s:
+                # A keep_dims reduction of t over the axes where bs is 1: computed broadcast.
+                axes = [i for i, (x, y) in enumerate(zip(s, bs)) if y == 1 and x != 1]
+                if axes and all(y in (1, x) for x, y in zip(s, bs)):
+                    op = r.choice(['MEAN', 'SUM', 'REDUCE_MAX'])
+                    o = self.add_op(op, [t.idx, self.g.ints(axes)], bs, keep_dims=True)
+                    self.note(op, s, 'keep_dims')
+                    n = numel([s[i] for i in axes])
+                    return self.push(o, bs, t.mag * (n if op == 'SUM' else 1)), out
+        return None, (bs, out)
+
+    def operand_index(self, t, spec, lo=-1.0, hi=1.0, exact=False):
+        if spec[0] is not None:
+            return spec[0].idx, spec[0], spec[1]
+        bs, out = spec[1]
+        return self.const(bs, lo, hi, exact), None, out
+
+
+# ---- ops ---------------------------------------------------------------------------------
+# Each takes the builder and returns True when it added the op.
+
+UNARY = {   # name: (needs positive input, magnitude limit of the input, mag out(f), options)
+    'ABS': (False, None, lambda m: m), 'NEG': (False, None, lambda m: m),
+    'SIN': (False, None, lambda m: 1.0), 'COS': (False, None, lambda m: 1.0),
+    'EXP': (False, 3.0, lambda m: math.exp(m)), 'LOG': (True, None, lambda m: math.log(m) + 1),
+    'SQRT': (True, None, lambda m: math.sqrt(m)), 'RSQRT': (True, None, lambda m: 1.5),
+    'SQUARE': (False, 30.0, lambda m: m * m), 'ELU': (False, None, lambda m: m),
+    'GELU': (False, None, lambda m: m), 'RELU': (False, None, lambda m: m),
+    'RELU6': (False, None, lambda m: min(m, 6)), 'RELU_N1_TO_1': (False, None, lambda m: 1),
+    'RELU_0_TO_1': (False, None, lambda m: 1), 'LOGISTIC': (False, None, lambda m: 1),
+    'TANH': (False, None, lambda m: 1), 'HARD_SWISH': (False, None, lambda m: m),
+    'LEAKY_RELU': (False, None, lambda m: m),
+}
+DISCRETE_UNARY = ['FLOOR', 'CEIL', 'ROUND', 'SIGN']
+
+
+def op_unary(b, name):
+    pos, limit, magf = UNARY[name]
+    t = b.pick()
+    if t is None:
+        return False
+    if limit is not None:
+        t = b.tame(t, limit)
+    if pos:
+        t = b.positive(t)
+    opts = {}
+    if name == 'LEAKY_RELU':
+        opts['alpha'] = b.r.choice([0.2, 0.01, 0.5])
+    if name == 'GELU':
+        opts['approximate'] = b.r.random() < 0.5
+    o = b.add_op(name, [t.idx], t.shape, **opts)
+    b.note(name, t.shape)
+    b.push(o, t.shape, magf(t.mag) + 1e-3, exact=name in ('ABS', 'NEG', 'RELU', 'RELU6'),
+           positive=name in ('EXP',) and False)
+    return True
+
+
+def op_discrete_unary(b, name):
+    t = b.pick(lambda t: t.exact)
+    if t is None:
+        return False
+    o = b.add_op(name, [t.idx], t.shape)
+    b.note(name, t.shape)
+    b.push(o, t.shape, t.mag + 1, exact=True)
+    return True
+
+
+def op_cast(b, name):
+    t = b.pick(lambda t: t.exact)
+    if t is None:
+        return False
+    i = b.add_op('CAST', [t.idx], t.shape, 'int32')
+    b.note('CAST', t.shape, 'float->int32')
+    b.push(i, t.shape, t.mag + 1, exact=True, kind='int')
+    return True
+
+
+ELTWISE = ['ADD', 'SUB', 'MUL', 'DIV', 'MAXIMUM', 'MINIMUM', 'SQUARED_DIFFERENCE', 'POW']
+COMPARE = ['LESS', 'GREATER', 'GREATER_EQUAL', 'LESS_EQUAL', 'EQUAL', 'NOT_EQUAL']
+
+
+def op_binary(b, name):
+    t = b.pick()
+    if t is None:
+        return False
+    if name in ('MUL', 'SQUARED_DIFFERENCE'):
+        t = b.tame(t, 30.0)
+    if name == 'POW':
+        t = b.tame(t, 4.0)
+        t = b.positive(t)
+    spec = b.other_operand(t)
+    lo, hi = (-1.0, 1.0)
+    if name == 'POW':
+        # A constant exponent: TFLite and C's pow agree off the negative-base branch.
+        bs, out = spec[1] if spec[0] is None else (spec[0].shape, spec[1])
+        y = b.g.tensor(bs, data=[b.r.choice([0.5, 2.0, 1.5, -1.0, 3.0]) for _ in range(numel(bs))])
+        o = b.add_op('POW', [t.idx, y], out)
+        b.note('POW', out)
+        b.push(o, out, (t.mag + 1) ** 3)
+        return True
+    if name == 'DIV':
+        if spec[0] is not None:
+            u = b.positive(spec[0])
+            yi, out = u.idx, spec[1]
+        else:
+            bs, out = spec[1]
+            yi = b.const(bs, 0.5, 2.0)
+        opts = {'activation': b.r.choice(ACTS)}
+        o = b.add_op('DIV', [t.idx, yi] if b.r.random() < 0.8 else [t.idx, yi], out, **opts)
+        b.note('DIV', out, 'act ' + opts['activation'])
+        b.push(o, out, t.mag * 2)
+        return True
+    yi, u, out = b.operand_index(t, spec)
+    opts = {}
+    if name in ('ADD', 'SUB', 'MUL'):
+        opts['activation'] = b.r.choice(ACTS)
+        b.classes.add((name, 'act ' + opts['activation']))
+    ins = [t.idx, yi] if b.r.random() < 0.6 else [yi, t.idx]
+    o = b.add_op(name, ins, out, **opts)
+    b.note(name, out, 'broadcast' if (u is None or u.shape != t.shape) and out != t.shape or
+           (u is not None and u.shape != out) else None)
+    um = u.mag if u is not None else 1.0
+    mag = {'ADD': t.mag + um, 'SUB': t.mag + um, 'MUL': t.mag * um,
+           'SQUARED_DIFFERENCE': (t.mag + um) ** 2}.get(name, max(t.mag, um))
+    b.push(o, out, mag)
+    return True
+
+
+def op_prelu(b, name):
+    t = b.pick(lambda t: len(t.shape) >= 1)
+    if t is None:
+        return False
+    alpha_shape = b.r.choice([[t.shape[-1]], [1] * (len(t.shape) - 1) + [t.shape[-1]], [1]])
+    a = b.const(alpha_shape, -0.5, 0.5)
+    o = b.add_op('PRELU', [t.idx, a], t.shape)
+    b.note('PRELU', t.shape)
+    b.push(o, t.shape, t.mag)
+    return True
+
+
+def op_compare(b, name):
+    t = b.pick(lambda t: t.exact)
+    if t is None:
+        return False
+    spec = b.other_operand(t, allow_computed=False)
+    bs, out = spec[1]
+    c = b.const(bs, -2.0, 2.0, exact=True)
+    cond = b.add_op(name, [t.idx, c], out, 'bool')
+    b.note(name, out)
+    bt = b.push(cond, out, 1, exact=True, kind='bool')
+    # Use it: SELECT_V2 between t and something float, or a bool output.
+    if b.r.random() < 0.6:
+        f = b.pick(lambda u: broadcast(u.shape, out) == out and u.kind == 'float')
+        if f is not None:
+            z = b.const([out[-1]] if out else [], -1, 1)
+            sel = b.add_op('SELECT_V2', [cond, f.idx, z], out)
+            b.note('SELECT_V2', out)
+            b.push(sel, out, max(f.mag, 1))
+            b.readers[cond] = b.readers.get(cond, 0)
+    return True
+
+
+def op_logical(b, name):
+    bools = [t for t in b.pool if t.kind == 'bool']
+    if not bools:
+        if not op_compare(b, b.r.choice(COMPARE)):
+            return False
+        bools = [t for t in b.pool if t.kind == 'bool']
+    t = bools[-1]
+    if name == 'LOGICAL_NOT':
+        o = b.add_op('LOGICAL_NOT', [t.idx], t.shape, 'bool')
+        b.note(name, t.shape)
+        b.push(o, t.shape, 1, exact=True, kind='bool')
+        return True
+    if name == 'REDUCE_ANY':
+        if not t.shape:
+            return False
+        axes = sorted(b.r.sample(range(len(t.shape)), b.r.randint(1, len(t.shape))))
+        keep = b.r.random() < 0.5
+        out = [1 if i in axes else d for i, d in enumerate(t.shape)] if keep else \
+            [d for i, d in enumerate(t.shape) if i not in axes]
+        o = b.add_op('REDUCE_ANY', [t.idx, b.g.ints(axes)], out, 'bool', keep_dims=keep)
+        b.note(name, t.shape)
+        b.push(o, out, 1, exact=True, kind='bool')
+        return True
+    # LOGICAL_AND / OR with a second comparison of the same shape.
+    src = b.pick(lambda u: u.exact and u.shape == t.shape)
+    if src is None:
+        return False
+    c = b.const(t.shape, -2, 2, exact=True)
+    other = b.add_op(b.r.choice(COMPARE), [src.idx, c], t.shape, 'bool')
+    o = b.add_op(name, [t.idx, other], t.shape, 'bool')
+    b.note(name, t.shape)
+    b.push(o, t.shape, 1, exact=True, kind='bool')
+    return True
+
+
+def op_select(b, name):
+    bools = [t for t in b.pool if t.kind == 'bool']
+    if not bools:
+        op_compare(b, b.r.choice(COMPARE))
+        bools = [t for t in b.pool if t.kind == 'bool']
+        if not bools:
+            return False
+    c = bools[-1]
+    s = c.shape
+    x = b.pick(lambda u: u.shape == s) or None
+    xi = x.idx if x else b.const(s)
+    y = b.const(s if name == 'SELECT' else ([s[-1]] if s else []))
+    o = b.add_op(name, [c.idx, xi, y], s)
+    b.note(name, s)
+    b.push(o, s, max(x.mag if x else 1, 1))
+    return True
+
+
+def op_floor_divmod(b, name):
+    t = b.pick(lambda t: t.exact)
+    if t is None:
+        return False
+    spec = b.other_operand(t, allow_computed=False)
+    bs, out = spec[1]
+    # Divisors that are powers of two: exact quotients in every precision.
+    d = b.g.tensor(bs, data=[b.r.choice([0.25, 0.5, 2.0, -0.5, 4.0, -2.0]) for _ in range(numel(bs))])
+    o = b.add_op(name, [t.idx, d], out)
+    b.note(name, out)
+    b.push(o, out, t.mag * 4 + 4, exact=True)
+    return True
+
+
+def reduce_axes(b, shape):
+    rank = len(shape)
+    if rank == 0:
+        return None
+    k = b.r.randint(1, rank)
+    return sorted(b.r.sample(range(rank), k))
+
+
+def op_reduce(b, name):
+    t = b.pick(lambda t: len(t.shape) >= 1)
+    if t is None:
+        return False
+    if name == 'REDUCE_PROD':
+        t = b.tame(t, 1.5)
+    axes = reduce_axes(b, t.shape)
+    keep = b.r.random() < 0.4
+    out = [1 if i in axes else d for i, d in enumerate(t.shape)] if keep else \
+        [d for i, d in enumerate(t.shape) if i not in axes]
+    if name == 'REDUCE_PROD' and numel([t.shape[i] for i in axes]) > 12:
+        return False
+    neg = b.r.random() < 0.2
+    ax = [a - len(t.shape) for a in axes] if neg else axes
+    o = b.add_op(name, [t.idx, b.g.ints(ax)], out, keep_dims=keep)
+    b.note(name, t.shape, 'keep_dims' if keep else None)
+    n = numel([t.shape[i] for i in axes])
+    mag = {'SUM': t.mag * n, 'REDUCE_PROD': min(t.mag, 2.0) ** n}.get(name, t.mag)
+    b.push(o, out, mag, exact=t.exact and name in ('REDUCE_MAX', 'REDUCE_MIN'))
+    return True
+
+
+def op_arg(b, name):
+    t = b.pick(lambda t: t.exact and len(t.shape) >= 1)
+    if t is None:
+        return False
+    axis = b.r.randrange(len(t.shape))
+    out = [d for i, d in enumerate(t.shape) if i != axis]
+    o = b.add_op(name, [t.idx, b.g.ints([axis], [])], out, 'int32', output_type=2)
+    b.note(name, t.shape)
+    b.push(o, out, t.shape[axis], exact=True, kind='int')
+    return True
+
+
+def op_cumsum(b, name):
+    t = b.pick(lambda t: len(t.shape) >= 1)
+    if t is None:
+        return False
+    axis = b.r.randrange(len(t.shape))
+    o = b.add_op('CUMSUM', [t.idx, b.g.ints([axis], [])], t.shape,
+                 exclusive=b.r.random() < 0.5, reverse=b.r.random() < 0.5)
+    b.note(name, t.shape)
+    b.push(o, t.shape, t.mag * t.shape[axis])
+    return True
+
+
+def op_norm(b, name):
+    t = b.pick(lambda t: len(t.shape) >= 1)
+    if t is None:
+        return False
+    opts = {}
+    if name == 'SOFTMAX':
+        opts['beta'] = b.r.choice([1.0, 0.5, 2.0])
+        t = b.tame(t, 20)
+    if name == 'LOG_SOFTMAX':
+        t = b.tame(t, 20)
+    if name == 'LOCAL_RESPONSE_NORMALIZATION':
+        if len(t.shape) != 4:
+            t = b.as_4d(t)
+        opts = dict(radius=b.r.choice([1, 2]), bias=1.0, alpha=b.r.choice([0.5, 0.1]),
+                    beta=b.r.choice([0.5, 0.75]))
+    if name == 'L2_NORMALIZATION':
+        # Rows far from the epsilon: add a constant so no row is near zero.
+        t = b.positive(t)
+    o = b.add_op(name, [t.idx], t.shape, **opts)
+    b.note(name, t.shape)
+    b.push(o, t.shape, t.mag + 30 if name == 'LOG_SOFTMAX' else max(1, t.mag))
+    return True
+
+
+def op_add_n(b, name):
+    t = b.pick()
+    if t is None:
+        return False
+    k = b.r.randint(2, 5)
+    ins = [t.idx]
+    for _ in range(k - 1):
+        u = [x for x in b.pool if x.shape == t.shape and x.kind == 'float' and x.idx not in ins]
+        ins.append(u[0].idx if u and b.r.random() < 0.5 else b.const(t.shape))
+    o = b.add_op('ADD_N', ins, t.shape)
+    b.note(name, t.shape)
+    b.push(o, t.shape, t.mag * k + k)
+    return True
+
+
+# ---- layout --------------------------------------------------------------------------------
+
+def op_reshape(b, name):
+    t = b.pick()
+    if t is None:
+        return False
+    n = numel(t.shape)
+    # Factor n into a random rank.
+    rank = b.r.choice([1, 2, 3, 4, 5])
+    dims = []
+    rest = n
+    for i in range(rank - 1):
+        divs = [d for d in range(1, min(rest, 12) + 1) if rest % d == 0]
+        d = b.r.choice(divs)
+        dims.append(d)
+        rest //= d
+    dims.append(rest)
+    b.r.shuffle(dims) if b.r.random() < 0.3 else None
+    if name == 'RESHAPE':
+        shape_in = list(dims)
+        if b.r.random() < 0.2 and dims:
+            shape_in[b.r.randrange(len(dims))] = -1
+        o = b.add_op('RESHAPE', [t.idx, b.g.ints(shape_in)], dims)
+    elif name == 'EXPAND_DIMS':
+        if len(t.shape) >= 5:
+            return False
+        axis = b.r.randint(-len(t.shape) - 1, len(t.shape))
+        dims = list(t.shape)
+        dims.insert(axis if axis >= 0 else len(t.shape) + 1 + axis, 1)
+        o = b.add_op('EXPAND_DIMS', [t.idx, b.g.ints([axis], [])], dims)
+    else:   # SQUEEZE: all size-1 axes (no options table: squeeze_dims empty)
+        if 1 not in t.shape:
+            return False
+        dims = [d for d in t.shape if d != 1]
+        o = b.add_op('SQUEEZE', [t.idx], dims)
+    b.note(name, t.shape)
+    b.push(o, dims, t.mag, t.exact, t.positive)
+    return True
+
+
+def op_transpose(b, name):
+    t = b.pick(lambda t: len(t.shape) >= 2)
+    if t is None:
+        return False
+    perm = list(range(len(t.shape)))
+    while perm == list(range(len(t.shape))):
+        b.r.shuffle(perm)
+    out = [t.shape[p] for p in perm]
+    o = b.add_op('TRANSPOSE', [t.idx, b.g.ints(perm)], out)
+    b.note(name, t.shape)
+    b.push(o, out, t.mag, t.exact, t.positive)
+    return True
+
+
+def op_reverse(b, name):
+    t = b.pick(lambda t: len(t.shape) >= 1)
+    if t is None:
+        return False
+    axis = b.r.randrange(len(t.shape))
+    o = b.add_op('REVERSE_V2', [t.idx, b.g.ints([axis])], t.shape)
+    b.note(name, t.shape)
+    b.push(o, t.shape, t.mag, t.exact, t.positive)
+    return True
+
+
+def op_concat(b, name):
+    t = b.pick(lambda t: len(t.shape) >= 1)
+    if t is None:
+        return False
+    axis = b.r.randrange(len(t.shape))
+    k = b.r.randint(2, 4)
+    ins, total = [t], t.shape[axis]
+    for _ in range(k - 1):
+        want = [d if i != axis else None for i, d in enumerate(t.shape)]
+        cands = [u for u in b.pool if u.kind == 'float' and len(u.shape) == len(t.shape) and
+                 all(w is None or w == d for w, d in zip(want, u.shape))]
+        if cands and b.r.random() < 0.6:
+            u = b.r.choice(cands)
+            ins.append(u)
+            total += u.shape[axis]
+        else:
+            s = list(t.shape)
+            s[axis] = b.r.choice([1, 2, 3, 5])
+            ins.append(T(b.const(s), s, 1.0))
+            total += s[axis]
+    out = list(t.shape)
+    out[axis] = total
+    act = b.r.choice(ACTS)
+    neg = b.r.random() < 0.3
+    o = b.add_op('CONCATENATION', [u.idx for u in ins], out,
+                 axis=axis - len(t.shape) if neg else axis, activation=act)
+    b.note(name, t.shape, 'axis %d of %d' % (axis, len(t.shape)))
+    b.push(o, out, max(u.mag for u in ins), all(u.exact for u in ins) and act == 'NONE')
+    return True
+
+
+def op_split(b, name):
+    t = b.pick(lambda t: len(t.shape) >= 1 and max(t.shape) > 1)
+    if t is None:
+        return False
+    axes = [i for i, d in enumerate(t.shape) if d > 1]
+    axis = b.r.choice(axes)
+    d = t.shape[axis]
+    if name == 'SPLIT':
+        ks = [k for k in range(2, min(d, 6) + 1) if d % k == 0]
+        if not ks:
+            return False
+        k = b.r.choice(ks)
+        shapes = [[x if i != axis else d // k for i, x in enumerate(t.shape)]] * k
+        outs = b.add_op('SPLIT', [b.g.ints([axis], []), t.idx], shapes, num_splits=k)
+    else:
+        k = b.r.randint(2, min(d, 4))
+        cuts = sorted(b.r.sample(range(1, d), k - 1))
+        sizes = [e - s for s, e in zip([0] + cuts, cuts + [d])]
+        given = list(sizes)
+        if b.r.random() < 0.3:
+            given[b.r.randrange(k)] = -1
+        shapes = [[x if i != axis else sz for i, x in enumerate(t.shape)] for sz in sizes]
+        outs = b.add_op('SPLIT_V', [t.idx, b.g.ints(given), b.g.ints([axis], [])], shapes,
+                        num_splits=k)
+    b.note(name, t.shape)
+    for o, s in zip(outs, shapes):
+        b.push(o, s, t.mag, t.exact, t.positive)
+    return True
+
+
+def op_pack(b, name):
+    if name == 'UNPACK':
+        t = b.pick(lambda t: len(t.shape) >= 1 and 1 < max(t.shape) <= 6)
+        if t is None:
+            return False
+        axes = [i for i, d in enumerate(t.shape) if 1 < d <= 6]
+        if not axes:
+            return False
+        axis = b.r.choice(axes)
+        s = [d for i, d in enumerate(t.shape) if i != axis]
+        outs = b.add_op('UNPACK', [t.idx], [s] * t.shape[axis], num=t.shape[axis], axis=axis)
+        b.note(name, t.shape)
+        for o in outs:
+            b.push(o, s, t.mag, t.exact, t.positive)
+        return True
+    t = b.pick(lambda t: len(t.shape) <= 4)
+    if t is None:
+        return False
+    k = b.r.randint(2, 4)
+    ins = [t.idx]
+    for _ in range(k - 1):
+        u = [x for x in b.pool if x.shape == t.shape and x.kind == 'float' and x.idx not in ins]
+        ins.append(u[-1].idx if u and b.r.random() < 0.5 else b.const(t.shape))
+    axis = b.r.randint(0, len(t.shape))
+    out = list(t.shape)
+    out.insert(axis, k)
+    o = b.add_op('PACK', ins, out, values_count=k, axis=axis)
+    b.note(name, t.shape)
+    b.push(o, out, max(t.mag, 1))
+    return True
+
+
+def op_tile(b, name):
+    t = b.pick(lambda t: len(t.shape) >= 1 and numel(t.shape) <= 300)
+    if t is None:
+        return False
+    if name == 'TILE':
+        m = [b.r.choice([1, 1, 2, 3]) for _ in t.shape]
+        out = [d * k for d, k in zip(t.shape, m)]
+        o = b.add_op('TILE', [t.idx, b.g.ints(m)], out)
+    else:
+        out = [d if d != 1 else b.r.choice([1, 2, 3]) for d in t.shape]
+        if b.r.random() < 0.3 and len(out) < 5:
+            out = [2] + out
+        o = b.add_op('BROADCAST_TO', [t.idx, b.g.ints(out)], out)
+    b.note(name, t.shape)
+    b.push(o, out, t.mag, t.exact, t.positive)
+    return True
+
+
+def op_pad(b, name):
+    t = b.pick(lambda t: len(t.shape) >= 1)
+    if t is None:
+        return False
+    pads = []
+    for d in t.shape:
+        lim = (d - 1 if name == 'MIRROR_PAD' else 2)
+        pads += [b.r.randint(0, max(0, min(lim, 2))), b.r.randint(0, max(0, min(lim, 2)))]
+    if name == 'MIRROR_PAD':
+        mode = b.r.choice(['REFLECT', 'SYMMETRIC'])
+        if mode == 'REFLECT':
+            pads = [min(p, d - 1) for p, d in zip(pads, [x for x in t.shape for _ in (0, 1)])]
+        else:
+            pads = [min(p, d) for p, d in zip(pads, [x for x in t.shape for _ in (0, 1)])]
+    out = [d + pads[2 * i] + pads[2 * i + 1] for i, d in enumerate(t.shape)]
+    if numel(out) > 4000:
+        return False
+    p = b.g.ints(pads, [len(t.shape), 2])
+    if name == 'PAD':
+        o = b.add_op('PAD', [t.idx, p], out)
+    elif name == 'PADV2':
+        o = b.add_op('PADV2', [t.idx, p, b.g.tensor([], data=[b.r.choice([0.0, -1.0, 0.5])])], out)
+    else:
+        o = b.add_op('MIRROR_PAD', [t.idx, p], out, mode=mode)
+    b.note(name, t.shape)
+    b.push(o, out, max(t.mag, 1), t.exact and name != 'PADV2')
+    return True
+
+
+def op_slice(b, name):
+    t = b.pick(lambda t: len(t.shape) >= 1)
+    if t is None:
+        return False
+    begin, size, out = [], [], []
+    for d in t.shape:
+        s0 = b.r.randint(0, d - 1)
+        n = b.r.randint(1, d - s0)
+        begin.append(s0)
+        size.append(n)
+    if name == 'SLICE':
+        sz = [n if b.r.random() < 0.8 else -1 for n in size]
+        out = [n if z != -1 else d - s0 for n, z, d, s0 in zip(size, sz, t.shape, begin)]
+        o = b.add_op('SLICE', [t.idx, b.g.ints(begin), b.g.ints(sz)], out)
+        b.note(name, t.shape)
+        b.push(o, out, t.mag, t.exact, t.positive)
+        return True
+    # STRIDED_SLICE with masks and strides (negative too).
+    rank = len(t.shape)
+    begins, ends, strides, out = [], [], [], []
+    bm = em = sm = 0
+    for i, d in enumerate(t.shape):
+        st = b.r.choice([1, 1, 2, 3, -1, -2])
+        if st > 0:
+            s0 = b.r.randint(0, d - 1)
+            e0 = b.r.randint(s0 + 1, d)
+        else:
+            s0 = b.r.randint(0, d - 1)
+            e0 = b.r.randint(-1, s0 - 1)
+        if b.r.random() < 0.15:
+            bm |= 1 << i
+            s0 = 0 if st > 0 else d - 1
+        if b.r.random() < 0.15:
+            em |= 1 << i
+            e0 = d if st > 0 else -1
+        n = max(0, (e0 - s0 + st - (1 if st > 0 else -1)) // st)
+        shrink = b.r.random() < 0.15 and n >= 1 and rank > 1
+        if shrink:
+            sm |= 1 << i
+            st, e0, n = 1, s0 + 1, 1
+            em &= ~(1 << i)
+            bm &= ~(1 << i)
+        # Encode end -1 with a negative stride as an end mask (-1 would mean d-1).
+        if st < 0 and e0 == -1:
+            em |= 1 << i
+            e0 = 0
+        begins.append(s0 if b.r.random() < 0.7 else s0 - d)
+        ends.append(e0)
+        strides.append(st)
+        if not (sm >> i) & 1:
+            out.append(n)
+    if 0 in out:
+        return False
+    o = b.add_op('STRIDED_SLICE', [t.idx, b.g.ints(begins), b.g.ints(ends), b.g.ints(strides)],
+                 out, begin_mask=bm, end_mask=em, shrink_axis_mask=sm)
+    b.note(name, t.shape, 'masks' if bm or em or sm else None)
+    b.push(o, out, t.mag, t.exact, t.positive)
+    return True
+
+
+def op_gather(b, name):
+    t = b.pick(lambda t: len(t.shape) >= 1)
+    if t is None:
+        return False
+    axis = b.r.randrange(len(t.shape))
+    d = t.shape[axis]
+    irank = b.r.choice([0, 1, 1, 2])
+    ishape = [b.r.randint(1, 4) for _ in range(irank)]
+    idx = [b.r.randrange(d) for _ in range(numel(ishape))]
+    out = t.shape[:axis] + ishape + t.shape[axis + 1:]
+    if len(out) > 5 or numel(out) > 3000:
+        return False
+    neg = b.r.random() < 0.3
+    o = b.add_op('GATHER', [t.idx, b.g.ints(idx, ishape)], out,
+                 axis=axis - len(t.shape) if neg else axis)
+    b.note(name, t.shape, 'indices r%d' % irank)
+    b.push(o, out, t.mag, t.exact, t.positive)
+    return True
+
+
+# ---- 4-D batch-1 ops ---------------------------------------------------------------------
+
+def spatial_out(size, k, stride, dil, padding):
+    eff = (k - 1) * dil + 1
+    if padding == 'SAME':
+        return (size + stride - 1) // stride
+    return (size - eff) // stride + 1 if size >= eff else 0
+
+
+def op_conv(b, name):
+    t = b.pick(lambda t: numel(t.shape) >= 1)
+    if t is None:
+        return False
+    t = b.tame(b.as_4d(t), 10)
+    _, h, w, c = t.shape
+    r = b.r
+    kh, kw = r.choice([1, 1, 3, 3, 2, 5]), r.choice([1, 1, 3, 3, 2])
+    stride = r.choice([1, 1, 2, 3])
+    dil = r.choice([1, 1, 1, 2]) if stride == 1 else 1
+    padding = r.choice(['SAME', 'VALID'])
+    oh, ow = spatial_out(h, kh, stride, dil, padding), spatial_out(w, kw, stride, dil, padding)
+    if oh <= 0 or ow <= 0:
+        padding = 'SAME'
+        oh, ow = spatial_out(h, kh, stride, dil, padding), spatial_out(w, kw, stride, dil, padding)
+    act = r.choice(ACTS)
+    bias = r.random() < 0.85
+    if name == 'CONV_2D':
+        oc = r.choice([1, 3, 4, 5, 8, 17, 16])
+        wt = b.const([oc, kh, kw, c], -0.5, 0.5)
+        ins = [t.idx, wt, b.const([oc], -0.5, 0.5) if bias else -1]
+        o = b.add_op('CONV_2D', ins, [1, oh, ow, oc], padding=padding, stride_w=stride,
+                     stride_h=stride, activation=act, dilation_w=dil, dilation_h=dil)
+    else:
+        mult = r.choice([1, 1, 1, 2])
+        oc = c * mult
+        wt = b.const([1, kh, kw, oc], -0.5, 0.5)
+        ins = [t.idx, wt, b.const([oc], -0.5, 0.5) if bias else -1]
+        o = b.add_op('DEPTHWISE_CONV_2D', ins, [1, oh, ow, oc], padding=padding,
+                     stride_w=stride, stride_h=stride, depth_multiplier=mult, activation=act,
+                     dilation_w=dil, dilation_h=dil)
+    b.note(name, t.shape, 'k%dx%d s%d d%d %s' % (kh, kw, stride, dil, padding))
+    b.classes.add((name, 'act ' + act))
+    b.push(o, [1, oh, ow, oc], t.mag * kh * kw * (c if name == 'CONV_2D' else 1) * 0.5 + 1)
+    return True
+
+
+def op_pool(b, name):
+    t = b.pick(lambda t: numel(t.shape) >= 1)
+    if t is None:
+        return False
+    t = b.as_4d(t)
+    _, h, w, c = t.shape
+    r = b.r
+    fh, fw = r.choice([1, 2, 3]), r.choice([1, 2, 3])
+    stride = r.choice([1, 2, 2])
+    padding = r.choice(['SAME', 'VALID'])
+    oh, ow = spatial_out(h, fh, stride, 1, padding), spatial_out(w, fw, stride, 1, padding)
+    if oh <= 0 or ow <= 0:
+        padding = 'SAME'
+        oh, ow = spatial_out(h, fh, stride, 1, padding), spatial_out(w, fw, stride, 1, padding)
+    act = r.choice(ACTS)
+    o = b.add_op(name, [t.idx], [1, oh, ow, c], padding=padding, stride_w=stride, stride_h=stride,
+                 filter_w=fw, filter_h=fh, activation=act)
+    b.note(name, t.shape, 'f%dx%d s%d %s' % (fh, fw, stride, padding))
+    b.push(o, [1, oh, ow, c], t.mag, t.exact and name == 'MAX_POOL_2D' and act == 'NONE')
+    return True
+
+
+def op_resize(b, name):
+    t = b.pick(lambda t: numel(t.shape) >= 1)
+    if t is None:
+        return False
+    t = b.as_4d(t)
+    _, h, w, c = t.shape
+    r = b.r
+    oh, ow = r.choice([1, 2, 3, 5, 2 * h, h + 1]), r.choice([1, 2, 4, 7, 2 * w, w + 2])
+    mode = r.choice(['plain', 'align', 'half'])
+    opts = {'align_corners': mode == 'align', 'half_pixel_centers': mode == 'half'}
+    o = b.add_op(name, [t.idx, b.g.ints([oh, ow])], [1, oh, ow, c], **opts)
+    b.note(name, t.shape, mode)
+    b.push(o, [1, oh, ow, c], t.mag, t.exact and name == 'RESIZE_NEAREST_NEIGHBOR')
+    return True
+
+
+def op_space_depth(b, name):
+    t = b.pick(lambda t: numel(t.shape) >= 1)
+    if t is None:
+        return False
+    t = b.as_4d(t)
+    _, h, w, c = t.shape
+    bs = b.r.choice([2, 2, 3])
+    if name == 'SPACE_TO_DEPTH':
+        if h % bs or w % bs:
+            # Crop to a multiple of the block with a SLICE.
+            if h < bs or w < bs:
+                return False
+            nh, nw = h - h % bs, w - w % bs
+            s = b.add_op('SLICE', [t.idx, b.g.ints([0, 0, 0, 0]), b.g.ints([1, nh, nw, c])],
+                         [1, nh, nw, c])
+            b.note('SLICE', t.shape)
+            t = b.push(s, [1, nh, nw, c], t.mag, t.exact)
+            h, w = nh, nw
+        out = [1, h // bs, w // bs, c * bs * bs]
+    else:
+        if c % (bs * bs):
+            return False
+        out = [1, h * bs, w * bs, c // (bs * bs)]
+    o = b.add_op(name, [t.idx], out, block_size=bs)
+    b.note(name, t.shape)
+    b.push(o, out, t.mag, t.exact)
+    return True
+
+
+def op_tconv(b, name):
+    t = b.pick(lambda t: numel(t.shape) >= 1 and numel(t.shape) <= 400)
+    if t is None:
+        return False
+    t = b.tame(b.as_4d(t), 10)
+    _, h, w, c = t.shape
+    r = b.r
+    k = r.choice([1, 2, 3, 4])
+    stride = r.choice([1, 2, 2])
+    padding = r.choice(['SAME', 'VALID'])
+    oc = r.choice([1, 3, 4, 5, 8])
+    if padding == 'SAME':
+        oh, ow = h * stride, w * stride
+    else:
+        oh, ow = (h - 1) * stride + k, (w - 1) * stride + k
+    wt = b.const([oc, k, k, c], -0.5, 0.5)
+    ins = [b.g.ints([1, oh, ow, oc]), wt, t.idx]
+    if r.random() < 0.5:
+        ins.append(b.const([oc], -0.5, 0.5))
+    o = b.add_op('TRANSPOSE_CONV', ins, [1, oh, ow, oc], padding=padding, stride_w=stride,
+                 stride_h=stride)
+    b.note(name, t.shape, 'k%d s%d %s' % (k, stride, padding))
+    b.push(o, [1, oh, ow, oc], t.mag * k * k * c * 0.5 + 1)
+    return True
+
+
+def op_space_batch(b, name):
+    """SPACE_TO_BATCH_ND then (usually) BATCH_TO_SPACE_ND back: 4-D, 2 block dims."""
+    t = b.pick(lambda t: numel(t.shape) >= 1)
+    if t is None:
+        return False
+    t = b.as_4d(t)
+    _, h, w, c = t.shape
+    r = b.r
+    bh, bw = r.choice([1, 2, 3]), r.choice([1, 2])
+    pt, pl = r.randint(0, 2), r.randint(0, 1)
+    pb = (-(h + pt)) % bh + r.choice([0, bh])
+    pr = (-(w + pl)) % bw
+    oh, ow = (h + pt + pb) // bh, (w + pl + pr) // bw
+    s = b.add_op('SPACE_TO_BATCH_ND', [t.idx, b.g.ints([bh, bw]), b.g.ints([pt, pb, pl, pr], [2, 2])],
+                 [bh * bw, oh, ow, c])
+    b.note('SPACE_TO_BATCH_ND', t.shape)
+    st = b.push(s, [bh * bw, oh, ow, c], t.mag, t.exact)
+    if name == 'BATCH_TO_SPACE_ND' or r.random() < 0.7:
+        ct, cb = r.randint(0, min(pt, 1)), 0
+        out = [1, oh * bh - ct - cb, ow * bw, c]
+        o = b.add_op('BATCH_TO_SPACE_ND', [s, b.g.ints([bh, bw]), b.g.ints([ct, cb, 0, 0], [2, 2])], out)
+        b.note('BATCH_TO_SPACE_ND', st.shape)
+        b.push(o, out, t.mag, t.exact)
+    return True
+
+
+# ---- matrix --------------------------------------------------------------------------------
+
+def op_fc(b, name):
+    t = b.pick(lambda t: len(t.shape) >= 1)
+    if t is None:
+        return False
+    t = b.tame(t, 10)
+    r = b.r
+    k = t.shape[-1]
+    n = r.choice([1, 3, 4, 5, 8, 17])
+    keep = len(t.shape) > 2 and r.random() < 0.5
+    rows = numel(t.shape) // k
+    out = (t.shape[:-1] + [n]) if keep else [rows, n]
+    act = r.choice(ACTS)
+    wt = b.const([n, k], -0.5, 0.5)
+    bias = b.const([n], -0.5, 0.5) if r.random() < 0.7 else -1
+    o = b.add_op('FULLY_CONNECTED', [t.idx, wt, bias], out, activation=act, keep_num_dims=keep)
+    b.note(name, t.shape, 'keep_num_dims' if keep else None)
+    b.classes.add((name, 'act ' + act))
+    b.push(o, out, t.mag * k * 0.5 + 1)
+    return True
+
+
+def op_bmm(b, name):
+    t = b.pick(lambda t: 2 <= len(t.shape) <= 5)
+    if t is None:
+        return False
+    t = b.tame(t, 4)
+    r = b.r
+    adj_x, adj_y = r.random() < 0.3, r.random() < 0.3
+    m_, k = (t.shape[-1], t.shape[-2]) if adj_x else (t.shape[-2], t.shape[-1])
+    n = r.choice([1, 3, 4, 5, 8])
+    batch = t.shape[:-2]
+    ybatch = [d if r.random() < 0.7 else 1 for d in batch]
+    if r.random() < 0.3:
+        ybatch = ybatch[r.randint(0, len(ybatch)):]
+    ys = ybatch + ([n, k] if adj_y else [k, n])
+    same = [u for u in b.pool if u.kind == 'float' and u.shape == ys and u is not t]
+    if same and r.random() < 0.6:
+        y = same[-1].idx
+        ym = same[-1].mag
+    else:
+        y, ym = b.const(ys, -0.5, 0.5), 0.5
+    out = broadcast(batch, ybatch) + [m_, n]
+    ins = [t.idx, y] if r.random() < 0.8 else [t.idx, y]
+    o = b.add_op('BATCH_MATMUL', ins, out, adj_x=adj_x, adj_y=adj_y)
+    b.note(name, t.shape, 'adj %d%d' % (adj_x, adj_y))
+    b.push(o, out, t.mag * ym * k + 1)
+    return True
+
+
+# ---- int8 --------------------------------------------------------------------------------
+
+def op_quant(b, name):
+    """QUANTIZE a float tensor onto an int8 or uint8 grid, maybe run an op on it there,
+    DEQUANTIZE back."""
+    t = b.pick(lambda t: len(t.shape) >= 1)
+    if t is None:
+        return False
+    t = b.tame(t, 4)
+    r = b.r
+    uint8 = r.random() < 0.3
+    lo, hi = -t.mag - 0.1, t.mag + 0.1
+    scale = (hi - lo) / 255.0
+    zp = int(round(-lo / scale)) + (0 if uint8 else -128)
+    ttype = 'uint8' if uint8 else 'int8'
+    q = b.g.tensor(t.shape, ttype)
+    b.g.tensors[q]['quant'] = {'scale': [scale], 'zero_point': [zp]}
+    b.g.ops.append({'op': 'QUANTIZE', 'inputs': [t.idx], 'outputs': [q], 'options': {},
+                    'version': 1})
+    b.readers[t.idx] = b.readers.get(t.idx, 0) + 1
+    b.note('QUANTIZE', t.shape, ttype)
+    b.int8 = True
+    cur, shape = q, t.shape
+    if not uint8 and r.random() < 0.6:
+        kind = r.choice(['RESHAPE', 'ADD', 'MAX_POOL_2D', 'RELU'])
+        if kind == 'RESHAPE':
+            shape = [numel(shape)]
+            o = b.g.tensor(shape, ttype)
+            b.g.tensors[o]['quant'] = {'scale': [scale], 'zero_point': [zp]}
+            b.g.ops.append({'op': 'RESHAPE', 'inputs': [cur, b.g.ints(shape)], 'outputs': [o],
+                            'options': {}, 'version': 1})
+        elif kind == 'ADD':
+            o = b.g.tensor(shape, ttype)
+            s2 = scale * 2
+            b.g.tensors[o]['quant'] = {'scale': [s2], 'zero_point': [0]}
+            b.g.ops.append({'op': 'ADD', 'inputs': [cur, cur], 'outputs': [o],
+                            'options': {'activation': 'NONE'}, 'version': 2})
+            scale, zp = s2, 0
+        elif kind == 'RELU':
+            o = b.g.tensor(shape, ttype)
+            b.g.tensors[o]['quant'] = {'scale': [scale], 'zero_point': [zp]}
+            b.g.ops.append({'op': 'RELU', 'inputs': [cur], 'outputs': [o], 'options': {},
+                            'version': 2})
+        else:
+            if len(shape) != 4 or shape[0] != 1:
+                kind = None
+            else:
+                _, h, w, c = shape
+                oh, ow = (h + 1) // 2, (w + 1) // 2
+                shape = [1, oh, ow, c]
+                o = b.g.tensor(shape, ttype)
+                b.g.tensors[o]['quant'] = {'scale': [scale], 'zero_point': [zp]}
+                b.g.ops.append({'op': 'MAX_POOL_2D', 'inputs': [cur], 'outputs': [o],
+                                'options': dict(padding='SAME', stride_w=2, stride_h=2,
+                                                filter_w=2, filter_h=2), 'version': 2})
+        if kind:
+            b.note(kind, shape, 'int8')
+            cur = o
+    d = b.g.tensor(shape)
+    b.g.ops.append({'op': 'DEQUANTIZE', 'inputs': [cur], 'outputs': [d], 'options': {},
+                    'version': 2})
+    b.note('DEQUANTIZE', shape, ttype)
+    b.push(d, shape, t.mag * 2 + 1)
+    b.fp16_ok = False
+    return True
+
+
+# ---- blocks ------------------------------------------------------------------------------
+
+def block_attention(b, name):
+    """A transformer block over a rank-3 [B, T, D] activation: LayerNorm as MEAN /
+    SQUARED_DIFFERENCE / RSQRT, Q and K by FULLY_CONNECTED, BATCH_MATMUL, SOFTMAX, a residual ADD."""
+    r = b.r
+    bt, tt, d = r.choice([1, 2, 4]), r.choice([3, 5, 8]), r.choice([4, 8, 5])
+    x = b.new_input([bt, tt, d]) if r.random() < 0.5 or not b.pool else None
+    if x is None:
+        t = b.pick()
+        n = numel(t.shape)
+        x = t
+        if n % d:
+            x = b.new_input([bt, tt, d])
+        else:
+            rows = n // d
+            shape = [1, rows, d] if rows > 1 else [1, 1, d]
+            o = b.add_op('RESHAPE', [t.idx, b.g.ints(shape)], shape)
+            b.note('RESHAPE', shape)
+            x = b.push(o, shape, t.mag, t.exact)
+    x = b.tame(x, 4)
+    s = x.shape
+    mean = b.add_op('MEAN', [x.idx, b.g.ints([-1])], s[:-1] + [1], keep_dims=True)
+    sq = b.add_op('SQUARED_DIFFERENCE', [x.idx, mean], s)
+    var = b.add_op('MEAN', [sq, b.g.ints([-1])], s[:-1] + [1], keep_dims=True)
+    eps = b.add_op('ADD', [var, b.g.tensor([], data=[1e-3])], s[:-1] + [1])
+    rs = b.add_op('RSQRT', [eps], s[:-1] + [1])
+    cen = b.add_op('SUB', [x.idx, mean], s)
+    nrm = b.add_op('MUL', [cen, rs], s)
+    gam = b.add_op('MUL', [nrm, b.const([s[-1]], 0.5, 1.5)], s)
+    ln = b.add_op('ADD', [gam, b.const([s[-1]], -0.2, 0.2)], s)
+    for op in ('MEAN', 'SQUARED_DIFFERENCE', 'RSQRT', 'SUB', 'MUL', 'ADD'):
+        b.note(op, s, 'layernorm')
+    q = b.add_op('FULLY_CONNECTED', [ln, b.const([s[-1], s[-1]], -0.5, 0.5), -1], s,
+                 keep_num_dims=True)
+    k = b.add_op('FULLY_CONNECTED', [ln, b.const([s[-1], s[-1]], -0.5, 0.5), -1], s,
+                 keep_num_dims=True)
+    att = b.add_op('BATCH_MATMUL', [q, k], s[:-1] + [s[-2]], adj_y=True)
+    sm = b.add_op('SOFTMAX', [att, -1][:1], s[:-1] + [s[-2]], beta=0.5)
+    ctx = b.add_op('BATCH_MATMUL', [sm, ln], s)
+    out = b.add_op('ADD', [ctx, x.idx], s)
+    for op in ('FULLY_CONNECTED', 'BATCH_MATMUL', 'SOFTMAX', 'ADD'):
+        b.note(op, s, 'attention')
+    b.push(out, s, x.mag + 10)
+    return True
+
+
+def block_unfold(b, name):
+    """MobileViT's unfold and fold: [1,H,W,C] -> patches [P, N, C] by RESHAPE and TRANSPOSE,
+    an elementwise step over the rank-3 tensor, and back."""
+    r = b.r
+    p = 2
+    h, w, c = r.choice([2, 4]), r.choice([2, 4, 6]), r.choice([3, 4, 8])
+    x = b.new_input([1, h, w, c])
+    s1 = [1, h // p, p, w // p, p, c]
+    # A rank-6 step would exceed TFLite's 5-D: fold H/p into the first axis.
+    a = b.add_op('RESHAPE', [x.idx, b.g.ints([h // p, p, w // p, p * c])], [h // p, p, w // p, p * c])
+    tr = b.add_op('TRANSPOSE', [a, b.g.ints([1, 0, 2, 3])], [p, h // p, w // p, p * c])
+    pt = b.add_op('RESHAPE', [tr, b.g.ints([p, (h // p) * (w // p), p * c])],
+                  [p, (h // p) * (w // p), p * c])
+    m = b.add_op('MUL', [pt, b.const([p * c], -1, 1)], [p, (h // p) * (w // p), p * c])
+    sub = b.add_op('SUB', [b.const([p * c], -1, 1), m], [p, (h // p) * (w // p), p * c])
+    y = b.add_op('ADD', [m, sub], [p, (h // p) * (w // p), p * c])
+    back = b.add_op('RESHAPE', [y, b.g.ints([p, h // p, w // p, p * c])], [p, h // p, w // p, p * c])
+    tb = b.add_op('TRANSPOSE', [back, b.g.ints([1, 0, 2, 3])], [h // p, p, w // p, p * c])
+    fold = b.add_op('RESHAPE', [tb, b.g.ints([1, h, w, c])], [1, h, w, c])
+    for op in ('RESHAPE', 'TRANSPOSE', 'MUL', 'SUB', 'ADD'):
+        b.note(op, [p, (h // p) * (w // p), p * c], 'unfold')
+    del s1
+    b.push(fold, [1, h, w, c], 4.0)
+    return True
+
+
+def block_fan(b, name):
+    """SPLIT into branches, a different op on each, CONCATENATION back (fan-out, fan-in)."""
+    t = b.pick(lambda t: len(t.shape) >= 1 and t.shape[-1] >= 2)
+    if t is None:
+        return False
+    axis = len(t.shape) - 1
+    d = t.shape[axis]
+    k = 2 if d % 2 == 0 else (3 if d % 3 == 0 else None)
+    if k is None:
+        outs = b.add_op('SPLIT_V', [t.idx, b.g.ints([1, d - 1]), b.g.ints([axis], [])],
+                        [t.shape[:-1] + [1], t.shape[:-1] + [d - 1]], num_splits=2)
+        shapes = [t.shape[:-1] + [1], t.shape[:-1] + [d - 1]]
+        b.note('SPLIT_V', t.shape, 'fan')
+    else:
+        shapes = [t.shape[:-1] + [d // k]] * k
+        outs = b.add_op('SPLIT', [b.g.ints([axis], []), t.idx], shapes, num_splits=k)
+        b.note('SPLIT', t.shape, 'fan')
+    branches = []
+    for o, s in zip(outs, shapes):
+        op = b.r.choice(['RELU', 'TANH', 'NEG', 'LOGISTIC', 'HARD_SWISH', 'ABS'])
+        y = b.add_op(op, [o], s)
+        b.note(op, s, 'branch')
+        branches.append(y)
+    cat = b.add_op('CONCATENATION', branches, t.shape, axis=axis)
+    b.note('CONCATENATION', t.shape, 'fan-in')
+    b.push(cat, t.shape, max(t.mag, 1))
+    return True
+
+
+def op_residual(b, name):
+    """An op on t, then ADD with t itself (the residual pattern, any rank)."""
+    t = b.pick()
+    if t is None:
+        return False
+    r = b.r
+    kind = r.choice(['MUL', 'FC', 'SUB', 'TANH'])
+    if kind == 'FC' and t.shape:
+        y = b.add_op('FULLY_CONNECTED', [t.idx, b.const([t.shape[-1], t.shape[-1]], -0.5, 0.5), -1],
+                     t.shape if len(t.shape) != 2 else t.shape,
+                     keep_num_dims=len(t.shape) != 2) if len(t.shape) >= 2 else None
+        if y is None:
+            return False
+        b.note('FULLY_CONNECTED', t.shape, 'residual')
+    elif kind == 'SUB':
+        m = b.add_op('MUL', [t.idx, b.const([t.shape[-1]] if t.shape else [])], t.shape)
+        y = b.add_op('SUB', [b.const([t.shape[-1]] if t.shape else []), m], t.shape)
+        b.note('SUB', t.shape, 'residual')
+        out = b.add_op('ADD', [m, y], t.shape, activation=r.choice(ACTS))
+        b.note('ADD', t.shape, 'residual')
+        b.push(out, t.shape, t.mag + 2)
+        return True
+    elif kind == 'MUL':
+        y = b.add_op('MUL', [t.idx, b.const([t.shape[-1]] if t.shape else [])], t.shape)
+        b.note('MUL', t.shape, 'residual')
+    else:
+        y = b.add_op('TANH', [t.idx], t.shape)
+        b.note('TANH', t.shape, 'residual')
+    ins = [y, t.idx] if r.random() < 0.5 else [t.idx, y]
+    out = b.add_op('ADD', ins, t.shape, activation=r.choice(ACTS))
+    b.note('ADD', t.shape, 'residual')
+    b.push(out, t.shape, t.mag * (t.shape[-1] if t.shape else 1) + 2)
+    return True
+
+
+OPS = {}
+for _n in UNARY:
+    OPS[_n] = op_unary
+for _n in DISCRETE_UNARY:
+    OPS[_n] = op_discrete_unary
+OPS['CAST'] = op_cast
+for _n in ELTWISE:
+    OPS[_n] = op_binary
+OPS['PRELU'] = op_prelu
+for _n in COMPARE:
+    OPS[_n] = op_compare
+for _n in ('LOGICAL_AND', 'LOGICAL_OR', 'LOGICAL_NOT', 'REDUCE_ANY'):
+    OPS[_n] = op_logical
+OPS['SELECT'] = OPS['SELECT_V2'] = op_select
+OPS['FLOOR_DIV'] = OPS['FLOOR_MOD'] = op_floor_divmod
+for _n in ('MEAN', 'SUM', 'REDUCE_MAX', 'REDUCE_MIN', 'REDUCE_PROD'):
+    OPS[_n] = op_reduce
+OPS['ARG_MAX'] = OPS['ARG_MIN'] = op_arg
+OPS['CUMSUM'] = op_cumsum
+for _n in ('SOFTMAX', 'LOG_SOFTMAX', 'L2_NORMALIZATION', 'LOCAL_RESPONSE_NORMALIZATION'):
+    OPS[_n] = op_norm
+OPS['ADD_N'] = op_add_n
+for _n in ('RESHAPE', 'SQUEEZE', 'EXPAND_DIMS'):
+    OPS[_n] = op_reshape
+OPS['TRANSPOSE'] = op_transpose
+OPS['REVERSE_V2'] = op_reverse
+OPS['CONCATENATION'] = op_concat
+OPS['SPLIT'] = OPS['SPLIT_V'] = op_split
+OPS['PACK'] = OPS['UNPACK'] = op_pack
+OPS['TILE'] = OPS['BROADCAST_TO'] = op_tile
+for _n in ('PAD', 'PADV2', 'MIRROR_PAD'):
+    OPS[_n] = op_pad
+OPS['SLICE'] = OPS['STRIDED_SLICE'] = op_slice
+OPS['GATHER'] = op_gather
+OPS['CONV_2D'] = OPS['DEPTHWISE_CONV_2D'] = op_conv
+OPS['AVERAGE_POOL_2D'] = OPS['MAX_POOL_2D'] = op_pool
+OPS['RESIZE_BILINEAR'] = OPS['RESIZE_NEAREST_NEIGHBOR'] = op_resize
+OPS['SPACE_TO_DEPTH'] = OPS['DEPTH_TO_SPACE'] = op_space_depth
+OPS['TRANSPOSE_CONV'] = op_tconv
+OPS['SPACE_TO_BATCH_ND'] = OPS['BATCH_TO_SPACE_ND'] = op_space_batch
+OPS['FULLY_CONNECTED'] = op_fc
+OPS['BATCH_MATMUL'] = op_bmm
+OPS['QUANTIZE'] = OPS['DEQUANTIZE'] = op_quant
+BLOCKS = {'attention': block_attention, 'unfold': block_unfold, 'fan': block_fan,
+          'residual': op_residual}
+OP_NAMES = sorted(OPS)
+# Ops of engine/ops/op_list.h the generator cannot make against LiteRT: MediaPipe's custom
+# transpose convolution (LiteRT has no kernel for it).
+NOT_GENERATED = ['CONVOLUTION_2D_TRANSPOSE_BIAS']
+
+
+def generate(seed, n_ops=None):
+    b = Builder(seed)
+    r = b.r
+    for _ in range(r.choice([1, 1, 1, 2, 2, 3])):
+        b.new_input(b.shape())
+    focus = [OP_NAMES[(seed * 3 + k) % len(OP_NAMES)] for k in range(3)]
+    steps = n_ops if n_ops is not None else r.randint(3, 8)
+    plan = list(focus)
+    while len(plan) < steps:
+        if r.random() < 0.15:
+            plan.append('block:' + r.choice(sorted(BLOCKS)))
+        else:
+            plan.append(r.choice(OP_NAMES))
+    r.shuffle(plan)
+    for name in plan:
+        if len(b.g.ops) > 40:
+            break
+        if name.startswith('block:'):
+            BLOCKS[name[6:]](b, name[6:])
+        else:
+            OPS[name](b, name)
+    # Every tensor no op reads is an output (index and bool tensors through CAST).
+    outs = []
+    for t in b.pool:
+        if b.readers.get(t.idx, 0) == 0 and t.idx not in b.g.inputs:
+            outs.append(t)
+    if not outs:
+        # Only inputs: make one op so the graph does something.
+        t = b.pool[-1]
+        o = b.add_op('NEG', [t.idx], t.shape)
+        b.note('NEG', t.shape)
+        outs = [b.push(o, t.shape, t.mag)]
+    if len(outs) > 8:
+        outs = outs[-8:]
+    for t in outs:
+        idx = t.idx
+        if t.kind != 'float':
+            idx = b.add_op('CAST', [idx], t.shape)
+            b.note('CAST', t.shape, t.kind + '->float32')
+        b.g.outputs.append(idx)
+    # Inputs nobody reads stay inputs (LiteRT and vkinfer both allow it).
+    rng = random.Random(seed * 7919 + 1)
+    inputs = []
+    for t in b.g.inputs:
+        n = numel(b.g.tensors[t]['shape'])
+        inputs.append([math.floor(rng.uniform(-2, 2) / INPUT_STEP) * INPUT_STEP for _ in range(n)])
+    spec = b.g.spec()
+    spec['description'] = 'vkinfer graph tester seed %d' % seed
+    return Case('g%d' % seed, spec, inputs, b.used_ops, sorted(b.classes), b.fp16_ok, b.int8)
+
+
+if __name__ == '__main__':
+    import json
+    c = generate(int(sys.argv[1]))
+    print(json.dumps({'ops': c.ops, 'classes': c.classes, 'spec_ops': [o.get('op') for o in c.spec['ops']]}, indent=1))
