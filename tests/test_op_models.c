@@ -154,3 +154,4 @@ Test(op_models, reduce) { check_group("reduce"); }
 Test(op_models, layout) { check_group("layout"); }
 Test(op_models, matmul) { check_group("matmul"); }
 Test(op_models, blocks) { check_group("block"); }
+Test(op_models, spatial) { check_group("spatial"); }

@@ -444,6 +444,98 @@ def sum_all_rank0(g):
     g.output(g.op('SUM', [x, g.ints([0, 1, 2])], [[]], keep_dims=False)[0])
 
 
+
+# ---- outside oracles for code the kernels and the C references share ------------------------
+# remap.c's description (REVERSE_V2, general CONCATENATION / SLICE / STRIDED_SLICE at batch > 1
+# or rank 5, TRANSPOSE), the convolution and pool windows (vki_conv_window_of) and resize's
+# axis scale feed both the GPU kernel and the C reference: only LiteRT can tell them wrong.
+
+def reverse(shape, axes):
+    def build(g):
+        x = g.input(shape)
+        g.output(g.op('REVERSE_V2', [x, g.ints(axes)], shape))
+    return build
+
+
+def concat(shapes, axis, const=()):
+    """CONCATENATION of graph inputs (constants at the indices in `const`) along `axis`."""
+    def build(g):
+        xs = [g.const(s) if i in const else g.input(s) for i, s in enumerate(shapes)]
+        out = list(shapes[0])
+        out[axis] = sum(s[axis] for s in shapes)
+        g.output(g.op('CONCATENATION', xs, out, axis=axis))
+    return build
+
+
+def slice_(shape, begin, size):
+    def build(g):
+        x = g.input(shape)
+        out = [d - b if n == -1 else n for d, b, n in zip(shape, begin, size)]
+        g.output(g.op('SLICE', [x, g.ints(begin), g.ints(size)], out))
+    return build
+
+
+def strided_slice(shape, begin, end, strides, out, **masks):
+    def build(g):
+        x = g.input(shape)
+        g.output(g.op('STRIDED_SLICE', [x, g.ints(begin), g.ints(end), g.ints(strides)], out,
+                      **masks))
+    return build
+
+
+def window_out(size, k, stride, dilation, padding):
+    extent = (k - 1) * dilation + 1
+    return -(-size // stride) if padding == 'SAME' else (size - extent) // stride + 1
+
+
+def conv(shape, cout, k, stride, padding, dilation=1):
+    def build(g):
+        x = g.input(shape)
+        oh = window_out(shape[1], k, stride, dilation, padding)
+        ow = window_out(shape[2], k, stride, dilation, padding)
+        g.output(g.op('CONV_2D', [x, g.const([cout, k, k, shape[3]]), g.const([cout], -0.2, 0.2)],
+                      [1, oh, ow, cout], padding=padding, stride_w=stride, stride_h=stride,
+                      dilation_w=dilation, dilation_h=dilation))
+    return build
+
+
+def depthwise(shape, multiplier, k, stride, padding, dilation=1):
+    def build(g):
+        x = g.input(shape)
+        c = shape[3] * multiplier
+        oh = window_out(shape[1], k, stride, dilation, padding)
+        ow = window_out(shape[2], k, stride, dilation, padding)
+        g.output(g.op('DEPTHWISE_CONV_2D', [x, g.const([1, k, k, c]), g.const([c], -0.2, 0.2)],
+                      [1, oh, ow, c], padding=padding, stride_w=stride, stride_h=stride,
+                      depth_multiplier=multiplier, dilation_w=dilation, dilation_h=dilation))
+    return build
+
+
+def pool(op, shape, k, stride, padding):
+    def build(g):
+        x = g.input(shape)
+        oh = window_out(shape[1], k, stride, 1, padding)
+        ow = window_out(shape[2], k, stride, 1, padding)
+        g.output(g.op(op, [x], [1, oh, ow, shape[3]], padding=padding, stride_w=stride,
+                      stride_h=stride, filter_w=k, filter_h=k))
+    return build
+
+
+# ResizeBilinearOptions (align_corners field 2, half_pixel_centers 3) and
+# ResizeNearestNeighborOptions (fields 0 and 1), written as explicit tables.
+RESIZE_OPTIONS = {'RESIZE_BILINEAR': (15, 2), 'RESIZE_NEAREST_NEIGHBOR': (74, 0)}
+
+
+def resize(op, shape, size, align_corners=False, half_pixel_centers=False):
+    def build(g):
+        x = g.input(shape)
+        g.output(g.op(op, [x, g.ints(size)], [shape[0]] + list(size) + [shape[3]]))
+        table, field = RESIZE_OPTIONS[op]
+        g.ops[-1].update(options_type=table,
+                         options_fields=[[field, 'bool', int(align_corners)],
+                                         [field + 1, 'bool', int(half_pixel_centers)]])
+    return build
+
 MODELS = [
     ('unary_rsqrt', unary('RSQRT', [1, 7, 5, 17], 0.1, 4)),
     ('unary_sqrt', unary('SQRT', [2, 3, 5, 3], 0.0, 4)),
@@ -541,4 +633,60 @@ MODELS = [
     ('matmul_broadcast_rank4', batch_matmul([2, 1, 5, 7], [1, 3, 7, 3], [2, 3, 5, 3])),
     ('unary_rsqrt_rank0', rsqrt_rank0),
     ('reduce_sum_all_rank0', sum_all_rank0),
+    ('layout_reverse_rank4_axis1', reverse([2, 7, 5, 3], [1])),
+    ('layout_reverse_rank4_channels', reverse([1, 3, 5, 17], [3])),
+    ('layout_reverse_rank3_axis0', reverse([5, 7, 3], [0])),
+    ('layout_reverse_rank5_axis2', reverse([2, 3, 4, 5, 3], [2])),
+    ('layout_reverse_rank2_last', reverse([7, 9], [-1])),
+    ('layout_reverse_rank5_width', reverse([2, 3, 2, 5, 3], [3])),
+    ('layout_concat_batch_axis0', concat([[2, 3, 5, 3], [1, 3, 5, 3]], 0)),
+    ('layout_concat_batch_channels', concat([[2, 3, 5, 3], [2, 3, 5, 6], [2, 3, 5, 1]], 3)),
+    ('layout_concat_batch_height', concat([[2, 3, 5, 3], [2, 4, 5, 3]], 1, const=(1,))),
+    ('layout_concat_batch_width', concat([[3, 2, 5, 5], [3, 2, 2, 5]], 2)),
+    ('layout_concat_rank5_axis2', concat([[2, 3, 1, 5, 3], [2, 3, 4, 5, 3]], 2)),
+    ('layout_concat_rank5_last', concat([[2, 1, 3, 2, 3], [2, 1, 3, 2, 5]], 4)),
+    ('layout_concat_rank5_axis0', concat([[1, 2, 3, 2, 3], [2, 2, 3, 2, 3]], 0)),
+    ('layout_slice_batch', slice_([3, 7, 5, 17], [1, 2, 1, 3], [2, 4, -1, 9])),
+    ('layout_slice_rank5', slice_([2, 3, 4, 5, 3], [1, 0, 1, 2, 1], [1, -1, 2, 3, 2])),
+    ('layout_slice_rank3', slice_([5, 9, 7], [2, 3, 0], [-1, 5, 6])),
+    ('layout_strided_slice_batch', strided_slice([3, 7, 5, 17], [1, 1, 0, 2], [3, 7, 5, 17],
+                                                 [1, 2, 2, 3], [2, 3, 3, 5])),
+    ('layout_strided_slice_rank5', strided_slice([2, 3, 4, 5, 3], [0, 2, 0, 4, 0],
+                                                 [2, 0, 4, 0, 3], [1, -1, 3, -2, 2],
+                                                 [2, 2, 2, 2, 2])),
+    ('layout_transpose_rank5_batch', transpose([3, 2, 4, 1, 5], [2, 0, 4, 3, 1])),
+    ('layout_transpose_rank5_last_kept', transpose([2, 5, 3, 2, 3], [3, 2, 1, 0, 4])),
+    ('spatial_conv_stride2_same_odd', conv([1, 13, 11, 5], 7, 3, 2, 'SAME')),
+    ('spatial_conv_stride2_valid_odd', conv([1, 13, 11, 5], 7, 3, 2, 'VALID')),
+    ('spatial_conv_k4_stride2_same', conv([1, 9, 7, 3], 5, 4, 2, 'SAME')),
+    ('spatial_conv_dilation2_same', conv([1, 13, 11, 5], 6, 3, 1, 'SAME', dilation=2)),
+    ('spatial_conv_dilation3_valid', conv([1, 13, 11, 3], 4, 3, 1, 'VALID', dilation=3)),
+    ('spatial_depthwise_stride2_same_odd', depthwise([1, 13, 11, 5], 1, 3, 2, 'SAME')),
+    ('spatial_depthwise_stride2_valid_odd', depthwise([1, 13, 11, 4], 2, 5, 2, 'VALID')),
+    ('spatial_depthwise_dilation2_same', depthwise([1, 13, 11, 5], 1, 3, 1, 'SAME', dilation=2)),
+    ('spatial_depthwise_k4_stride2_same', depthwise([1, 9, 7, 3], 2, 4, 2, 'SAME')),
+    ('spatial_max_pool_stride2_same_odd', pool('MAX_POOL_2D', [1, 13, 11, 5], 3, 2, 'SAME')),
+    ('spatial_max_pool_stride2_valid_odd', pool('MAX_POOL_2D', [1, 13, 11, 5], 3, 2, 'VALID')),
+    ('spatial_max_pool_k2_same_odd', pool('MAX_POOL_2D', [1, 7, 5, 3], 2, 2, 'SAME')),
+    ('spatial_average_pool_stride2_same_odd', pool('AVERAGE_POOL_2D', [1, 13, 11, 5], 3, 2, 'SAME')),
+    ('spatial_average_pool_stride2_valid_odd', pool('AVERAGE_POOL_2D', [1, 13, 11, 5], 3, 2, 'VALID')),
+    ('spatial_average_pool_k4_stride3_same', pool('AVERAGE_POOL_2D', [1, 11, 9, 3], 4, 3, 'SAME')),
+    ('spatial_resize_bilinear_up', resize('RESIZE_BILINEAR', [1, 5, 7, 3], [9, 11])),
+    ('spatial_resize_bilinear_up_align_corners',
+     resize('RESIZE_BILINEAR', [1, 5, 7, 3], [9, 11], align_corners=True)),
+    ('spatial_resize_bilinear_up_half_pixel',
+     resize('RESIZE_BILINEAR', [1, 5, 7, 3], [9, 11], half_pixel_centers=True)),
+    ('spatial_resize_bilinear_down_half_pixel',
+     resize('RESIZE_BILINEAR', [1, 9, 11, 5], [4, 6], half_pixel_centers=True)),
+    ('spatial_resize_bilinear_down_align_corners',
+     resize('RESIZE_BILINEAR', [1, 9, 11, 5], [4, 6], align_corners=True)),
+    ('spatial_resize_nearest_up', resize('RESIZE_NEAREST_NEIGHBOR', [1, 5, 7, 3], [9, 11])),
+    ('spatial_resize_nearest_up_align_corners',
+     resize('RESIZE_NEAREST_NEIGHBOR', [1, 5, 7, 3], [9, 11], align_corners=True)),
+    ('spatial_resize_nearest_up_half_pixel',
+     resize('RESIZE_NEAREST_NEIGHBOR', [1, 5, 7, 3], [9, 11], half_pixel_centers=True)),
+    ('spatial_resize_nearest_down_half_pixel',
+     resize('RESIZE_NEAREST_NEIGHBOR', [1, 9, 11, 5], [4, 6], half_pixel_centers=True)),
+    ('spatial_resize_nearest_down_align_corners',
+     resize('RESIZE_NEAREST_NEIGHBOR', [1, 9, 11, 5], [4, 6], align_corners=True)),
 ]
