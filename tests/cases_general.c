@@ -22,6 +22,18 @@ static const int channels[] = OP_CASE_CHANNELS;
 #define TOL_TRANSCENDENTAL 1e-5
 /* Sums over up to a few hundred elements, in another order than the reference. */
 #define TOL_SUM 1e-5
+/* The fp16 runs of cases with integer or boolean results take inputs on this grid
+ * (harness_spec.fp16_step): multiples of 1/64 in [-1, 1), and the range mapping's products
+ * (x * 2, 4, 5, 8 plus 0 or 2) stay exact in float16, so the op sees in fp16 exactly what
+ * the reference does and its integer results must match exactly (fp16_tol 0). */
+#define FP16_GRID (1.0f / 64.0f)
+
+/* The case's fp16 runs on the grid `step`, held to exact results. */
+static op_case *fp16_exact(op_case *c, float step) {
+    c->fp16_step = step;
+    c->fp16_tol = 0.0;
+    return c;
+}
 
 /* ---- the case description ------------------------------------------------------------- */
 
@@ -306,11 +318,13 @@ void op_cases_general_unary__math_functions(op_case_list *l) {
             /* Inputs near 0 come from the harness's range mapping (x * k + off), which
              * cancels in fp16 to about 1e-3 absolute: LOG, SQRT and RSQRT amplify it. */
             if (f[i].lo > -1.0f && f[i].lo < 1.0f) c->fp16_tol = 3e-2;
-            /* FLOOR, CEIL and ROUND jump at integers, where fp16's rounding of the input
-             * moves the result by 1: checked in fp32 (and ROUND's ties below). */
+            /* FLOOR, CEIL and ROUND jump at integers, where fp16's rounding of an
+             * arbitrary input would move the result by 1: on the fp16 grid (x * 4: multiples
+             * of 1/16, halves included, so ROUND's ties to even are checked too) they are
+             * exact. */
             if (f[i].code == VKI_OP_FLOOR || f[i].code == VKI_OP_CEIL ||
                 f[i].code == VKI_OP_ROUND || f[i].code == VKI_OP_SIGN)
-                c->fp16_tol = 1.0 / 4.0;
+                fp16_exact(c, FP16_GRID);
         }
 }
 
@@ -320,7 +334,8 @@ void op_cases_general_unary__cast_and_logical(op_case_list *l) {
         /* float -> int32 truncates toward zero; int32 -> float (the output CAST) is exact. */
         gen_tensor x = act(s, -5, 5);
         gen_out o = out_of(s, VKI_DTYPE_INT32);
-        gen_case(l, VKI_OP_CAST, "to int32", 1, &x, 1, &o, 0.0)->fp16_tol = 1.0 / 5.0;
+        /* x * 5: multiples of 5/64, exact in fp16, truncated alike. */
+        fp16_exact(gen_case(l, VKI_OP_CAST, "to int32", 1, &x, 1, &o, 0.0), FP16_GRID);
         o = out_of(s, VKI_DTYPE_BOOL);
         gen_case(l, VKI_OP_CAST, "to bool", 1, &x, 1, &o, 0.0);
         gen_tensor b = bool_act(s);
@@ -361,11 +376,16 @@ void op_cases_general_binary__new_ops(op_case_list *l) {
         /* Negative bases with whole exponents: the sign follows the exponent's parity. */
         two(l, VKI_OP_POW, "integer exponents", act(s, -3, 3), cnst(S(1), 3, 3), s, VKI_DTYPE_FLOAT32,
             TOL_TRANSCENDENTAL);
-        op_case *c = two(l, VKI_OP_FLOOR_DIV, NULL, act(s, -8, 8), act(b, 0.5f, 3), s,
+        /* On a grid of 1/8 the numerators are the integers -8..7 and the denominators
+         * multiples of 1/8 in [1, 3) (and (-3, -1] for FLOOR_MOD): a quotient that is not
+         * an integer is at least 1/24 from one, over ten fp16 ulps at |q| <= 8, so fp16's
+         * rounding of the quotient cannot cross an integer, and FLOOR_MOD's a - b * q is
+         * exact: both must match exactly in fp16 too. */
+        op_case *c = two(l, VKI_OP_FLOOR_DIV, NULL, act(s, -8, 8), act(b, 1, 3), s,
                          VKI_DTYPE_FLOAT32, TOL);
-        c->fp16_tol = 1.0 / 8.0;   /* a quotient near an integer may floor either way */
-        c = two(l, VKI_OP_FLOOR_MOD, NULL, act(s, -8, 8), act(b, -3, -0.5f), s, VKI_DTYPE_FLOAT32, TOL);
-        c->fp16_tol = 3.0 / 8.0;
+        fp16_exact(c, 1.0f / 8.0f);
+        c = two(l, VKI_OP_FLOOR_MOD, NULL, act(s, -8, 8), act(b, -3, -1), s, VKI_DTYPE_FLOAT32, TOL);
+        fp16_exact(c, 1.0f / 8.0f);
     }
 }
 
@@ -385,9 +405,12 @@ void op_cases_general_binary__comparisons_and_select(op_case_list *l) {
                                       VKI_OP_LESS_EQUAL, VKI_OP_EQUAL, VKI_OP_NOT_EQUAL};
     for (int i = 0; i < 6; i++) {
         shape s = S(2, 3, 5, channels[i % N_CHANNELS]), b = S(1, 1, 5, 1);
-        /* Small integers, so that equal values are common. */
-        two(l, cmp[i], NULL, index_act(s, 4), index_act(b, 4), s, VKI_DTYPE_BOOL, 0.0)->fp16_tol = 1.0;
-        two(l, cmp[i], NULL, act(s, -1, 1), act(b, -1, 1), s, VKI_DTYPE_BOOL, 0.0)->fp16_tol = 1.0;
+        /* Small integers, so that equal values are common; in fp16 both forms take inputs
+         * on the grid, exact there, so every boolean must match. */
+        fp16_exact(two(l, cmp[i], NULL, index_act(s, 4), index_act(b, 4), s, VKI_DTYPE_BOOL, 0.0),
+                   FP16_GRID);
+        fp16_exact(two(l, cmp[i], NULL, act(s, -1, 1), act(b, -1, 1), s, VKI_DTYPE_BOOL, 0.0),
+                   FP16_GRID);
     }
     shape s = S(1, 7, 5, 17);
     two(l, VKI_OP_LOGICAL_AND, NULL, bool_act(s), bool_act(S(5, 1)), s, VKI_DTYPE_BOOL, 0.0);
@@ -455,13 +478,13 @@ void op_cases_general_reduce__arg_max_min_with_ties(op_case_list *l) {
         for (int k = 0; k < 2; k++) {
             vki_op_code code = k ? VKI_OP_ARG_MIN : VKI_OP_ARG_MAX;
             shape o = reduced(f[i].in, 1, &f[i].axis, 0);
-            /* Integers 0..3: most maxima are ties, which keep the first index. */
-            /* In fp16 the float input's rounding (before CAST makes the integers) changes
-             * the integers themselves, so the ties are checked in fp32. */
-            two(l, code, "ties", index_act(f[i].in, 4), SCALAR_INT(f[i].axis), o, VKI_DTYPE_INT32, 0.0)
-                ->fp16_tol = 1e9;
-            two(l, code, NULL, act(f[i].in, -1, 1), SCALAR_INT(f[i].axis), o, VKI_DTYPE_INT32, 0.0)
-                ->fp16_tol = 1e9;   /* fp16 rounding makes near values ties: fp32 only */
+            /* Integers 0..3: most maxima are ties, which keep the first index. In fp16 the
+             * inputs are on the grid, exact there (and with ties of their own), so every
+             * index must match in every precision. */
+            fp16_exact(two(l, code, "ties", index_act(f[i].in, 4), SCALAR_INT(f[i].axis), o,
+                           VKI_DTYPE_INT32, 0.0), FP16_GRID);
+            fp16_exact(two(l, code, NULL, act(f[i].in, -1, 1), SCALAR_INT(f[i].axis), o,
+                           VKI_DTYPE_INT32, 0.0), FP16_GRID);
         }
 }
 

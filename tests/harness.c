@@ -262,21 +262,32 @@ int harness_compare(const vki_model *m, const harness_spec *spec, harness_result
     if (m->n_inputs > 16 || m->n_outputs > 16)
         return fail(r, "%d inputs and %d outputs, at most 16 each", m->n_inputs, m->n_outputs);
     float *inputs[16] = {0}, *ref[16] = {0}, *got[16] = {0};
+    float *inputs16[16] = {0}, *ref16[16] = {0};
     int ok = 1;
     for (int i = 0; i < m->n_inputs; i++) {
         size_t n = elements(m, m->inputs[i]);
         inputs[i] = malloc(n * sizeof(float));
         cr_assert(inputs[i]);
         harness_fill(inputs[i], n, spec->seed + 77u * (uint32_t)i, -1.0f, 1.0f);
+        if (spec->fp16_step > 0.0f) {
+            inputs16[i] = malloc(n * sizeof(float));
+            cr_assert(inputs16[i]);
+            for (size_t k = 0; k < n; k++)
+                inputs16[i][k] = floorf(inputs[i][k] / spec->fp16_step) * spec->fp16_step;
+        }
     }
     for (int i = 0; i < m->n_outputs; i++) {
         size_t n = elements(m, m->outputs[i]);
         ref[i] = malloc(n * sizeof(float));
         got[i] = malloc(n * sizeof(float));
         cr_assert(ref[i] && got[i]);
+        if (spec->fp16_step > 0.0f) cr_assert((ref16[i] = malloc(n * sizeof(float))));
     }
     if (vki_model_reference_run(m, (const float *const *)inputs, ref) != VKI_OK) {
         ok = fail(r, "reference: %s", vki_last_error());
+    } else if (spec->fp16_step > 0.0f &&
+               vki_model_reference_run(m, (const float *const *)inputs16, ref16) != VKI_OK) {
+        ok = fail(r, "reference on the fp16 grid: %s", vki_last_error());
     } else if (spec->dispatches > 0 && !count_dispatches(m, spec, r)) {
         ok = 0;
     } else {
@@ -286,10 +297,14 @@ int harness_compare(const vki_model *m, const harness_spec *spec, harness_result
         vki_context_device_info(harness_context(), &dev);
         for (int p = 0; p < HARNESS_N_PRECISIONS; p++) {
             if (!(want & (1u << p)) || (p > 0 && !dev.fp16_storage)) continue;
-            if (!run_precision(m, spec, p, inputs, ref, got, r)) ok = 0;
+            int grid = p > 0 && spec->fp16_step > 0.0f;
+            if (!run_precision(m, spec, p, grid ? inputs16 : inputs, grid ? ref16 : ref, got, r))
+                ok = 0;
         }
     }
     for (int i = 0; i < 16; i++) {
+        free(inputs16[i]);
+        free(ref16[i]);
         free(inputs[i]);
         free(ref[i]);
         free(got[i]);

@@ -97,6 +97,12 @@ typedef struct harness_spec {
     int dispatches;             /* > 0: the graph with default options must have this many */
     const char *env_name;       /* set to env_value (NULL: unset) while graphs build */
     const char *env_value;
+    /* > 0: the fp16 graphs (and a reference run of their own) take the inputs rounded down
+     * to multiples of fp16_step, a power of two that keeps them and the range mapping's
+     * products exact in float16, so that an op with integer or boolean results (FLOOR,
+     * comparisons, ARG_MAX) must match exactly there too: fp16's rounding of the input no
+     * longer moves the result. */
+    float fp16_step;
 } harness_spec;
 
 typedef struct harness_result {

@@ -178,7 +178,8 @@ void op_table_run(op_table_generator generate, const char *suite, const char *na
         cr_assert(m, "%s: the builder returned no model", c->label);
         harness_spec spec = {.seed = c->seed, .tol = c->tol, .fp16_tol = c->fp16_tol,
                              .precisions = HARNESS_ALL_PRECISIONS, .dispatches = c->dispatches,
-                             .env_name = c->env_name, .env_value = c->env_value};
+                             .env_name = c->env_name, .env_value = c->env_value,
+                             .fp16_step = c->fp16_step};
         harness_result r;
         int ok = harness_compare(m, &spec, &r);
         vki_model_destroy(m);

@@ -174,6 +174,7 @@ struct op_case {
     int dispatches;             /* > 0: the default graph (fp32) must have this many */
     const char *env_name;       /* set to env_value (NULL: unset) while the graphs build */
     const char *env_value;
+    float fp16_step;            /* harness_spec.fp16_step: > 0 puts the fp16 inputs on a grid */
     union {
         max_align_t align;
         unsigned char bytes[OP_CASE_PARAM_BYTES];
