@@ -196,7 +196,22 @@ void op_table_run(op_table_generator generate, const char *suite, const char *na
     }
     crash_handlers(0);
     cr_log_info("%s/%s: %d cases run, %d failed", suite, name, run, failed);
+    int total = l.n;
     op_case_list_free(&l);
     cr_assert_eq(failed, 0, "%s/%s: %d of %d cases failed (their labels are logged above)",
                  suite, name, failed, run);
+    /* A table that ran nothing must not pass: the generator made no case, or the loop
+     * skipped some. Without a label filter every case of the split runs; a split that
+     * holds none of a small table's cases is a skip, not a pass. */
+    cr_assert_gt(total, 0, "%s/%s: the generator made no case", suite, name);
+    if (!(filter && *filter)) {
+        int selected = total > offset ? (total - offset + every - 1) / every : 0;
+        cr_assert_eq(run, selected, "%s/%s: %d of the %d cases of split %d:%d ran", suite, name,
+                     run, selected, every, offset);
+        if (run == 0)
+            cr_skip_test("%s/%s: its %d cases all fall outside split %d:%d", suite, name, total,
+                         every, offset);
+    } else if (run == 0) {
+        cr_skip_test("%s/%s: no case label contains '%s'", suite, name, filter);
+    }
 }

@@ -228,7 +228,9 @@ extern const op_table op_tables[];
 extern const int op_table_count;
 
 /* Runs every case of a table (those VKI_OP_CASES selects) in every precision, logging
- * each failing case's label and error; asserts that none failed. */
+ * each failing case's label and error; asserts that none failed, that the table has cases
+ * and, without VKI_OP_CASES, that every case of the VKI_OP_CASES_EVERY split ran. A table
+ * that runs none (a filter or split that selects none of it) is reported as skipped. */
 void op_table_run(op_table_generator generate, const char *suite, const char *name);
 
 /* In test_ops_<family>.c: OP_TABLES_<FAMILY>(OP_TABLE_TEST) defines one test per table. */
