@@ -453,6 +453,7 @@ vki_status vki_context_create(const vki_context_options *options, vki_context **
     if (!ctx) return vki_fail_oom("vki_context_create");
     ctx->log = cfg.log;
     ctx->log_user = cfg.log_user;
+    atomic_init(&ctx->refs, 1);     /* the app's */
     if (pthread_mutex_init(&ctx->queue_lock, NULL) != 0) {
         free(ctx);
         return vki_fail(VKI_ERROR_OUT_OF_MEMORY, "vki_context_create: cannot make a mutex");
@@ -476,8 +477,14 @@ vki_status vki_context_create(const vki_context_options *options, vki_context **
     return VKI_OK;
 }
 
-void vki_context_destroy(vki_context *ctx) {
-    if (!ctx) return;
+void vki_context_retain(vki_context *ctx) {
+    /* The caller holds a reference already (the app's handle, or a graph's), so the count
+     * cannot be zero here and no ordering is needed to take another. */
+    atomic_fetch_add_explicit(&ctx->refs, 1, memory_order_relaxed);
+}
+
+/* Frees everything once no graph and no app handle is left. */
+static void context_free(vki_context *ctx) {
     if (ctx->compiler) shaderc_compiler_release(ctx->compiler);
     if (ctx->device) {
         vki_kernels_release(ctx);
@@ -496,6 +503,17 @@ void vki_context_destroy(vki_context *ctx) {
     vki_wg_table_free(ctx->wg_table);
     free(ctx);
 }
+
+void vki_context_release(vki_context *ctx) {
+    if (!ctx) return;
+    /* acq_rel: every release's writes (a graph's last submits, its destroyed objects)
+     * happen before the freeing thread tears the device down. */
+    if (atomic_fetch_sub_explicit(&ctx->refs, 1, memory_order_acq_rel) == 1) context_free(ctx);
+}
+
+/* The app's reference only: graphs still alive keep the context until the last of them is
+ * destroyed. */
+void vki_context_destroy(vki_context *ctx) { vki_context_release(ctx); }
 
 vki_status vki_context_kernel_stats(const vki_context *ctx, vki_kernel_stats *out) {
     if (!ctx || !out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_context_kernel_stats: NULL argument");

@@ -28,6 +28,10 @@ struct vki_context {
     pthread_mutex_t kernels_lock;
     int locks_ready;
     atomic_int lost;                /* a call returned VK_ERROR_DEVICE_LOST: every later run fails */
+    /* Owners: the app's handle (until vki_context_destroy) and each live graph. The last
+     * release frees the context, so a graph destroyed after its context still finds the
+     * device, queue and kernel cache it uses. */
+    atomic_int refs;
     vki_log_fn log;                 /* never NULL: the options' callback or stderr */
     void *log_user;
     uint32_t queue_family;
@@ -43,6 +47,12 @@ struct vki_context {
     struct vki_kernel_cache *kernel_cache;   /* modules and pipelines (kernels.c) */
     struct vki_wg_table *wg_table;  /* the options' table file, then the built-in table */
 };
+
+/* A graph takes a reference to its context (vki_graph_create) and releases it when it is
+ * destroyed; vki_context_destroy releases the app's. Any thread may release: the one that
+ * drops the count to zero frees the context. */
+void vki_context_retain(vki_context *ctx);
+void vki_context_release(vki_context *ctx);
 
 /* A hash of the device and driver build (vendor, device, driver version, pipeline cache
  * UUID): what the disk caches and the tuning file are only valid for. */

@@ -16,8 +16,11 @@
  * Handles and lifetimes:
  *   - Calls that create a handle set *out to NULL when they fail (out itself non-NULL).
  *   - Every *_destroy accepts NULL and then does nothing.
- *   - Destroy every graph of a context before the context. A model may be destroyed as
- *     soon as vki_graph_create has returned: graphs keep no reference to it.
+ *   - A graph keeps its context alive: vki_context_destroy gives up the app's handle, and
+ *     the context is freed when its last graph is destroyed (or at once, with none left).
+ *     Its graphs stay fully usable meanwhile; the handle itself must not be used again.
+ *     This holds across threads: the count is atomic. A model may be destroyed as soon as
+ *     vki_graph_create has returned: graphs keep no reference to it.
  *   - Returned strings: vki_status_name, vki_version_string, kernel names in
  *     vki_dispatch_profile and strategy names in vki_memory_report/vki_memory_plan_info
  *     are static; vki_model_op_name and vki_tensor_info.name live as long as the model;
@@ -194,8 +197,11 @@ typedef struct vki_device_info {
  * VKI_ERROR_IO: cache_dir cannot be created or is not a directory. VKI_ERROR_SHADER: the
  * shader compiler did not start. VKI_ERROR_OUT_OF_MEMORY, and Vulkan failures. */
 VKI_API vki_status vki_context_create(const vki_context_options *options, vki_context **out);
-/* Writes the driver's pipeline cache to cache_dir, if any, and frees the context. Its
- * graphs must be destroyed first. NULL is allowed and does nothing. */
+/* Gives up the app's handle: after this call the app must not pass ctx to any call
+ * again. The context is freed (the driver's pipeline cache written to cache_dir first,
+ * if any) when its last graph is destroyed, or now if it has none: graphs still alive go
+ * on running, reading outputs and being destroyed, from any thread, as before. NULL is
+ * allowed and does nothing. */
 VKI_API void vki_context_destroy(vki_context *ctx);
 /* The context's device; fp16_storage and fp16_arithmetic say what this context enabled
  * (disable_features may have turned them off). VKI_ERROR_INVALID_ARGUMENT: a NULL
@@ -418,8 +424,9 @@ typedef struct vki_memory_plan_info {
 } vki_memory_plan_info;
 
 /* Builds the model for the context: compiles kernels, uploads weights, records the
- * command buffer. The model may be destroyed afterwards; the context must outlive the
- * graph. VKI_ERROR_INVALID_ARGUMENT: a NULL argument, an option out of its enum, fp32_ops
+ * command buffer. The model may be destroyed afterwards. The graph holds a reference to
+ * ctx: the context lives until the app has called vki_context_destroy and every graph of
+ * it is destroyed, in either order. VKI_ERROR_INVALID_ARGUMENT: a NULL argument, an option out of its enum, fp32_ops
  * NULL or naming an op the model lacks. VKI_ERROR_DEVICE_FEATURE: an fp16 precision on a
  * device without 16-bit storage, profile or tune on a queue without timestamps.
  * VKI_ERROR_UNSUPPORTED_OP, VKI_ERROR_UNSUPPORTED_MODEL: an op vkinfer cannot build, or
@@ -430,8 +437,9 @@ typedef struct vki_memory_plan_info {
  * tuning runs on the device). */
 VKI_API vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
                                     const vki_graph_options *options, vki_graph **out);
-/* Frees the graph and its device memory, after waiting (bounded) for a run in flight; call
- * it before destroying the graph's context. NULL is allowed and does nothing. */
+/* Frees the graph and its device memory, after waiting (bounded) for a run in flight, and
+ * releases its context: the last graph of a context the app has destroyed frees the
+ * context too. NULL is allowed and does nothing. */
 VKI_API void vki_graph_destroy(vki_graph *graph);
 
 /* Copies float32 NHWC data in (dense, row-major over the input's dims; an int8 or uint8
