@@ -743,7 +743,13 @@ static vki_status check_activation(loader *L, const label *lb, int8_t act, vki_a
                    "supported", lb->s);
     if (act < VKI_ACT_NONE || act > VKI_ACT_TANH)
         return bad(L, VKI_ERROR_MODEL_FORMAT, "%s: unknown fused activation %d", lb->s, act);
-    *out = (vki_activation)act;
+    /* TFLite's float kernels of every op with a fused activation slot (ADD, SUB, MUL, DIV,
+     * the convolutions, pools, FULLY_CONNECTED, CONCATENATION) clamp to the activation's
+     * range (CalculateActivationRange), which exists for RELU, RELU6 and RELU_N1_TO_1 only:
+     * a fused TANH leaves the values as they are. So does vkinfer, or a file would give
+     * other numbers here than in TFLite (the graph tester's seed 25: ADD with TANH). The
+     * activation pass may still put a TANH op of its own into a producer. */
+    *out = act == VKI_ACT_TANH ? VKI_ACT_NONE : (vki_activation)act;
     return VKI_OK;
 }
 
@@ -929,11 +935,16 @@ static vki_status read_ops(loader *L, const vki_fb_table *sg) {
     m->ops = vki_calloc(v.len ? v.len : 1, sizeof *m->ops);
     if (!m->ops) return oom(L, "operators");
     m->n_ops = (int)v.len;
+    /* Kept as read: folding drops ops from m->ops, but they keep their numbers. */
+    m->file_op_codes = vki_malloc(sizeof(int) * (v.len ? v.len : 1));
+    if (!m->file_op_codes) return oom(L, "operators");
+    m->n_file_ops = (int)v.len;
     for (uint32_t i = 0; i < v.len; i++) {
         vki_fb_table t;
         if (!vki_fb_vec_table(&L->fb, &v, i, &t)) return bad_fb(L, "op %u", i);
         vki_status st = read_op(L, i, &t, &m->ops[i]);
         if (st != VKI_OK) return st;
+        m->file_op_codes[i] = (int)m->ops[i].code;
     }
     return VKI_OK;
 }
@@ -1069,10 +1080,10 @@ static vki_status fold_constant_ops(loader *L) {
         vki_op *op = &m->ops[i];
         vki_status st = VKI_OK;
         if (op->code == VKI_OP_DENSIFY && unary_on_constant(m, op)) {
-            st = fold_densify(L, i, op);
+            st = fold_densify(L, op->file_index, op);
         } else if (op->code == VKI_OP_DEQUANTIZE && unary_on_constant(m, op) &&
                    is_dequantizable_constant(&m->tensors[op->inputs[0]])) {
-            st = fold_dequantize(L, i, op);
+            st = fold_dequantize(L, op->file_index, op);
         } else {
             m->ops[kept++] = *op;
             continue;

@@ -22,7 +22,7 @@
 //   + EDGE_4=0
 // variant: @bindings=N_IN+1 N_IN={2..8} OUT_BINDING=N_IN SEL_AXIS=4 SEL_COORD={4|-1} $REMAP_OUT
 //   + $REMAP_COORDS FILL=float(0) EDGE_0=0 EDGE_1=0 EDGE_2=0 EDGE_3=0 EDGE_4=0
-//   + [START#=# I#_E0=1 I#_E1=2 I#_E2=3 I#_E3=4 I#_E4=5 I#_H=6 I#_W=4 I#_C=5 I#_S=2]*N_IN
+//   + [START#=# I#_E0=1 I#_E1=2 I#_E2=3 I#_E3=4 I#_E4=5 I#_H=6 I#_W=4 I#_C=5 I#_S=2]*N_IN $ACT
 // variant-set: REMAP_OUT = OUT_D0=1 OUT_D1=2 OUT_D2=3 OUT_D3=4 OUT_D4=5 OUT_H=6 OUT_W=4
 //   + OUT_C=5 OUT_S=2
 // variant-set: REMAP_IN0 = I0_E0=1 I0_E1=2 I0_E2=3 I0_E3=4 I0_E4=5 I0_H=6 I0_W=4 I0_C=5 I0_S=2
@@ -129,5 +129,7 @@ void main() {
         if (o[4] >= OUT_C) break;   // padded lanes stay zero
         v[i] = element(o);
     }
+    v = activate(v);   // a fused activation (ACT_*), the identity without one
+    for (int i = 0; i < 4; i++) if (s * 4 + i >= OUT_C) v[i] = 0.0;
     STORE(dst, IDX(OUT, x, y, s), v);
 }

@@ -330,7 +330,7 @@ int main(int argc, char **argv) {
         report_len = 0;
         report[0] = 0;
         failed = 0;
-        char why[1024];
+        char why[8192];
         int loaded = load_case(&c, why, sizeof why);
         graphs++;
         if (loaded < 0) {
@@ -343,15 +343,15 @@ int main(int argc, char **argv) {
             unsigned fired = 0;
             check_case(ctx, &c, quick, &dispatches, &fired);
             if (failed) {
-                printf("RESULT %s FAIL %s\n", prefix, report);
+                printf("RESULT %s FAIL %s; fired: ", prefix, report);
                 bad++;
             } else {
                 printf("RESULT %s ok dispatches=%d fired=", prefix, dispatches);
-                int any = 0;
-                for (int p = 0; p < N_PASSES; p++)
-                    if (fired & (1u << p)) printf("%s%s", any++ ? "," : "", pass_names[p]);
-                printf("%s\n", any ? "" : "-");
             }
+            int any = 0;
+            for (int p = 0; p < N_PASSES; p++)
+                if (fired & (1u << p)) printf("%s%s", any++ ? "," : "", pass_names[p]);
+            printf("%s\n", any ? "" : "-");
         }
         fflush(stdout);
         free_case(&c);

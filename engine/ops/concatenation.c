@@ -75,12 +75,10 @@ static vki_status validate(const vki_model *m, int o) {
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
                            "inputs add up to %d along axis %d but output tensor %d has %d", sum,
                            axis, op->outputs[0], out->shape[axis]);
-    if (!fast_path(m, op)) {
-        if (op->opt.concat.activation != VKI_ACT_NONE || op->n_inputs > VKI_REMAP_MAX_INPUTS)
-            return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
-                               "along the batch, or on rank 5 or batch > 1 tensors, takes at most "
-                               "%d inputs and no fused activation", VKI_REMAP_MAX_INPUTS);
-    }
+    if (!fast_path(m, op) && op->n_inputs > VKI_REMAP_MAX_INPUTS)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
+                           "along the batch, or on rank 5 or batch > 1 tensors, takes at most "
+                           "%d inputs", VKI_REMAP_MAX_INPUTS);
     return VKI_OK;
 }
 
@@ -97,6 +95,7 @@ static vki_status describe_general(const vki_model *m, int o, int output, vki_re
         at += r->in[k][axis];
     }
     r->sel_axis = r->sel_coord = axis;
+    r->activation = op->opt.concat.activation;
     return VKI_OK;
 }
 

@@ -107,6 +107,7 @@ static vki_status emit(vki_build *b, const vki_model *m, const vki_op *op, const
         vki_define_int(&d, name, r->axis[j].edge);
     }
     vki_define_float(&d, "FILL", r->fill);
+    vki_define_activation(&d, r->activation);
     if (r->n_inputs > 1) {
         vki_define_int(&d, "SEL_AXIS", r->sel_axis);
         vki_define_int(&d, "SEL_COORD", r->sel_coord);
@@ -231,5 +232,9 @@ void vki_remap_reference(const vki_model *m, const vki_op *op, const float *cons
         const float *inputs[VKI_REMAP_MAX_INPUTS];
         for (int q = 0; q < r.n_inputs; q++) inputs[q] = in[r.inputs[q]];
         run(&r, inputs, r.table >= 0 ? in[r.table] : NULL, out[k]);
+        if (r.activation != VKI_ACT_NONE) {
+            size_t n = (size_t)r.out[0] * r.out[1] * r.out[2] * r.out[3] * r.out[4];
+            for (size_t i = 0; i < n; i++) out[k][i] = vki_apply_activation(r.activation, out[k][i]);
+        }
     }
 }

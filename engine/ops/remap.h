@@ -51,6 +51,8 @@ typedef struct vki_remap {
     /* GATHER: input coordinate table_axis is looked up in the op's input slot `table`
      * (int32 values, clamped to the input's extent); -1: none. */
     int table, table_axis;
+    /* Applied to every element moved (CONCATENATION's fused activation); NONE by default. */
+    vki_activation activation;
 } vki_remap;
 
 /* A tensor's extents right-aligned to 5 dims ([7,3] -> [1,1,1,7,3]). */

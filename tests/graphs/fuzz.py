@@ -193,7 +193,23 @@ def prune(spec, inputs):
     if not ins and spec['inputs']:
         ins, vals = spec['inputs'][:1], inputs[:1]
     spec['inputs'] = ins
-    return spec, vals
+    return compact(spec), vals
+
+
+def compact(spec):
+    """Drops tensors nothing refers to and renumbers the rest."""
+    used = set(spec['inputs']) | set(spec['outputs'])
+    for op in spec['ops']:
+        used.update(i for i in op['inputs'] + op['outputs'] if i >= 0)
+    order = sorted(used)
+    new = {t: k for k, t in enumerate(order)}
+    out = dict(spec)
+    out['tensors'] = [spec['tensors'][t] for t in order]
+    out['inputs'] = [new[t] for t in spec['inputs']]
+    out['outputs'] = [new[t] for t in spec['outputs']]
+    out['ops'] = [dict(op, inputs=[new[i] if i >= 0 else i for i in op['inputs']],
+                       outputs=[new[o] for o in op['outputs']]) for op in spec['ops']]
+    return out
 
 
 def candidates(spec, inputs, rng):
@@ -267,6 +283,9 @@ def reduce_case(args, name, spec, inputs, flags, detail, work):
 def save_regression(args, name, spec, inputs, flags, detail, work):
     os.makedirs(REGRESS, exist_ok=True)
     prefix, paths = write_case(REGRESS, name, spec, inputs)
+    with open(prefix + '.json', 'w') as f:     # the spec, for people (tflite_writer.py reads it)
+        json.dump(spec, f, indent=None, separators=(',', ':'))
+        f.write('\n')
     res = run_litert(args.litert, [{'model': prefix + '.tflite', 'inputs': paths,
                                     'prefix': prefix}], work)
     if res.get(prefix):
@@ -370,6 +389,8 @@ def main():
     ap.add_argument('--min-pass', type=int, default=0)
     ap.add_argument('--keep')
     ap.add_argument('--table', action='store_true')
+    ap.add_argument('--spec', help='check one spec (JSON, as tests/data/graphs/*.json) with '
+                    'inputs drawn as the generator draws them, and say what failed')
     args = ap.parse_args()
     if not os.path.isdir(os.path.join(args.litert, '@litertjs', 'core')):
         sys.exit('fuzz.py: no @litertjs/core in %s (tools/fetch_models.sh installs it)' % args.litert)
@@ -398,6 +419,15 @@ def main():
                 print('regression cases: %d did not run' % (len(entries) - len(got)))
                 return 1
             return 1 if bad else 0
+        if args.spec:
+            with open(args.spec) as f:
+                spec = json.load(f)
+            rng = random.Random(0)
+            ins = [[rng.randrange(-16, 16) / 8.0 for _ in range(tensor_count(spec['tensors'][t]['shape']))]
+                   for t in spec['inputs']]
+            res = check_specs(args, [('spec', spec, ins, 'h')], work)
+            print('%s %s' % res['spec'])
+            return 0 if res['spec'][0] == 'ok' else 1
         if args.seeds:
             a, b = (int(x) for x in args.seeds.split(':'))
             seeds = list(range(a, b))
