@@ -53,11 +53,19 @@ static double worst_error(const outputs *a, const outputs *b) {
     return worst;
 }
 
-/* Error of the fp16 graph that keeps ops [0, prefix) fp32. */
+/* The file op numbers of the ops that run (not folded at load), ascending: what the
+ * bisection takes prefixes of. Returns their count. */
+static int running_ops(const vki_model *m, int *out) {
+    int n = 0;
+    for (int f = 0; f < vki_model_file_op_count(m); f++)
+        if (vki_model_file_op_runs(m, f)) out[n++] = f;
+    return n;
+}
+
+/* Error of the fp16 graph that keeps the first `prefix` of the running ops fp32. */
 static vki_status error_with_prefix(vki_context *ctx, const vki_model *m, vki_precision precision,
-                                    const float *const *inputs, const outputs *exact, int *ops,
-                                    int prefix, double *err) {
-    for (int i = 0; i < prefix; i++) ops[i] = i;
+                                    const float *const *inputs, const outputs *exact,
+                                    const int *ops, int prefix, double *err) {
     vki_graph_options o = {.precision = precision, .fp32_ops = ops, .n_fp32_ops = prefix};
     outputs got;
     vki_status s = run_graph(ctx, m, &o, inputs, &got);
@@ -81,12 +89,14 @@ vki_status vki_calibrate_fp32_ops(vki_context *ctx, const vki_model *m, const fl
     if (precision != VKI_PRECISION_FP16 && precision != VKI_PRECISION_FP16_STORAGE)
         return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_calibrate_fp32_ops: precision %d is "
                         "not an fp16 precision", (int)precision);
-    int *prefix_ops = vki_malloc(sizeof(int) * (size_t)(m->n_ops ? m->n_ops : 1));
+    int n_file = vki_model_file_op_count(m);
+    int *prefix_ops = vki_malloc(sizeof(int) * (size_t)(n_file ? n_file : 1));
     if (!prefix_ops) return vki_fail_oom("calibrate");
+    int n_run = running_ops(m, prefix_ops);
     /* Progress: the reference, the all-fp16 graph, then at most ceil(log2(ops + 1))
      * bisection steps; the last report says done == total. */
     int steps = 0;
-    while ((1 << steps) < m->n_ops + 1 && steps < 30) steps++;
+    while ((1 << steps) < n_run + 1 && steps < 30) steps++;
     int total = 2 + steps, done = 0;
 #define PROGRESS_() \
     do { if (o->progress) o->progress(o->progress_user, "calibrate", ++done, total); } while (0)
@@ -97,7 +107,7 @@ vki_status vki_calibrate_fp32_ops(vki_context *ctx, const vki_model *m, const fl
     /* Bisection keeps err(lo) > tolerance >= err(hi); keeping every op fp32 is exact. The
      * error need not fall monotonically with the prefix, but the prefix found always meets
      * the tolerance, and one op fewer does not. */
-    int lo = -1, hi = m->n_ops;
+    int lo = -1, hi = n_run;
     double err = 0;
     if (!s) s = error_with_prefix(ctx, m, precision, inputs, &exact, prefix_ops, 0, &err);
     if (!s) PROGRESS_();
@@ -116,7 +126,7 @@ vki_status vki_calibrate_fp32_ops(vki_context *ctx, const vki_model *m, const fl
         s = vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_calibrate_fp32_ops: %d ops must stay fp32, "
                      "ops holds %d", hi, max);
     if (!s) {
-        for (int i = 0; i < hi; i++) ops[i] = i;
+        for (int i = 0; i < hi; i++) ops[i] = prefix_ops[i];
         *n_ops = hi;
     }
     if (exact.n) outputs_free(&exact);

@@ -36,6 +36,21 @@ const char *vki_activation_name(vki_activation act) {
 }
 #undef NAME_
 
+int vki_model_file_op_count(const vki_model *m) {
+    return m->file_op_codes ? m->n_file_ops : m->n_ops;
+}
+
+int vki_model_file_op_code(const vki_model *m, int index) {
+    if (index < 0 || index >= vki_model_file_op_count(m)) return -1;
+    return m->file_op_codes ? m->file_op_codes[index] : (int)m->ops[index].code;
+}
+
+bool vki_model_file_op_runs(const vki_model *m, int index) {
+    for (int o = 0; o < m->n_ops; o++)
+        if (m->ops[o].file_index == index) return true;
+    return false;
+}
+
 int vki_model_is_output(const vki_model *m, int t) {
     for (int i = 0; i < m->n_outputs; i++)
         if (m->outputs[i] == t) return 1;
@@ -164,6 +179,7 @@ void vki_model_destroy(vki_model *m) {
     free(m->ops);
     free(m->inputs);
     free(m->outputs);
+    free(m->file_op_codes);
     free(m->name);
     free(m);
 }
@@ -172,11 +188,16 @@ void vki_model_destroy(vki_model *m) {
 
 int vki_model_input_count(const vki_model *m) { return m ? m->n_inputs : 0; }
 int vki_model_output_count(const vki_model *m) { return m ? m->n_outputs : 0; }
-int vki_model_op_count(const vki_model *m) { return m ? m->n_ops : 0; }
+int vki_model_op_count(const vki_model *m) { return m ? vki_model_file_op_count(m) : 0; }
 
 const char *vki_model_op_name(const vki_model *m, int index) {
-    if (!m || index < 0 || index >= m->n_ops) return NULL;
-    return vki_op_name(m->ops[index].code);
+    int code = m ? vki_model_file_op_code(m, index) : -1;
+    return code < 0 ? NULL : vki_op_name(code);
+}
+
+int vki_model_op_folded(const vki_model *m, int index) {
+    if (!m || index < 0 || index >= vki_model_file_op_count(m)) return -1;
+    return !vki_model_file_op_runs(m, index);
 }
 
 static vki_status tensor_info(const vki_model *m, int tensor, vki_tensor_info *out) {

@@ -168,6 +168,11 @@ struct vki_model {
     vki_op *ops;
     int *inputs;                /* graph input tensor indices */
     int *outputs;               /* graph output tensor indices */
+    /* The file's operator list as it was, folded ops included: the builtin code of each,
+     * owned. Ops are numbered by it everywhere (vki_op.file_index). NULL for a model built
+     * by hand, whose op list is its own file list (read it with vki_model_file_op_*). */
+    int n_file_ops;
+    int *file_op_codes;
 };
 
 /* Name of a builtin code ("CONV_2D", or TFLite's name for one vkinfer lacks: "GELU"), or
@@ -175,6 +180,15 @@ struct vki_model {
 const char *vki_op_name(int code);
 /* "RELU", "HARD_SWISH", ...: the activation's name in VKI_ACTIVATION_LIST. */
 const char *vki_activation_name(vki_activation act);
+
+/* The file's operators, which vki_op.file_index, messages, the profile, fp32_ops and
+ * calibration number: their count and the builtin code of operator `index` (-1 out of
+ * range). A hand-built model's file is its op list. */
+int vki_model_file_op_count(const vki_model *m);
+int vki_model_file_op_code(const vki_model *m, int index);
+/* Whether file operator `index` runs, i.e. some op of the list carries it (0: folded at
+ * load, as a DEQUANTIZE of a constant). */
+bool vki_model_file_op_runs(const vki_model *m, int index);
 
 size_t vki_tensor_elements(const vki_tensor *t);
 /* Whether tensor t is one of the model's graph outputs / inputs. */

@@ -88,10 +88,14 @@ vki_status vki_graph_config_resolve(const vki_context *ctx, const vki_model *m,
     if (o->n_fp32_ops > 0 && !o->fp32_ops)
         return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: n_fp32_ops is %d but "
                         "fp32_ops is NULL", o->n_fp32_ops);
+    /* File op numbers, as every message and the profile give them; precision.c finds the
+     * ops that carry them. */
+    int n_file_ops = vki_model_file_op_count(m);
     for (int i = 0; i < o->n_fp32_ops; i++)
-        if (o->fp32_ops[i] < 0 || o->fp32_ops[i] >= m->n_ops)
+        if (o->fp32_ops[i] < 0 || o->fp32_ops[i] >= n_file_ops)
             return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: fp32_ops[%d] = %d, "
-                            "but %s has ops 0..%d", i, o->fp32_ops[i], m->name, m->n_ops - 1);
+                            "but %s has ops 0..%d (the file's operators)", i, o->fp32_ops[i],
+                            m->name, n_file_ops - 1);
     int fp16 = o->precision != VKI_PRECISION_FP32;
     if (fp16 && !ctx->fp16_storage)
         return vki_fail(VKI_ERROR_DEVICE_FEATURE,

@@ -51,7 +51,7 @@ typedef struct vki_graph_config {
     uint64_t spin_ns;            /* poll the fence this long before sleeping; UINT64_MAX: spin */
     uint64_t fence_timeout_ns;
     int profile;
-    const int *fp32_ops;         /* checked against the model's op count */
+    const int *fp32_ops;         /* file op numbers, checked against the file's op count */
     int n_fp32_ops;
     const char *tuning_file;     /* NULL: none */
     int tune;

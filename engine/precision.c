@@ -6,7 +6,21 @@
 
 void vki_precision_ops(const vki_model *m, const vki_graph_config *c, unsigned char *op_half) {
     memset(op_half, c->fp16 ? 1 : 0, (size_t)m->n_ops);
-    for (int i = 0; i < c->n_fp32_ops; i++) op_half[c->fp32_ops[i]] = 0;
+    if (!c->fp16 || !c->n_fp32_ops) return;
+    /* fp32_ops are file op numbers: each op of the list carrying one stays fp32, the
+     * rounding step the loader adds after an int8 op included. A folded op has none. */
+    for (int o = 0; o < m->n_ops; o++)
+        for (int i = 0; i < c->n_fp32_ops && op_half[o]; i++)
+            if (m->ops[o].file_index == c->fp32_ops[i]) op_half[o] = 0;
+    /* The rounding step of a quantized graph input has no number of its own: like a graph
+     * input (vki_precision_tensors), it stays fp32 where an op reading it does. */
+    for (int o = 0; o < m->n_ops; o++) {
+        const vki_op *step = &m->ops[o];
+        if (step->file_index >= 0 || step->n_outputs < 1) continue;
+        for (int r = 0; r < m->n_ops; r++)
+            for (int k = 0; k < m->ops[r].n_inputs && !op_half[r]; k++)
+                if (m->ops[r].inputs[k] == step->outputs[0]) op_half[o] = 0;
+    }
 }
 
 void vki_precision_fused(const vki_model *view, const unsigned char *skip, unsigned char *op_half) {

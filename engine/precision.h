@@ -13,7 +13,8 @@
 
 #include <stddef.h>
 
-/* op_half[o] = 1 for ops stored fp16 (the config's fp32_ops are checked already). */
+/* op_half[o] = 1 for ops stored fp16. The config's fp32_ops are file op numbers
+ * (vki_op.file_index), checked already. */
 void vki_precision_ops(const vki_model *m, const vki_graph_config *c, unsigned char *op_half);
 
 /* After activation fusion: an op absorbed into its producer (skip[o]) that was kept fp32

@@ -47,7 +47,7 @@ typedef struct vki_step {
     uint32_t grid[3];            /* threads; groups = ceil(grid / wg) */
     const char *kernel;          /* static string from the op file */
     char variant[32];            /* vki_dispatch.variant */
-    int op_index;                /* -1 for the I/O conversions */
+    int op_index;                /* the file's op number; -1 for the I/O conversions */
 } vki_step;
 
 typedef struct vki_recording {

@@ -195,7 +195,8 @@ static vki_status share_storage(vki_build *b, const sched *S) {
             vki_define_int(d, "IN_PLACE", 1);
             if (d->overflow)
                 s = vki_fail(VKI_ERROR_INTERNAL, "%s: op %d: kernel %s has more defines than a "
-                             "dispatch holds", m->name, d->op_index, d->kernel);
+                             "dispatch holds", m->name,
+                             d->op_index >= 0 ? m->ops[d->op_index].file_index : -1, d->kernel);
             b->schedule.in_place++;
             break;
         }

@@ -253,11 +253,26 @@ VKI_API int vki_model_output_count(const vki_model *model);
  * model. VKI_ERROR_INVALID_ARGUMENT: a NULL argument or an index out of range. */
 VKI_API vki_status vki_model_input_info(const vki_model *model, int index, vki_tensor_info *out);
 VKI_API vki_status vki_model_output_info(const vki_model *model, int index, vki_tensor_info *out);
-/* Ops after load-time folding; 0 for a NULL model. Never fails. */
+/* Op numbers. Every op number the library gives or takes is the op's index in the
+ * .tflite file's operator list (subgraph 0's operators vector), as vki_model_list_ops_*
+ * and `vkinfer info` list them: error messages ("op 37 CONV_2D: ..."),
+ * vki_dispatch_profile.op_index, vki_dispatch_info.op_index,
+ * vki_graph_options.fp32_ops and what vki_calibrate_fp32_ops returns. Ops folded at load
+ * (a DEQUANTIZE or DENSIFY of a constant, the BATCH_TO_SPACE_ND closing an atrous
+ * convolution) keep their numbers and run as nothing of their own; ops that graph passes
+ * fuse into another's dispatch (a RELU, a residual ADD) keep theirs too. */
+
+/* The operators of the file, folded ones included (face_detection_short_range: 164, of
+ * which 74 float16 DEQUANTIZEs fold at load); 0 for a NULL model. Never fails. */
 VKI_API int vki_model_op_count(const vki_model *model);
-/* The TFLite builtin name of op i after load-time folding ("CONV_2D"), living as long as
- * the model; NULL for a NULL model or an index out of range (no error message is set). */
+/* The TFLite builtin name of file op `index` ("CONV_2D", "DEQUANTIZE"; "CUSTOM" for a
+ * custom op), living as long as the model; NULL for a NULL model or an index out of range
+ * (no error message is set). */
 VKI_API const char *vki_model_op_name(const vki_model *model, int index);
+/* 1 when file op `index` was folded at load and runs as nothing of its own, 0 when it runs
+ * (possibly fused with others into one dispatch), -1 for a NULL model or an index out of
+ * range. Never sets an error. */
+VKI_API int vki_model_op_folded(const vki_model *model, int index);
 
 /* One op of a .tflite file as vki_model_list_ops_* lists it. */
 typedef struct vki_op_entry {
@@ -345,9 +360,10 @@ typedef struct vki_graph_options {
     vki_wait_mode wait;
     /* Nonzero: write a GPU timestamp after every dispatch, read by vki_graph_profile. */
     int profile;
-    /* With an fp16 precision: model op indices that stay fp32 (their outputs, weights and
-     * arithmetic). For models whose outputs fp16 rounding moves too far; see
-     * vki_calibrate_fp32_ops. */
+    /* With an fp16 precision: file op indices (see "Op numbers" above) that stay fp32
+     * (their outputs, weights and arithmetic), each in 0 .. vki_model_op_count - 1; an op
+     * folded at load may be named and changes nothing. For models whose outputs fp16
+     * rounding moves too far; see vki_calibrate_fp32_ops. */
     const int *fp32_ops;
     int n_fp32_ops;
     /* Work-group tuning. Sizes found in tuning_file (written by an earlier tuned build on
@@ -387,14 +403,17 @@ typedef struct vki_tuning_report {
 } vki_tuning_report;
 
 typedef struct vki_precision_report {
-    int ops;                     /* ops that run (after fusion) */
+    int ops;                     /* ops that run after load-time folding and fusion (a
+                                    rounding step the loader adds to an int8 model counts) */
     int fp16_ops;                /* of those, stored as float16 */
     int fp16_arithmetic;         /* nonzero: fp16 ops compute in float16 */
 } vki_precision_report;
 
 typedef struct vki_dispatch_profile {
     const char *kernel;          /* glsl kernel name, e.g. "conv2d" */
-    int op_index;                /* model op it belongs to; -1 for input/output conversion */
+    int op_index;                /* file op whose kernel it runs (ops fused into it, such
+                                    as a RELU or an ADD, have no dispatch of their own);
+                                    -1 for input/output conversion */
     double ms;                   /* GPU time of the dispatch in the last run */
     uint32_t grid[3];            /* threads */
     uint32_t workgroup[3];
@@ -504,11 +523,12 @@ typedef struct vki_calibration_options {
 
 /* Mixed precision: finds the ops an fp16 graph keeps fp32 so that, on the given inputs
  * (graph inputs in order, float32 NHWC), every output is within the tolerance of the fp32
- * graph's. It keeps the shortest prefix of the op list that does, found by bisection:
- * rounding error made early passes through the most layers, so early ops matter most.
- * Writes the op indices (for vki_graph_options.fp32_ops) to ops, at most max, and their
- * count to *n_ops (0 when all-fp16 already meets the tolerance). Builds and runs about
- * log2(op count) + 2 graphs. Calibrate on inputs like the real ones: the answer holds for
+ * graph's. It keeps the shortest prefix of the ops that run (in the file's order, those not
+ * folded at load) that does, found by bisection: rounding error made early passes through
+ * the most layers, so early ops matter most. Writes their file op indices, ascending (for
+ * vki_graph_options.fp32_ops), to ops, at most max, and their count to *n_ops (0 when
+ * all-fp16 already meets the tolerance). Builds and runs about log2(ops that run) + 2
+ * graphs. Calibrate on inputs like the real ones: the answer holds for
  * inputs like them, not for every input. *n_ops is 0 after a failure.
  * VKI_ERROR_INVALID_ARGUMENT: ctx, model, inputs or n_ops NULL, ops NULL with max > 0,
  * a precision other than the fp16 ones, or more ops must stay fp32 than max.
@@ -531,7 +551,7 @@ VKI_API int vki_graph_dispatch_count(const vki_graph *graph);
 /* One dispatch as the work-group table and the tuner see it. */
 typedef struct vki_dispatch_info {
     const char *kernel;          /* glsl kernel name, a static string */
-    int op_index;                /* model op it belongs to; -1 for input/output conversion */
+    int op_index;                /* file op it belongs to, as in vki_dispatch_profile */
     const char *variant;         /* the kernel's form ("1x1 4sx8p") or ""; owned by the graph */
     const char *wg_class;        /* the table's op class ("conv_1x1"), a static string */
     int tunable;                 /* local search may change its work group */

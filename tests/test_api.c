@@ -131,6 +131,58 @@ Test(api, profile_reports_every_dispatch) {
     vki_model_destroy(m);
 }
 
+/* The profile numbers dispatches by the file's operator list, as vki_model_list_ops_file
+ * and `vkinfer info` do. dequant.tflite's ops 4 and 5 (DEQUANTIZEs of constants) fold at
+ * load and the loader adds a rounding step after its int8 CONV_2D and DEPTHWISE_CONV_2D, so
+ * the op list's own positions differ from the file's numbers after op 1. */
+Test(api, profile_numbers_ops_as_the_file_does) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/quant/dequant.tflite", harness_data_dir());
+    vki_op_entry file_ops[16];
+    int n_file = 0;
+    cr_assert_eq(vki_model_list_ops_file(path, file_ops, 16, &n_file), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(n_file, 8);
+    vki_model *m = NULL;
+    cr_assert_eq(vki_model_load_file(path, &m), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_model_op_count(m), n_file);
+    vki_graph *g = NULL;
+    vki_graph_options o = {.profile = 1};
+    cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_OK, "%s", vki_last_error());
+    vki_tensor_info in;
+    vki_model_input_info(m, 0, &in);
+    float x[64];
+    cr_assert(in.element_count <= 64);
+    harness_fill(x, in.element_count, 3u, -1.0f, 1.0f);
+    cr_assert_eq(vki_graph_set_input(g, 0, x, in.element_count * sizeof(float)), VKI_OK);
+    cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+    vki_dispatch_profile p[32];
+    int n = vki_graph_profile(g, p, 32);
+    cr_assert(n > 2 && n <= 32, "%d dispatches", n);
+    /* What each kernel runs, by the file's name for it (unary also runs rounding steps,
+     * which carry their producer's number). */
+    static const struct { const char *kernel, *op; } runs[] = {
+        {"conv2d", "CONV_2D"}, {"conv2d_1x1", "CONV_2D"}, {"depthwise_conv2d", "DEPTHWISE_CONV_2D"},
+        {"dw_pw", "DEPTHWISE_CONV_2D"}, {"binary", "ADD"},
+    };
+    int adds = 0;
+    for (int k = 0; k < n; k++) {
+        int op = p[k].op_index;
+        if (op < 0) continue;
+        cr_assert_lt(op, n_file, "dispatch %d (%s): op %d", k, p[k].kernel, op);
+        cr_assert_eq(vki_model_op_folded(m, op), 0, "dispatch %d (%s) names op %d %s, which folds "
+                     "at load", k, p[k].kernel, op, file_ops[op].name);
+        cr_assert_str_eq(vki_model_op_name(m, op), file_ops[op].name, "op %d", op);
+        for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++)
+            if (!strcmp(p[k].kernel, runs[i].kernel))
+                cr_assert_str_eq(file_ops[op].name, runs[i].op, "dispatch %d: kernel %s runs op %d "
+                                 "%s", k, p[k].kernel, op, file_ops[op].name);
+        adds += !strcmp(file_ops[op].name, "ADD");
+    }
+    cr_assert_gt(adds, 0, "the ADDs (file ops 6 and 7) run");
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
+}
+
 Test(api, status_names_come_from_the_list) {
 #define CHECK_(name, value, what)                                                  \
     cr_assert_str_eq(vki_status_name(VKI_##name), "VKI_" #name);                   \

@@ -363,6 +363,35 @@ class Verbs(unittest.TestCase):
         self.assertEqual(r['unsupported_ops'], 0)
         self.assertTrue(all(o['supported'] for o in r['ops']))
 
+    def test_info_and_profile_number_ops_alike(self):
+        """info lists the file's operators; the run line, --profile and --fp32-ops use the same
+        numbers (face_detection_short_range: 164 ops, of which 74 float16 DEQUANTIZEs fold at
+        load; the stem CONV_2D is op 2, after the two that dequantize its weights)."""
+        info = json.loads(vkinfer('info', FACE, '--json', check=0).stdout)
+        names = {o['index']: o['name'] for o in info['ops']}
+        self.assertEqual(len(names), 164)
+        self.assertEqual(info['folded_ops'], 74)
+        self.assertEqual(sum(o['folded'] for o in info['ops'] if o['name'] == 'DEQUANTIZE'), 74)
+        r = json.loads(vkinfer('run', FACE, '--profile', '--json', check=0).stdout)
+        ops = [d for d in r['profile'] if d['op'] >= 0]
+        self.assertTrue(ops)
+        for d in ops:
+            self.assertEqual(d['op_name'], names[d['op']], d)
+            self.assertNotEqual(d['op_name'], 'DEQUANTIZE', d)
+        self.assertEqual((ops[0]['op'], ops[0]['op_name']), (2, 'CONV_2D'))
+        self.assertTrue(ops[0]['kernel'].startswith('conv2d'), ops[0])
+        text = vkinfer('run', FACE, '--profile', check=0).stdout
+        self.assertIn(': 164 ops in the file, 90 run after folding, ', text)
+        self.assertRegex(text, r'(?m)^ +1 2 CONV_2D +conv2d')
+        self.assertRegex(vkinfer('info', FACE, check=0).stdout, r'(?m)^ +2 CONV_2D$')
+        # --fp32-ops takes the same numbers, up to the file's last op.
+        p = vkinfer('run', FACE, '--fp16', '--fp32-ops', '2,163')
+        if p.returncode and 'fp16' in p.stderr:
+            self.skipTest('the device has no fp16: ' + p.stderr.strip())
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = vkinfer('run', FACE, '--fp16', '--fp32-ops', '164', check=1)
+        self.assertIn("op 164 is past the model's last op, 163", p.stderr)
+
     def test_info_names_unsupported_ops(self):
         bad = os.path.join(TMP, 'lstm.tflite')
         patch_first_opcode(FACE, bad, 44)       # UNIDIRECTIONAL_SEQUENCE_LSTM

@@ -1400,8 +1400,9 @@ Test(loader, real_models_options) {
 
 /* ---- listing a model's ops ---------------------------------------------------------- */
 
-/* The file's ops in its own order: the IR's ops are the same less the DEQUANTIZEs that
- * fold away. */
+/* The file's ops in its own order, and the loaded model numbers its ops the same way:
+ * vki_model_op_count and vki_model_op_name are the file's, the 74 float16 DEQUANTIZEs
+ * marked folded, and every op of the IR carries the number of the file op it came from. */
 Test(loader, list_ops_of_a_real_model) {
     size_t size;
     uint8_t *b = need_model(FACE_SHORT, &size);
@@ -1414,22 +1415,65 @@ Test(loader, list_ops_of_a_real_model) {
     cr_assert_eq(again, n);
     vki_model *m;
     cr_assert_eq(vki_model_load_memory(b, size, "face", &m), VKI_OK, "%s", vki_last_error());
-    int k = 0;
+    cr_assert_eq(vki_model_op_count(m), n, "the file's operators, folded ones included");
+    int k = 0, folded = 0;
     for (int i = 0; i < n; i++) {
         cr_expect_eq(ops[i].index, i);
         cr_expect(ops[i].supported && !ops[i].custom, "op %d %s", i, ops[i].name);
-        if (!strcmp(ops[i].name, "DEQUANTIZE")) continue;
-        cr_assert_lt(k, vki_model_op_count(m));
-        cr_expect_str_eq(ops[i].name, vki_model_op_name(m, k), "file op %d, IR op %d", i, k);
+        cr_expect_str_eq(ops[i].name, vki_model_op_name(m, i), "file op %d", i);
+        int dequantize = !strcmp(ops[i].name, "DEQUANTIZE");
+        cr_expect_eq(vki_model_op_folded(m, i), dequantize, "file op %d %s", i, ops[i].name);
+        folded += dequantize;
+        if (dequantize) continue;
+        cr_assert_lt(k, m->n_ops);
+        cr_expect_eq(m->ops[k].file_index, i, "IR op %d", k);
+        cr_expect_str_eq(ops[i].name, vki_op_name(m->ops[k].code), "file op %d, IR op %d", i, k);
         k++;
     }
-    cr_expect_eq(k, vki_model_op_count(m));
+    cr_expect_eq(k, m->n_ops);
+    cr_expect_eq(folded, 74);
+    cr_expect_eq(vki_model_op_folded(m, n), -1);
+    cr_expect_eq(vki_model_op_folded(m, -1), -1);
+    cr_expect_null(vki_model_op_name(m, n));
     /* A short buffer holds the first entries; the count is still every op. */
     cr_assert_eq(vki_model_list_ops_memory(b, size, ops, 3, &again), VKI_OK);
     cr_expect_eq(again, n);
     vki_model_destroy(m);
     free(ops);
     free(b);
+}
+
+/* An op that fails validation after a folded one is named by its number in the file: the
+ * tiny model's CONV_2D is file op 1 (the DEQUANTIZE before it, op 0, folds at load), the
+ * only op left in the IR. Its bias here has 3 values for 1 output channel. */
+Test(loader, bad_op_after_a_folded_one_named_by_its_file_index) {
+    static const float bias3[3] = {0.5f, 0.5f, 0.5f};
+    tb_model s = tiny_model();
+    s.tensors[4].shape[1] = s.tensors[4].shape[2] = 1;     /* VALID, strides 2 and 3 */
+    s.tensors[3].shape[0] = 3;
+    s.buffers[2] = (tb_buffer){bias3, sizeof bias3, false};
+    fbb f = build(&s, NULL);
+    vki_model *m = NULL;
+    vki_status st = vki_model_load_memory(f.b, f.n, "tiny.tflite", &m);
+    cr_assert_neq(st, VKI_OK);
+    cr_assert_null(m);
+    cr_assert(strstr(vki_last_error(), "tiny.tflite: op 1 CONV_2D: bias tensor 2 'bias' has 3 "
+                                       "elements, need 1"), "%s", vki_last_error());
+    /* The model loads without the fault: one IR op, numbered 1 of the file's 2. */
+    s.tensors[3].shape[0] = 1;
+    s.buffers[2] = (tb_buffer){tiny_bias, sizeof tiny_bias, false};
+    free(f.b);
+    f = build(&s, NULL);
+    cr_assert_eq(vki_model_load_memory(f.b, f.n, "tiny.tflite", &m), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(m->n_ops, 1);
+    cr_expect_eq(m->ops[0].file_index, 1);
+    cr_expect_eq(vki_model_op_count(m), 2);
+    cr_expect_str_eq(vki_model_op_name(m, 0), "DEQUANTIZE");
+    cr_expect_str_eq(vki_model_op_name(m, 1), "CONV_2D");
+    cr_expect_eq(vki_model_op_folded(m, 0), 1);
+    cr_expect_eq(vki_model_op_folded(m, 1), 0);
+    vki_model_destroy(m);
+    free(f.b);
 }
 
 /* Ops vkinfer lacks are named by TFLite's builtin names (or their custom names), listed,

@@ -56,6 +56,31 @@ static double run_error(vki_model *m, const vki_graph_options *o, const float *i
     return vki_relative_error(out, ref, OUT_ELEMS, NULL);
 }
 
+/* chain_model as a file numbers it when a DEQUANTIZE of a constant precedes every op: file
+ * ops 0, 2, 4, 6 and 8 fold at load, and the IR's five ops are file ops 1, 3, 5, 7, 9. */
+static vki_model *chain_model_after_folding(void) {
+    vki_model *m = chain_model();
+    m->n_file_ops = 2 * N_OPS;
+    m->file_op_codes = malloc(sizeof(int) * 2 * N_OPS);
+    cr_assert(m->file_op_codes);
+    for (int f = 0; f < 2 * N_OPS; f++)
+        m->file_op_codes[f] = f % 2 ? (int)m->ops[f / 2].code : VKI_OP_DEQUANTIZE;
+    for (int o = 0; o < N_OPS; o++) m->ops[o].file_index = 2 * o + 1;
+    return m;
+}
+
+/* Runs m built with o on in; the output into out. */
+static void run_output(vki_model *m, const vki_graph_options *o, const float *in, float *out,
+                       vki_precision_report *report) {
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(harness_context(), m, o, &g), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_set_input(g, 0, in, IN_ELEMS * sizeof(float)), VKI_OK);
+    cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_get_output(g, 0, out, OUT_ELEMS * sizeof(float)), VKI_OK);
+    cr_assert_eq(vki_graph_precision(g, report), VKI_OK);
+    vki_graph_destroy(g);
+}
+
 static int has_fp16(void) {
     vki_device_info dev;
     vki_context_device_info(harness_context(), &dev);
@@ -130,6 +155,37 @@ Test(mixed_precision, bad_fp32_ops) {
     vki_model_destroy(m);
 }
 
+/* fp32_ops name the file's ops: file op 2k+1 keeps the IR's op k fp32, exactly as the same
+ * model numbered without folded ops keeps op k; a folded op may be named and changes
+ * nothing; numbers run to the file's last op, past the IR's. */
+Test(mixed_precision, fp32_ops_are_file_op_numbers) {
+    if (!has_fp16()) cr_skip_test("the device has no 16-bit storage");
+    vki_model *plain = chain_model(), *m = chain_model_after_folding();
+    cr_assert_eq(vki_model_op_count(m), 2 * N_OPS);
+    float in[IN_ELEMS], want[OUT_ELEMS], got[OUT_ELEMS];
+    harness_fill(in, IN_ELEMS, 8u, -1.0f, 1.0f);
+    for (int f = 0; f < 2 * N_OPS; f++) {
+        int k = f / 2;
+        vki_graph_options o = {.precision = VKI_PRECISION_FP16, .fp32_ops = &f, .n_fp32_ops = 1};
+        vki_graph_options same = {.precision = VKI_PRECISION_FP16, .fp32_ops = &k,
+                                  .n_fp32_ops = f % 2};
+        vki_precision_report r, r_want;
+        run_output(plain, &same, in, want, &r_want);
+        run_output(m, &o, in, got, &r);
+        cr_assert_eq(r.fp16_ops, r_want.fp16_ops, "file op %d: %d fp16 ops, want %d", f,
+                     r.fp16_ops, r_want.fp16_ops);
+        cr_assert_eq(memcmp(got, want, sizeof got), 0, "file op %d kept fp32 is not IR op %d", f, k);
+    }
+    int past = 2 * N_OPS;
+    vki_graph_options o = {.precision = VKI_PRECISION_FP16, .fp32_ops = &past, .n_fp32_ops = 1};
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(vki_last_error(), "fp32_ops[0] = 10, but chain has ops 0..9"), "%s",
+              vki_last_error());
+    vki_model_destroy(plain);
+    vki_model_destroy(m);
+}
+
 /* The bisection's promise: the prefix returned meets the tolerance against the fp32 graph
  * and the prefix one op shorter does not (unless none is needed). */
 Test(calibration, prefix_meets_the_tolerance_and_is_minimal) {
@@ -166,6 +222,29 @@ Test(calibration, prefix_meets_the_tolerance_and_is_minimal) {
                       tolerances[t], n - 1, shorter);
         }
     }
+    vki_model_destroy(m);
+}
+
+/* The calibration answers in file op numbers: the prefix of the ops that run, the folded
+ * ones left out, the same ops as for the model numbered without them. */
+Test(calibration, answers_in_file_op_numbers) {
+    if (!has_fp16()) cr_skip_test("the device has no 16-bit storage");
+    vki_model *plain = chain_model(), *m = chain_model_after_folding();
+    float in[IN_ELEMS];
+    harness_fill(in, IN_ELEMS, 6u, -1.0f, 1.0f);
+    const float *ins = in;
+    vki_calibration_options co = {.tolerance = 0x1p-30};
+    int want[N_OPS], got[2 * N_OPS], n_want = -1, n_got = -1;
+    cr_assert_eq(vki_calibrate_fp32_ops(harness_context(), plain, &ins, &co, want, N_OPS, &n_want),
+                 VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_calibrate_fp32_ops(harness_context(), m, &ins, &co, got, 2 * N_OPS, &n_got),
+                 VKI_OK, "%s", vki_last_error());
+    cr_assert_gt(n_want, 0, "the tolerance needs some op fp32");
+    cr_assert_eq(n_got, n_want);
+    for (int i = 0; i < n_got; i++)
+        cr_assert_eq(got[i], 2 * want[i] + 1, "op %d of the answer: %d, want %d", i, got[i],
+                     2 * want[i] + 1);
+    vki_model_destroy(plain);
     vki_model_destroy(m);
 }
 

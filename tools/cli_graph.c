@@ -184,8 +184,9 @@ static int job_open(const cli *c, const char *path, job *j) {
     j->task = c->task_given ? c->task : vki_task_guess(m);
     for (int i = 0; i < c->n_fp32_ops; i++)
         if (c->fp32_ops[i] >= vki_model_op_count(m)) {
-            fprintf(stderr, "vkinfer: --fp32-ops: op %d is past the model's last op, %d\n",
-                    c->fp32_ops[i], vki_model_op_count(m) - 1);
+            fprintf(stderr, "vkinfer: --fp32-ops: op %d is past the model's last op, %d (ops are "
+                    "numbered as `vkinfer info` lists them)\n", c->fp32_ops[i],
+                    vki_model_op_count(m) - 1);
             return 0;
         }
     if (c->n_inputs && c->n_inputs != j->n_in) {
@@ -322,6 +323,13 @@ static const char *device_name(vki_context *ctx, vki_device_info *info) {
 }
 
 /* ---- run ------------------------------------------------------------------------------- */
+
+/* The file's ops that run: those not folded at load (vki_model_op_count counts them all). */
+static int ops_that_run(const vki_model *m) {
+    int n = 0;
+    for (int i = 0; i < vki_model_op_count(m); i++) n += vki_model_op_folded(m, i) == 0;
+    return n;
+}
 
 static void print_shape(FILE *f, const vki_tensor_info *t) {
     char dims[96];
@@ -517,8 +525,9 @@ int cli_run(const cli *c) {
         if (c->check_dir) printf(", \"check\": %s", check_ok ? "true" : "false");
         printf("}\n");
     } else {
-        printf("model %s on %s: %d ops, %d dispatches, built in %.1f ms\n", j.path, dev.name,
-               vki_model_op_count(m), vki_graph_dispatch_count(g), build_ms);
+        printf("model %s on %s: %d ops in the file, %d run after folding, %d dispatches, "
+               "built in %.1f ms\n", j.path, dev.name, vki_model_op_count(m), ops_that_run(m),
+               vki_graph_dispatch_count(g), build_ms);
         if (c->tune || tuning.from_file)
             printf("tuning: %d dispatches tunable, %d sizes from %s, %d searched, %d moved%s\n",
                    tuning.dispatches, tuning.from_file, j.tuning[0] ? j.tuning : "no file",
@@ -779,10 +788,18 @@ int cli_tune(const cli *c) {
 /* ---- calibrate ------------------------------------------------------------------------- */
 
 /* "0-79,85" from sorted indices. */
-static void print_ranges(FILE *f, const int *ops, int n) {
+/* Op numbers as ranges ("2-83,85"). A range runs on over ops folded at load: naming one
+ * in --fp32-ops changes nothing, and the line stays short. */
+static int folded_between(const vki_model *m, int a, int b) {
+    for (int i = a + 1; i < b; i++)
+        if (vki_model_op_folded(m, i) != 1) return 0;
+    return 1;
+}
+
+static void print_ranges(FILE *f, const vki_model *m, const int *ops, int n) {
     for (int i = 0; i < n;) {
         int k = i;
-        while (k + 1 < n && ops[k + 1] == ops[k] + 1) k++;
+        while (k + 1 < n && ops[k + 1] > ops[k] && folded_between(m, ops[k], ops[k + 1])) k++;
         fprintf(f, i ? ",%d" : "%d", ops[i]);
         if (k > i) fprintf(f, "-%d", ops[k]);
         i = k + 1;
@@ -813,7 +830,7 @@ int cli_calibrate(const cli *c) {
     if (!job_open(c, c->models[0], &j)) goto done;
     vki_status s = cli_context(c, &ctx);
     if (s) { cli_fail("opening the device", s); goto done; }
-    int n_ops = vki_model_op_count(j.model), kept = 0;
+    int n_ops = vki_model_op_count(j.model), n_run = ops_that_run(j.model), kept = 0;
     ops = malloc(sizeof(int) * (size_t)(n_ops ? n_ops : 1));
     if (!ops) { cli_fail("calibrating", VKI_ERROR_OUT_OF_MEMORY); goto done; }
     vki_precision p = c->precision == VKI_PRECISION_FP16_STORAGE ? VKI_PRECISION_FP16_STORAGE
@@ -835,8 +852,8 @@ int cli_calibrate(const cli *c) {
         cli_json_string(stdout, j.path);
         printf(", \"precision\": \"%s\", \"tolerance\": ", pname);
         cli_json_number(stdout, c->tolerance);
-        printf(", \"ops\": %d, \"fp32_ops\": \"", n_ops);
-        print_ranges(stdout, ops, kept);
+        printf(", \"ops\": %d, \"ops_run\": %d, \"fp32_ops\": \"", n_ops, n_run);
+        print_ranges(stdout, j.model, ops, kept);
         printf("\", \"kept_fp32\": %d, \"seconds\": ", kept);
         cli_json_number(stdout, cal_s);
         cli_json_member(stdout, ", \"latency_ms\": {\"fp32\": ", fp32_ms);
@@ -845,11 +862,11 @@ int cli_calibrate(const cli *c) {
         cli_json_member(stdout, ", \"calibrated\": ", mixed_ms);
         printf("}}\n");
     } else {
-        printf("%s: %d of %d ops must stay fp32 for error <= %.3g against fp32 (%.1f s)\n",
-               j.path, kept, n_ops, c->tolerance, cal_s);
+        printf("%s: %d of the %d ops that run (%d in the file) must stay fp32 for error <= "
+               "%.3g against fp32 (%.1f s)\n", j.path, kept, n_run, n_ops, c->tolerance, cal_s);
         if (kept) {
             printf("--fp32-ops ");
-            print_ranges(stdout, ops, kept);
+            print_ranges(stdout, j.model, ops, kept);
             printf("\n");
         }
         printf("latency (median of %d): fp32 %.3f ms, all %s %.3f ms, calibrated %.3f ms\n",

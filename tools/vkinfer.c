@@ -74,7 +74,8 @@
     X(FP16_STORAGE, "--fp16-storage", NULL, V_GRAPH | V(PLAN),                                  \
       "float16 storage, float32 arithmetic")                                                    \
     X(FP32_OPS, "--fp32-ops", "LIST", V(RUN) | V(BENCH) | V(TUNE),                              \
-      "with --fp16: op indices kept float32, e.g. 0-79,85 (calibrate prints one)")              \
+      "with --fp16: ops kept float32, numbered as info lists them, e.g. 2-79,85 (calibrate "   \
+      "prints one)")                                                                            \
     X(MEMORY, "--memory", "STRATEGY", V(RUN) | V(BENCH),                                        \
       "best (default), naive, greedy_by_size, greedy_by_breadth, min_cost_flow, arena, "       \
       "optimal")                                                                                \
@@ -568,21 +569,34 @@ static int cmd_info(const cli *c) {
             }
             if (c->json) fprintf(f, "]");
         }
+        /* The file's numbering, which every message, --profile and --fp32-ops use; with the
+         * model loaded, the ops folded at load are marked (they run as nothing). */
+        int folded = 0;
+        for (int i = 0; m && i < n_ops; i++) folded += vki_model_op_folded(m, ops[i].index) == 1;
         if (c->json) fprintf(f, ", \"ops\": [");
+        else if (m) fprintf(f, "%d ops, %d not supported, %d folded at load:\n", n_ops,
+                            unsupported, folded);
         else fprintf(f, "%d ops, %d not supported:\n", n_ops, unsupported);
         for (int i = 0; i < n_ops; i++) {
+            int is_folded = m && vki_model_op_folded(m, ops[i].index) == 1;
             if (c->json) {
                 cli_json_sep(f, i);
                 fprintf(f, "\n  {\"index\": %d, \"name\": ", ops[i].index);
                 cli_json_string(f, ops[i].name);
-                fprintf(f, ", \"custom\": %s, \"supported\": %s}", ops[i].custom ? "true" : "false",
+                fprintf(f, ", \"custom\": %s, \"supported\": %s", ops[i].custom ? "true" : "false",
                         ops[i].supported ? "true" : "false");
+                if (m) fprintf(f, ", \"folded\": %s", is_folded ? "true" : "false");
+                fprintf(f, "}");
             } else {
-                fprintf(f, "%5d %s%s%s\n", ops[i].index, ops[i].custom ? "CUSTOM " : "",
-                        ops[i].name, ops[i].supported ? "" : "   <- not supported");
+                fprintf(f, "%5d %s%s%s%s\n", ops[i].index, ops[i].custom ? "CUSTOM " : "",
+                        ops[i].name, ops[i].supported ? "" : "   <- not supported",
+                        is_folded ? "   (folded at load)" : "");
             }
         }
-        if (c->json) fprintf(f, "], \"unsupported_ops\": %d", unsupported);
+        if (c->json) {
+            fprintf(f, "], \"unsupported_ops\": %d", unsupported);
+            if (m) fprintf(f, ", \"folded_ops\": %d", folded);
+        }
     }
     if (c->json) fprintf(f, "}\n");
     free(ops);

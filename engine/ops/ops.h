@@ -43,7 +43,8 @@ typedef struct vki_dispatch {
     vki_binding bindings[VKI_MAX_BINDINGS];
     uint32_t grid[3];           /* threads in x, y, z before rounding to the work group */
     vki_wg_class wg_class;
-    int op_index;               /* set by the builder */
+    int op_index;               /* set by the builder: the op list's index (not the file's
+                                   number, vki_op.file_index, which messages give) */
     int overflow;               /* defines or bindings did not fit: a bug in the op file */
     /* Which form of the kernel the op chose, for the profile ("1x1 4sx8p", "dw3x3s2 4c");
      * empty where the kernel has one form. */
