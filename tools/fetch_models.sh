@@ -2,8 +2,9 @@
 # fetch_models.sh [DIR]: fetches MediaPipe's float .tflite models from their npm packages
 # into DIR (default models/cache), checking the sha256 of every package and model, and
 # the photo the demo runs on: astronaut.png (public domain, NASA), from Debian's
-# python3-skimage package. Models packed into a package's emscripten asset bundle
-# (palm detection, face mesh) are cut out of it at the offsets its loader script gives.
+# python3-skimage package, and LiteRT for the graph tester (DIR/litert). Models packed into
+# a package's emscripten asset bundle (palm detection, face mesh) are cut out of it at the
+# offsets its loader script gives.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$root/models/cache}
@@ -25,6 +26,19 @@ if ! { [ -f "$dir/$photo" ] && echo "$sum  $dir/$photo" | sha256sum -c --quiet -
     echo "fetch_models: $photo from python3-skimage is missing or its sha256 differs" >&2; exit 1; }
   cp "$found" "$dir/$photo"
   chmod 644 "$dir/$photo"
+fi
+
+# LiteRT (TFLite's interpreter as wasm) for the graph tester (tests/graphs/fuzz.py): npm ci
+# installs exactly tests/graphs/litert/package-lock.json, checking every package's sha512.
+litert=$dir/litert
+if ! cmp -s "$root/tests/graphs/litert/package-lock.json" "$litert/package-lock.json" ||
+   [ ! -f "$litert/node_modules/@litertjs/core/package.json" ]; then
+  command -v npm >/dev/null || { echo "fetch_models: npm is missing (run tools/setup.sh)" >&2; exit 1; }
+  rm -rf "$litert"
+  mkdir -p "$litert"
+  cp "$root/tests/graphs/litert/package.json" "$root/tests/graphs/litert/package-lock.json" "$litert/"
+  (cd "$litert" && npm ci --no-audit --no-fund >"$tmp/npm-litert.log" 2>&1) || {
+    echo "fetch_models: npm ci of LiteRT failed:" >&2; tail -5 "$tmp/npm-litert.log" >&2; exit 1; }
 fi
 
 have_all=1

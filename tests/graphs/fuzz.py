@@ -374,6 +374,26 @@ def run_seeds(args, seeds, work, cov, stats):
                 save_regression(args, 'seed%d' % int(name[1:]), spec, ins, flags_of(c), d, work)
 
 
+def regress(args, work):
+    """Runs tests/data/graphs/cases.txt with every check; 1 when any fails or none ran."""
+    entries = []
+    with open(os.path.join(REGRESS, 'cases.txt')) as f:
+        for line in f:
+            line = line.split('#')[0].split()
+            if len(line) >= 3:
+                entries.append((os.path.join(REGRESS, line[0]), int(line[1]), int(line[2]),
+                                line[3] if len(line) > 3 else '-'))
+    got = run_check(args.check, entries, work, False)
+    bad = [(k, v) for k, v in got.items() if v[0] != 'ok']
+    for k, v in sorted(bad):
+        print('%s %s: %s' % (os.path.basename(k), v[0], v[1][:600]))
+    print('regression cases: %d, %d failed' % (len(entries), len(bad)))
+    if len(got) < len(entries) or not entries:
+        print('regression cases: %d did not run' % (len(entries) - len(got)))
+        return 1
+    return 1 if bad else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--check', required=True)
@@ -385,10 +405,15 @@ def main():
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--reduce', action='store_true')
     ap.add_argument('--regress', action='store_true')
+    ap.add_argument('--ci', metavar='A:B', help='what CI runs: the saved cases, then seeds A:B '
+                    'quick with the coverage floor (op 10, pass 20) and the table')
     ap.add_argument('--min-op', type=int, default=0)
     ap.add_argument('--min-pass', type=int, default=0)
     ap.add_argument('--keep')
     ap.add_argument('--table', action='store_true')
+    ap.add_argument('--save', metavar='NAME', help='with --spec: keep it as regression case NAME')
+    ap.add_argument('--note', help='with --save: the case\'s comment in cases.txt')
+    ap.add_argument('--flags', help='with --spec: graph_check flags (default h)')
     ap.add_argument('--spec', help='check one spec (JSON, as tests/data/graphs/*.json) with '
                     'inputs drawn as the generator draws them, and say what failed')
     args = ap.parse_args()
@@ -401,32 +426,28 @@ def main():
     cov = Coverage()
     t0 = time.time()
     try:
-        if args.regress:
-            lst = os.path.join(REGRESS, 'cases.txt')
-            entries = []
-            with open(lst) as f:
-                for line in f:
-                    line = line.split('#')[0].split()
-                    if len(line) >= 3:
-                        entries.append((os.path.join(REGRESS, line[0]), int(line[1]), int(line[2]),
-                                        line[3] if len(line) > 3 else '-'))
-            got = run_check(args.check, entries, work, args.quick)
-            bad = [(k, v) for k, v in got.items() if v[0] != 'ok']
-            for k, v in sorted(bad):
-                print('%s %s: %s' % (os.path.basename(k), v[0], v[1][:600]))
-            print('regression cases: %d, %d failed' % (len(entries), len(bad)))
-            if len(got) < len(entries) or not entries:
-                print('regression cases: %d did not run' % (len(entries) - len(got)))
+        if args.ci:
+            # CI: the saved cases with every check, then the fixed seeds, quick, with the
+            # coverage floor (VKI_GRAPHS=regress: the cases only).
+            if regress(args, work):
                 return 1
-            return 1 if bad else 0
+            if os.environ.get('VKI_GRAPHS') == 'regress':
+                return 0
+            args.seeds, args.quick, args.table = args.ci, True, True
+            args.min_op, args.min_pass = args.min_op or 10, args.min_pass or 20
+        if args.regress:
+            return regress(args, work)
         if args.spec:
             with open(args.spec) as f:
                 spec = json.load(f)
             rng = random.Random(0)
             ins = [[rng.randrange(-16, 16) / 8.0 for _ in range(tensor_count(spec['tensors'][t]['shape']))]
                    for t in spec['inputs']]
-            res = check_specs(args, [('spec', spec, ins, 'h')], work)
+            flags = args.flags or 'h'
+            res = check_specs(args, [('spec', spec, ins, flags)], work)
             print('%s %s' % res['spec'])
+            if args.save:
+                save_regression(args, args.save, spec, ins, flags, args.note or res['spec'][1], work)
             return 0 if res['spec'][0] == 'ok' else 1
         if args.seeds:
             a, b = (int(x) for x in args.seeds.split(':'))

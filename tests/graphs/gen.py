@@ -497,7 +497,7 @@ def op_reduce(b, name):
     o = b.add_op(name, [t.idx, b.g.ints(ax)], out, keep_dims=keep)
     b.note(name, t.shape, 'keep_dims' if keep else None)
     n = numel([t.shape[i] for i in axes])
-    mag = {'SUM': t.mag * n, 'REDUCE_PROD': min(t.mag, 2.0) ** n}.get(name, t.mag)
+    mag = t.mag * n if name == 'SUM' else min(t.mag, 2.0) ** min(n, 12) if name == 'REDUCE_PROD' else t.mag
     b.push(o, out, mag, exact=t.exact and name in ('REDUCE_MAX', 'REDUCE_MIN'))
     return True
 
@@ -693,7 +693,7 @@ def op_split(b, name):
 
 def op_pack(b, name):
     if name == 'UNPACK':
-        t = b.pick(lambda t: len(t.shape) >= 1 and 1 < min(d for d in t.shape if d > 1) <= 4)
+        t = b.pick(lambda t: len(t.shape) >= 1 and 1 < min([d for d in t.shape if d > 1] or [0]) <= 4)
         if t is None:
             return False
         axes = [i for i, d in enumerate(t.shape) if 1 < d <= 4]   # outputs <= 4 (docs/ops.md)
@@ -1032,7 +1032,7 @@ def op_fc(b, name):
     out = (t.shape[:-1] + [n]) if keep else [rows, n]
     act = r.choice(ACTS)
     wt = b.const([n, k], -0.5, 0.5)
-    bias = b.const([n], -0.5, 0.5) if r.random() < 0.7 else -1
+    bias = b.const([n], -0.5, 0.5)   # always: see op_conv on LiteRT and omitted biases
     o = b.add_op('FULLY_CONNECTED', [t.idx, wt, bias], out, activation=act, keep_num_dims=keep)
     b.note(name, t.shape, 'keep_num_dims' if keep else None)
     b.classes.add((name, 'act ' + act))
