@@ -374,6 +374,29 @@ def run_seeds(args, seeds, work, cov, stats):
                 save_regression(args, 'seed%d' % int(name[1:]), spec, ins, flags_of(c), d, work)
 
 
+def emit(args):
+    """Writes seeds A:B with LiteRT's outputs into args.emit and a list.txt of them (paths
+    relative to that folder) for graph_check on a machine without Node (the GPU runs:
+    bench/graphs_device.sh). Graphs LiteRT refuses are left out."""
+    a, b = (int(x) for x in args.seeds.split(':'))
+    os.makedirs(args.emit, exist_ok=True)
+    lines, jobs, meta = [], [], {}
+    for s in range(a, b):
+        c = gen.generate(s)
+        prefix, paths = write_case(args.emit, c.name, c.spec, c.inputs)
+        jobs.append({'model': prefix + '.tflite', 'inputs': paths, 'prefix': prefix})
+        meta[prefix] = '%s %d %d %s' % (c.name, len(c.spec['inputs']), len(c.spec['outputs']),
+                                        flags_of(c))
+    res = run_litert(args.litert, jobs, args.emit)
+    for job in jobs:
+        if res.get(job['prefix']) is None:
+            lines.append(meta[job['prefix']])
+    with open(os.path.join(args.emit, 'list.txt'), 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+    print('%d graphs written to %s (%d refused by LiteRT)' % (len(lines), args.emit, len(jobs) - len(lines)))
+    return 0
+
+
 def regress(args, work):
     """Runs tests/data/graphs/cases.txt with every check; 1 when any fails or none ran."""
     entries = []
@@ -405,6 +428,8 @@ def main():
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--reduce', action='store_true')
     ap.add_argument('--regress', action='store_true')
+    ap.add_argument('--emit', metavar='DIR', help='with --seeds: only write the graphs and '
+                    'LiteRT\'s outputs to DIR (and DIR/list.txt) for graph_check elsewhere')
     ap.add_argument('--ci', metavar='A:B', help='what CI runs: the saved cases, then seeds A:B '
                     'quick with the coverage floor (op 10, pass 20) and the table')
     ap.add_argument('--min-op', type=int, default=0)
@@ -437,6 +462,8 @@ def main():
             args.min_op, args.min_pass = args.min_op or 10, args.min_pass or 20
         if args.regress:
             return regress(args, work)
+        if args.emit:
+            return emit(args)
         if args.spec:
             with open(args.spec) as f:
                 spec = json.load(f)
