@@ -13,7 +13,8 @@ Spec (JSON, or a dict for write_model):
                 "quant": {"scale": [..], "zero_point": [..], "axis": 0}}],   # optional
    "ops": [{"op": "CONV_2D", "inputs": [0, 1, 2], "outputs": [3],
             "options": {"padding": "SAME", "stride_w": 2, ...}},
-           {"custom": "MyOp", "inputs": [3], "outputs": [4]}],
+           {"custom": "MyOp", "inputs": [3], "outputs": [4],
+            "custom_options": [1, 0, 0, 0]}],            # optional raw bytes
    "inputs": [0], "outputs": [4]}
 An input index of -1 is an omitted optional input. Options of a table this file does not
 describe go as {"options_type": N, "options_fields": [[field, "int"|"float"|"byte"|"bool", v]]}.
@@ -284,6 +285,8 @@ def write_model(spec):
         type_id, opt = option_fields(op, op.get('options', {}))
         fields = [(0, 'I', opcode_index[key]), (1, 'ref', Vector('i', op['inputs'])),
                   (2, 'ref', Vector('i', op['outputs']))]
+        if op.get('custom_options') is not None:     # raw bytes (custom_options_format 0)
+            fields.append((5, 'ref', Vector('B', list(op['custom_options']))))
         if type_id:
             fields += [(3, 'B', type_id), (4, 'ref', Table(opt))]
         ops.append(Table(fields))

@@ -45,6 +45,7 @@ RUNNER = os.path.join(ROOT, 'tests', 'op_models', 'run_litert.mjs')
 REGRESS = os.path.join(ROOT, 'tests', 'data', 'graphs')
 PASSES = ['activation', 'spatial_pad', 'residual', 'channel_pad', 'output_layout', 'dw_pw',
           'in_place', 'order']
+CUSTOM = {'Convolution2DTransposeBias': 'CONVOLUTION_2D_TRANSPOSE_BIAS'}   # op_list.h's names
 # vkinfer's documented limits a generated graph may hit (docs/ops.md): reported, not failed.
 ACCEPTED_REFUSALS = []
 
@@ -317,7 +318,8 @@ class Coverage:
         self.pass_graphs = collections.Counter()
 
     def add(self, case, fired):
-        ops = set(o['op'] for o in case.spec['ops'] if 'op' in o)
+        ops = set(o['op'] if 'op' in o else CUSTOM.get(o.get('custom'), o.get('custom'))
+                  for o in case.spec['ops'])
         for op in ops:
             self.op_graphs[op] += 1
             for p in fired:

@@ -33,7 +33,10 @@ sys.path.insert(0, os.path.join(HERE, '..'))
 sys.path.insert(0, os.path.join(HERE, '..', 'op_models'))
 from specs import Graph, VERSIONS  # noqa: E402
 
-ACTS = ['NONE', 'NONE', 'RELU', 'RELU6', 'RELU_N1_TO_1', 'TANH']
+# Fused activations as converters write them. TANH is left out: TFLite's float kernels
+# ignore it in ADD/CONV (and vkinfer does the same), and LiteRT 2.5.3's FULLY_CONNECTED
+# writes garbage with it (0, 1e31, NaN).
+ACTS = ['NONE', 'NONE', 'RELU', 'RELU6', 'RELU_N1_TO_1']
 INPUT_STEP = 0.125
 
 
@@ -491,7 +494,9 @@ def op_reduce(b, name):
     out = [1 if i in axes else d for i, d in enumerate(t.shape)] if keep else \
         [d for i, d in enumerate(t.shape) if i not in axes]
     if name == 'REDUCE_PROD' and numel([t.shape[i] for i in axes]) > 12:
-        return False
+        axes = [min(range(len(t.shape)), key=lambda i: t.shape[i])]   # the shortest axis
+        out = [1 if i in axes else d for i, d in enumerate(t.shape)] if keep else \
+            [d for i, d in enumerate(t.shape) if i not in axes]
     neg = b.r.random() < 0.2
     ax = [a - len(t.shape) for a in axes] if neg else axes
     o = b.add_op(name, [t.idx, b.g.ints(ax)], out, keep_dims=keep)
@@ -597,7 +602,13 @@ def op_reshape(b, name):
         o = b.add_op('EXPAND_DIMS', [t.idx, b.g.ints([axis], [])], dims)
     else:   # SQUEEZE: all size-1 axes (no options table: squeeze_dims empty)
         if 1 not in t.shape:
-            return False
+            if len(t.shape) >= 5:
+                return False
+            ex = list(t.shape)
+            ex.insert(b.r.randint(0, len(ex)), 1)
+            o = b.add_op('EXPAND_DIMS', [t.idx, b.g.ints([ex.index(1)], [])], ex)
+            b.note('EXPAND_DIMS', t.shape)
+            t = b.push(o, ex, t.mag, t.exact, t.positive)
         dims = [d for d in t.shape if d != 1]
         o = b.add_op('SQUEEZE', [t.idx], dims)
     b.note(name, t.shape)
@@ -957,7 +968,14 @@ def op_space_depth(b, name):
         out = [1, h // bs, w // bs, c * bs * bs]
     else:
         if c % (bs * bs):
-            return False
+            n = numel(t.shape)
+            if n % 4:
+                return False
+            # Four channels from the same elements: [1, 1, n/4, 4].
+            bs, h, w, c = 2, 1, n // 4, 4
+            o = b.add_op('RESHAPE', [t.idx, b.g.ints([1, h, w, c])], [1, h, w, c])
+            b.note('RESHAPE', [1, h, w, c], 'to 4-D')
+            t = b.push(o, [1, h, w, c], t.mag, t.exact)
         out = [1, h * bs, w * bs, c // (bs * bs)]
     o = b.add_op(name, [t.idx], out, block_size=bs)
     b.note(name, t.shape)
@@ -988,6 +1006,122 @@ def op_tconv(b, name):
                  stride_h=stride)
     b.note(name, t.shape, 'k%d s%d %s' % (k, stride, padding))
     b.push(o, [1, oh, ow, oc], t.mag * k * k * c * 0.5 + 1)
+    return True
+
+
+def op_tconv_bias(b, name):
+    """MediaPipe's Convolution2DTransposeBias: inputs [input, weights, bias], parameters as
+    raw int32 {padding (1 SAME, 2 VALID), stride_w, stride_h} in custom_options."""
+    t = b.pick(lambda t: 1 <= numel(t.shape) <= 400)
+    if t is None:
+        return False
+    t = b.tame(b.as_4d(t), 10)
+    _, h, w, c = t.shape
+    r = b.r
+    k, stride = r.choice([2, 3, 4]), r.choice([1, 2, 2])
+    padding = r.choice(['SAME', 'VALID'])
+    oc = r.choice([1, 2, 3, 5])
+    # MediaPipe's Prepare sizes the output (transpose_conv_bias.cc): SAME pads
+    # max(0, k - (in - 1) % stride - 1) in all, VALID nothing.
+    def size(n):
+        pad = max(0, k - (n - 1) % stride - 1) if padding == 'SAME' else 0
+        return stride * (n - 1) + k - pad
+    oh, ow = size(h), size(w)
+    out = b.g.tensor([1, oh, ow, oc])
+    params = [1 if padding == 'SAME' else 2, stride, stride]
+    b.g.ops.append({'custom': 'Convolution2DTransposeBias',
+                    'inputs': [t.idx, b.const([oc, k, k, c], -0.5, 0.5), b.const([oc], -0.5, 0.5)],
+                    'outputs': [out], 'custom_options': [x for v in params for x in v.to_bytes(4, 'little')]})
+    b.readers[t.idx] = b.readers.get(t.idx, 0) + 1
+    b.note(name, t.shape, 'k%d s%d %s' % (k, stride, padding))
+    b.push(out, [1, oh, ow, oc], t.mag * k * k * c * 0.5 + 1)
+    return True
+
+
+def block_convnet(b, name):
+    """What MediaPipe's CNNs are made of, for the fusion passes: a zero PAD of H and W before
+    a VALID convolution (spatial_pad), a RELU / RELU6 op after it (activation), a depthwise
+    3x3 then a 1x1 convolution (dw_pw), and BlazeFace's residual: ADD of a block's output
+    with its input zero-padded in channels (channel_pad, residual)."""
+    r = b.r
+    h, w, c = r.choice([3, 4, 5, 7]), r.choice([3, 5, 6]), r.choice([1, 3, 4, 5, 8])
+    x = b.new_input([1, h, w, c])
+    shape = [1, h, w, c]
+    cur = x.idx
+    if r.random() < 0.6:
+        pt, pb, pl, pr = r.randint(0, 1), r.randint(0, 2), r.randint(0, 1), r.randint(0, 1)
+        shape = [1, h + pt + pb, w + pl + pr, c]
+        cur = b.add_op('PAD', [cur, b.g.ints([0, 0, pt, pb, pl, pr, 0, 0], [4, 2])], shape)
+        b.note('PAD', shape, 'spatial, then conv')
+    k = r.choice([1, 3])
+    stride = r.choice([1, 2])
+    oh, ow = (shape[1] - k) // stride + 1, (shape[2] - k) // stride + 1
+    if oh < 1 or ow < 1:
+        k, stride, oh, ow = 1, 1, shape[1], shape[2]
+    dw = r.random() < 0.5
+    if dw:
+        cur = b.add_op('DEPTHWISE_CONV_2D', [cur, b.const([1, k, k, c], -0.5, 0.5), b.const([c], -0.2, 0.2)],
+                       [1, oh, ow, c], padding='VALID', stride_w=stride, stride_h=stride,
+                       depth_multiplier=1)
+        oc = c
+    else:
+        oc = r.choice([c, c + r.randint(1, 5)])
+        cur = b.add_op('CONV_2D', [cur, b.const([oc, k, k, c], -0.5, 0.5), b.const([oc], -0.2, 0.2)],
+                       [1, oh, ow, oc], padding='VALID', stride_w=stride, stride_h=stride)
+    b.note('DEPTHWISE_CONV_2D' if dw else 'CONV_2D', shape, 'convnet')
+    shape = [1, oh, ow, oc]
+    if r.random() < 0.6:
+        act = r.choice(['RELU', 'RELU6', 'RELU_N1_TO_1', 'TANH', 'LOGISTIC', 'HARD_SWISH'])
+        cur = b.add_op(act, [cur], shape)
+        b.note(act, shape, 'after conv')
+    if dw or r.random() < 0.5:
+        # The pointwise convolution after a depthwise one.
+        if not dw:
+            cur = b.add_op('DEPTHWISE_CONV_2D', [cur, b.const([1, 3, 3, oc], -0.5, 0.5), b.const([oc], -0.2, 0.2)],
+                           shape, padding='SAME', depth_multiplier=1)
+            b.note('DEPTHWISE_CONV_2D', shape, 'dw then 1x1')
+        pc = r.choice([oc, oc + r.randint(1, 6)])
+        cur = b.add_op('CONV_2D', [cur, b.const([pc, 1, 1, oc], -0.5, 0.5), b.const([pc], -0.2, 0.2)],
+                       [1, oh, ow, pc], padding='VALID', activation=r.choice(ACTS))
+        b.note('CONV_2D', shape, 'dw then 1x1')
+        oc = pc
+        shape = [1, oh, ow, pc]
+    if stride == 1 and k == 1 and oh == h and ow == w and oc >= c and r.random() < 0.8:
+        # Residual with the block's input, zero-padded in channels where it has fewer.
+        res = x.idx
+        if oc > c:
+            res = b.add_op('PAD', [x.idx, b.g.ints([0, 0, 0, 0, 0, 0, 0, oc - c], [4, 2])], shape)
+            b.note('PAD', shape, 'channel, then ADD')
+            if c >= 2 and r.random() < 0.5:
+                # A MUL between: no epilogue takes the ADD, the ADD takes the PAD.
+                cur = b.add_op('MUL', [cur, b.const([oc], 0.5, 1.5)], shape)
+                b.note('MUL', shape, 'convnet')
+        ins = [cur, res] if r.random() < 0.5 else [res, cur]
+        cur = b.add_op('ADD', ins, shape, activation=r.choice(ACTS))
+        b.note('ADD', shape, 'convnet residual')
+    b.push(cur, shape, 8.0)
+    return True
+
+
+def block_channel_pad(b, name):
+    """ADD of a tensor zero-padded in channels and a wider one no epilogue makes (a MUL):
+    the ADD reads the narrower tensor directly (channel_pad)."""
+    r = b.r
+    h, w, c = r.choice([1, 3, 5]), r.choice([2, 3, 7]), r.choice([2, 3, 5, 8])
+    p = r.randint(1, 6)
+    x = b.new_input([1, h, w, c])
+    y = b.new_input([1, h, w, c + p]) if r.random() < 0.5 or len(b.g.inputs) >= 3 else None
+    shape = [1, h, w, c + p]
+    if y is None:
+        y = b.push(b.add_op('CONV_2D', [x.idx, b.const([c + p, 1, 1, c], -0.5, 0.5),
+                                        b.const([c + p], -0.2, 0.2)], shape), shape, 4.0)
+    m = b.add_op('MUL', [y.idx, b.const([c + p], 0.5, 1.5)], shape)
+    pad = b.add_op('PAD', [x.idx, b.g.ints([0, 0, 0, 0, 0, 0, 0, p], [4, 2])], shape)
+    ins = [pad, m] if r.random() < 0.5 else [m, pad]
+    out = b.add_op(r.choice(['ADD', 'ADD', 'SUB', 'MUL']), ins, shape)
+    for op in ('PAD', 'MUL', 'ADD'):
+        b.note(op, shape, 'channel pad')
+    b.push(out, shape, 10.0)
     return True
 
 
@@ -1317,10 +1451,11 @@ OPS['BATCH_MATMUL'] = op_bmm
 OPS['QUANTIZE'] = OPS['DEQUANTIZE'] = op_quant
 BLOCKS = {'attention': block_attention, 'unfold': block_unfold, 'fan': block_fan,
           'residual': op_residual}
+OPS['CONVOLUTION_2D_TRANSPOSE_BIAS'] = op_tconv_bias
+BLOCKS['convnet'] = block_convnet
+BLOCKS['channel_pad'] = block_channel_pad
 OP_NAMES = sorted(OPS)
-# Ops of engine/ops/op_list.h the generator cannot make against LiteRT: MediaPipe's custom
-# transpose convolution (LiteRT has no kernel for it).
-NOT_GENERATED = ['CONVOLUTION_2D_TRANSPOSE_BIAS']
+NOT_GENERATED = []     # ops of engine/ops/op_list.h the generator never makes
 
 
 def generate(seed, n_ops=None):
@@ -1328,11 +1463,12 @@ def generate(seed, n_ops=None):
     r = b.r
     for _ in range(r.choice([1, 1, 1, 2, 2, 3])):
         b.new_input(b.shape())
-    focus = [OP_NAMES[(seed * 3 + k) % len(OP_NAMES)] for k in range(3)]
-    steps = n_ops if n_ops is not None else r.randint(3, 8)
-    plan = list(focus)
+    focus = [OP_NAMES[(seed * 7 + k) % len(OP_NAMES)] for k in range(7)]
+    # The focus ops, a block (the structures the passes look for) and a few more.
+    steps = len(focus) + 1 + (n_ops if n_ops is not None else r.randint(0, 3))
+    plan = list(focus) + ['block:' + r.choice(sorted(BLOCKS))]
     while len(plan) < steps:
-        if r.random() < 0.15:
+        if r.random() < 0.25:
             plan.append('block:' + r.choice(sorted(BLOCKS)))
         else:
             plan.append(r.choice(OP_NAMES))
@@ -1342,7 +1478,9 @@ def generate(seed, n_ops=None):
             break
         if name.startswith('block:'):
             BLOCKS[name[6:]](b, name[6:])
-        else:
+        elif not OPS[name](b, name) and name in focus:
+            # No operand fits (no exact tensor, no rank >= 2, ...): a fresh input, again.
+            b.new_input([1, r.randint(4, 7), r.randint(4, 7), r.choice([1, 3, 4, 5, 8])])
             OPS[name](b, name)
     # Every tensor no op reads is an output (index and bool tensors through CAST).
     outs = []
