@@ -17,7 +17,9 @@
 # variables for all thirteen); they skip compiling every kernel variant, which gives what
 # the plain run's compiles did (VKI_KERNELS=skip), and the sanitizer run walks every ninth
 # warm and every 33rd cold fault point (coprime with the four host allocations of
-# compiling one kernel). CI must finish in 90 minutes on two cores.
+# compiling one kernel). The graph tester (tests/graphs/) runs its saved cases in every run
+# and its fixed seeds in the plain run only (VKI_GRAPHS=regress in the slower ones).
+# CI must finish in 90 minutes on two cores.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -43,7 +45,7 @@ run_suite() {  # run_suite LABEL BUILD_DIR [ENV=VALUE...]
 ninja -C build
 run_suite plain build VKI_SCHEDULE_MODELS=public
 run_suite validation build VKI_VALIDATION=fatal VKI_FAULT_STRIDE=5 VKI_FAULT_COLD_STRIDE=15:2 \
-  VKI_AGREE_MODELS=one VKI_OP_CASES_EVERY=2:0 VKI_KERNELS=skip
+  VKI_AGREE_MODELS=one VKI_OP_CASES_EVERY=2:0 VKI_KERNELS=skip VKI_GRAPHS=regress
 
 [ -d build-asan ] || meson setup build-asan -Dbuildtype=debug -Db_sanitize=address,undefined >/dev/null
 ninja -C build-asan
@@ -53,7 +55,7 @@ run_suite asan build-asan \
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
   LSAN_OPTIONS=suppressions=$root/tests/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  VKI_FAULT_STRIDE=9 VKI_FAULT_COLD_STRIDE=33:3 VKI_AGREE_MODELS=one VKI_OP_CASES_EVERY=2:1 \
+  VKI_GRAPHS=regress VKI_FAULT_STRIDE=9 VKI_FAULT_COLD_STRIDE=33:3 VKI_AGREE_MODELS=one VKI_OP_CASES_EVERY=2:1 \
   VKI_KERNELS=skip
 
 # ThreadSanitizer sees vkinfer's own code and the calls it makes; lavapipe is not built

@@ -3,7 +3,8 @@
 runs them through the real TFLite interpreter (LiteRT, tests/op_models/run_litert.mjs) and
 through vkinfer under every configuration (tests/graph_check.c), and reduces what fails.
 
-  fuzz.py --check BUILD/tests/graph_check --seeds 0:300        a fixed set (what CI runs)
+  fuzz.py --check BUILD/tests/graph_check --ci 0:200           what CI runs (tests/meson.build)
+  fuzz.py --check ... --seeds 0:300                             a fixed set
   fuzz.py --check ... --minutes 60 [--start N]                  fresh seeds for an hour
   fuzz.py --check ... --regress                                 the saved reduced cases
   options: --litert NODE_MODULES (default models/cache/litert/node_modules, which

@@ -298,8 +298,9 @@ def op_unary(b, name):
         opts['approximate'] = b.r.random() < 0.5
     o = b.add_op(name, [t.idx], t.shape, **opts)
     b.note(name, t.shape)
-    b.push(o, t.shape, magf(t.mag) + 1e-3, exact=name in ('ABS', 'NEG', 'RELU', 'RELU6'),
-           positive=name in ('EXP',) and False)
+    # Sign and clamp ops keep an exact tensor exact (and only an exact one: an ARG_MAX over
+    # ABS of computed values read near-ties that float order decides, seeds 300343, 300518).
+    b.push(o, t.shape, magf(t.mag) + 1e-3, exact=t.exact and name in ('ABS', 'NEG', 'RELU', 'RELU6'))
     return True
 
 
@@ -1509,7 +1510,12 @@ def generate(seed, n_ops=None):
         inputs.append([math.floor(rng.uniform(-2, 2) / INPUT_STEP) * INPUT_STEP for _ in range(n)])
     spec = b.g.spec()
     spec['description'] = 'vkinfer graph tester seed %d' % seed
-    return Case('g%d' % seed, spec, inputs, b.used_ops, sorted(b.classes), b.fp16_ok, b.int8)
+    # float16 holds 11 bits: past a magnitude of 256 one rounding moves a value by 0.125, and
+    # a residual that cancels such values (m + (c - m), seed 400533: SUM of 1920 elements)
+    # leaves that error on a result near 1. Graphs whose tensors may grow so large (by the
+    # bound tracked per tensor) are checked in fp32 only.
+    fp16_ok = b.fp16_ok and max(t.mag for t in b.pool) <= 256
+    return Case('g%d' % seed, spec, inputs, b.used_ops, sorted(b.classes), fp16_ok, b.int8)
 
 
 if __name__ == '__main__':
