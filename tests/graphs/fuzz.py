@@ -165,11 +165,7 @@ def first_check(detail):
 
 # ---- reducer -----------------------------------------------------------------------------
 
-def tensor_count(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
+tensor_count = gen.numel
 
 
 def prune(spec, inputs):

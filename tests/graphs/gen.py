@@ -166,6 +166,13 @@ class Builder:
                 self.readers[i] = self.readers.get(i, 0) + 1
         return out
 
+    def moved(self, name, t, o, shape):
+        """Records layout op `name` that made o (of `shape`) by moving t's values: o keeps
+        t's magnitude, exactness and sign. Returns True (the op was added)."""
+        self.note(name, t.shape)
+        self.push(o, shape, t.mag, t.exact, t.positive)
+        return True
+
     def push(self, idx, shape, mag, exact=False, positive=False, kind='float'):
         t = T(idx, shape, min(mag, 1e6), exact, positive, kind)
         self.pool.append(t)
@@ -612,9 +619,7 @@ def op_reshape(b, name):
             t = b.push(o, ex, t.mag, t.exact, t.positive)
         dims = [d for d in t.shape if d != 1]
         o = b.add_op('SQUEEZE', [t.idx], dims)
-    b.note(name, t.shape)
-    b.push(o, dims, t.mag, t.exact, t.positive)
-    return True
+    return b.moved(name, t, o, dims)
 
 
 def op_transpose(b, name):
@@ -626,9 +631,7 @@ def op_transpose(b, name):
         b.r.shuffle(perm)
     out = [t.shape[p] for p in perm]
     o = b.add_op('TRANSPOSE', [t.idx, b.g.ints(perm)], out)
-    b.note(name, t.shape)
-    b.push(o, out, t.mag, t.exact, t.positive)
-    return True
+    return b.moved(name, t, o, out)
 
 
 def op_reverse(b, name):
@@ -748,9 +751,7 @@ def op_tile(b, name):
         if b.r.random() < 0.3 and len(out) < 5:
             out = [2] + out
         o = b.add_op('BROADCAST_TO', [t.idx, b.g.ints(out)], out)
-    b.note(name, t.shape)
-    b.push(o, out, t.mag, t.exact, t.positive)
-    return True
+    return b.moved(name, t, o, out)
 
 
 def op_pad(b, name):
