@@ -114,7 +114,7 @@ vki_status vki_graph_config_resolve(const vki_context *ctx, const vki_model *m,
         .memory = o->memory,
         .spin_ns = o->wait == VKI_WAIT_SPIN ? UINT64_MAX
                    : o->wait == VKI_WAIT_AUTO && !cpu ? VKI_DEFAULT_SPIN_NS : 0,
-        .fence_timeout_ns = VKI_FENCE_TIMEOUT_NS,
+        .fence_timeout_ns = o->run_timeout_ms ? o->run_timeout_ms * 1000000ull : VKI_FENCE_TIMEOUT_NS,
         .profile = o->profile != 0,
         .fp32_ops = o->n_fp32_ops > 0 ? o->fp32_ops : NULL,
         .n_fp32_ops = o->n_fp32_ops > 0 ? o->n_fp32_ops : 0,

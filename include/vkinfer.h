@@ -45,7 +45,7 @@
  * VKI_ERROR_DEVICE_LOST; destroy the graphs and the context and make a new one. Other
  * failures (out of host or device memory, a pipeline that fails to build) return their
  * status and leave the context usable. No wait is unbounded: a run that does not finish
- * within 60 s returns VKI_ERROR_TIMEOUT.
+ * within 60 s (vki_graph_options.run_timeout_ms) returns VKI_ERROR_TIMEOUT.
  */
 #ifndef VKINFER_H
 #define VKINFER_H
@@ -387,6 +387,10 @@ typedef struct vki_graph_options {
      * NULL: none. */
     vki_progress_fn progress;
     void *progress_user;
+    /* How long vki_graph_run waits for the device before it returns VKI_ERROR_TIMEOUT (the
+     * run stays in flight; vki_graph_wait may wait longer). 0: 60 s. A first run on a CPU
+     * device compiles every kernel and can take longer under emulation or heavy load. */
+    uint32_t run_timeout_ms;
 } vki_graph_options;
 
 typedef struct vki_tuning_report {
@@ -471,7 +475,7 @@ VKI_API vki_status vki_graph_set_input(vki_graph *graph, int index, const float 
                                        size_t size);
 /* Submits the recorded command buffer and waits for it. VKI_ERROR_INVALID_ARGUMENT: graph
  * is NULL, in a call on another thread, or with a run in flight. VKI_ERROR_TIMEOUT: the
- * run did not finish within 60 s (it stays in flight: vki_graph_wait may wait longer).
+ * run did not finish within run_timeout_ms, 60 s by default (it stays in flight: vki_graph_wait may wait longer).
  * VKI_ERROR_DEVICE_LOST: the submit or the wait failed, or the device was lost earlier.
  * VKI_ERROR_INTERNAL: with debug_guards, a kernel wrote past a tensor (the message names
  * both). VKI_ERROR_OUT_OF_MEMORY, and Vulkan failures. */

@@ -18,6 +18,10 @@
 #define MODEL "face_detection_short_range.tflite"
 #define THREADS 4
 #define RUNS 6
+/* A first run compiles every kernel: under qemu on a loaded CI machine that passed the
+ * default 60 s run wait. Each test has a 600 s limit of its own. */
+#define PATIENCE_MS 540000u
+static const vki_graph_options patient = {.run_timeout_ms = PATIENCE_MS};
 
 typedef harness_io_model loaded;
 
@@ -103,7 +107,7 @@ Test(threads, graphs_of_one_context_in_parallel, .timeout = 600) {
     for (int t = 0; t < THREADS; t++) {
         /* Half fp32, half fp16 storage where the device has it: different pipelines are
          * compiled by different threads at once. */
-        vki_graph_options o = {0};
+        vki_graph_options o = patient;
         vki_device_info info;
         vki_context_device_info(ctx, &info);
         if (t % 2 && info.fp16_storage && (harness_allowed_precisions() & HARNESS_FP16_STORAGE))
@@ -134,7 +138,7 @@ typedef struct churn {
 
 static void *create_destroy(void *arg) {
     churn *c = arg;
-    vki_graph_options o = {.memory = VKI_MEMORY_NAIVE};
+    vki_graph_options o = {.memory = VKI_MEMORY_NAIVE, .run_timeout_ms = PATIENCE_MS};
     while (!atomic_load(c->stop)) {
         vki_graph *g = NULL;
         if (vki_graph_create(c->ctx, c->l->model, &o, &g)) {
@@ -156,7 +160,7 @@ static void *create_destroy(void *arg) {
 Test(threads, graphs_created_and_destroyed_while_others_run, .timeout = 600) {
     loaded l = load(MODEL);
     vki_context *ctx = harness_context();
-    vki_graph_options o = {0};
+    vki_graph_options o = patient;
     float *want = reference(ctx, &l, &o, 7);
     atomic_int stop = 0;
     churn c = {.ctx = ctx, .l = &l, .stop = &stop};
@@ -194,7 +198,7 @@ static void *context_thread(void *arg) {
     int count = 0;
     if (vki_enumerate_devices(NULL, 0, &count) || count < 1)
         snprintf(o->why, sizeof o->why, "enumerate: %s", vki_last_error());
-    worker w = {.ctx = ctx, .l = o->l, .seed = 5, .want = o->want, .runs = RUNS};
+    worker w = {.ctx = ctx, .l = o->l, .options = patient, .seed = 5, .want = o->want, .runs = RUNS};
     own_graph(&w);
     vki_context_destroy(ctx);
     o->ok = w.ok_runs == RUNS && !o->why[0];
@@ -204,7 +208,7 @@ static void *context_thread(void *arg) {
 
 Test(threads, two_contexts_on_two_threads, .timeout = 600) {
     loaded l = load(MODEL);
-    float *want = reference(harness_context(), &l, NULL, 5);
+    float *want = reference(harness_context(), &l, &patient, 5);
     own_context o[2] = {{.l = &l, .want = want}, {.l = &l, .want = want}};
     for (int t = 0; t < 2; t++) cr_assert_eq(pthread_create(&o[t].thread, NULL, context_thread, &o[t]), 0);
     for (int t = 0; t < 2; t++) pthread_join(o[t].thread, NULL);
@@ -239,9 +243,9 @@ static void *race(void *arg) {
 Test(threads, one_graph_two_threads_gets_a_status, .timeout = 600) {
     loaded l = load(MODEL);
     vki_context *ctx = harness_context();
-    float *want = reference(ctx, &l, NULL, 9);
+    float *want = reference(ctx, &l, &patient, 9);
     vki_graph *g = NULL;
-    cr_assert_eq(vki_graph_create(ctx, l.model, NULL, &g), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_create(ctx, l.model, &patient, &g), VKI_OK, "%s", vki_last_error());
     racer r[2] = {{.g = g, .runs = 2 * RUNS}, {.g = g, .runs = 2 * RUNS}};
     for (int t = 0; t < 2; t++) cr_assert_eq(pthread_create(&r[t].thread, NULL, race, &r[t]), 0);
     for (int t = 0; t < 2; t++) pthread_join(r[t].thread, NULL);
@@ -281,7 +285,7 @@ Test(threads, busy_graph_answers_every_call_and_destroy_logs) {
     vki_context *ctx = NULL;
     cr_assert_eq(vki_context_create(&co, &ctx), VKI_OK, "%s", vki_last_error());
     vki_graph *g = NULL;
-    cr_assert_eq(vki_graph_create(ctx, l.model, NULL, &g), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_create(ctx, l.model, &patient, &g), VKI_OK, "%s", vki_last_error());
     /* Stand in for a call in progress on another thread. */
     cr_assert_eq(vki_graph_enter(g, "test"), VKI_OK);
     float x[4] = {0};
@@ -330,11 +334,11 @@ static void expect_outputs(vki_graph *g, const loaded *l, const float *want, con
 Test(threads, interleaved_submit_and_wait_match_sequential_runs, .timeout = 600) {
     loaded l = load(MODEL);
     vki_context *ctx = harness_context();
-    float *want_a = reference(ctx, &l, NULL, 21), *want_b = reference(ctx, &l, NULL, 22);
-    float *want_a2 = reference(ctx, &l, NULL, 23);
+    float *want_a = reference(ctx, &l, &patient, 21), *want_b = reference(ctx, &l, &patient, 22);
+    float *want_a2 = reference(ctx, &l, &patient, 23);
     vki_graph *a = NULL, *b = NULL;
-    cr_assert_eq(vki_graph_create(ctx, l.model, NULL, &a), VKI_OK, "%s", vki_last_error());
-    cr_assert_eq(vki_graph_create(ctx, l.model, NULL, &b), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_create(ctx, l.model, &patient, &a), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_create(ctx, l.model, &patient, &b), VKI_OK, "%s", vki_last_error());
     cr_expect_eq(vki_graph_wait(a, 0), VKI_ERROR_INVALID_ARGUMENT, "wait with nothing in flight");
     submit_with(a, &l, 21);
     submit_with(b, &l, 22);

@@ -7,6 +7,9 @@
 #ifndef VKI_TSAN_CRITERION_H
 #define VKI_TSAN_CRITERION_H
 
+/* Every test runs in this one process, one after another (Criterion forks one per test). */
+#define VKI_CRITERION_ONE_PROCESS 1
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,11 +43,14 @@ void cri_fail(int fatal, const char *file, int line, const char *what, const cha
 #define cr_expect_eq(a, b, ...) cr_expect((a) == (b), __VA_ARGS__)
 #define cr_assert_neq(a, b, ...) cr_assert((a) != (b), __VA_ARGS__)
 #define cr_assert_gt(a, b, ...) cr_assert((a) > (b), __VA_ARGS__)
+#define cr_assert_lt(a, b, ...) cr_assert((a) < (b), __VA_ARGS__)
+#define cr_expect_lt(a, b, ...) cr_expect((a) < (b), __VA_ARGS__)
 #define cr_expect_gt(a, b, ...) cr_expect((a) > (b), __VA_ARGS__)
 #define cr_assert_null(p, ...) cr_assert((p) == NULL, __VA_ARGS__)
 #define cr_expect_null(p, ...) cr_expect((p) == NULL, __VA_ARGS__)
 #define cr_assert_not_null(p, ...) cr_assert((p) != NULL, __VA_ARGS__)
 #define cr_assert_str_eq(a, b, ...) cr_assert(strcmp((a), (b)) == 0, __VA_ARGS__)
+#define cr_assert_fail(...) cri_fail(1, __FILE__, __LINE__, "cr_assert_fail", "" __VA_ARGS__)
 #define cr_skip_test(...) do { printf("skipped: " __VA_ARGS__); printf("\n"); return; } while (0)
 
 #endif
