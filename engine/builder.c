@@ -14,7 +14,7 @@ const vki_wg_device *vki_build_device(const vki_build *b) { return &b->device; }
 
 /* ---- the API op files call ---------------------------------------------------------- */
 
-int vki_build_weights(vki_build *b, const float *data, size_t count) {
+static int add_blob(vki_build *b, const void *data, size_t count, int store) {
     size_t start = (b->weights_count + 3) / 4 * 4;
     size_t need = start + (count ? count : 4);
     if (need > b->weights_cap) {
@@ -29,9 +29,17 @@ int vki_build_weights(vki_build *b, const float *data, size_t count) {
     memset(b->weights + b->weights_count, 0, (need - b->weights_count) * sizeof(float));
     if (count) memcpy(b->weights + start, data, count * sizeof(float));
     b->weights_count = need;
-    int half = b->current_op >= 0 && b->op_half[b->current_op];
-    b->blobs[b->n_blobs] = (vki_blob){start, count ? count : 4, half};
+    b->blobs[b->n_blobs] = (vki_blob){start, count ? count : 4, store};
     return b->n_blobs++;
+}
+
+int vki_build_weights(vki_build *b, const float *data, size_t count) {
+    int half = b->current_op >= 0 && b->op_half[b->current_op];
+    return add_blob(b, data, count, half ? VKI_STORE_F16 : VKI_STORE_F32);
+}
+
+int vki_build_weights_i32(vki_build *b, const int32_t *data, size_t count) {
+    return add_blob(b, data, count, VKI_STORE_I32);
 }
 
 int vki_build_weights_phwc4(vki_build *b, const float *nhwc, vki_shape4 s) {
@@ -225,7 +233,7 @@ uint64_t vki_build_tensor_bytes(const vki_build *b, int t) {
 }
 
 uint64_t vki_build_blob_bytes(const vki_build *b, int i) {
-    return b->blobs[i].count * (b->blobs[i].half ? 2u : 4u);
+    return b->blobs[i].count * (b->blobs[i].half == VKI_STORE_F16 ? 2u : 4u);
 }
 
 void vki_build_variant(const vki_build *b, int k, char *out, size_t cap, vki_kernel_variant *v) {

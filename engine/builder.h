@@ -11,8 +11,9 @@
 #include "ops/ops.h"
 #include "options.h"
 
-/* A weights blob: `count` floats at `offset` in the host array, stored on the device as
- * float16 when `half`, the precision of the op that made it. */
+/* A weights blob: `count` 4-byte values at `offset` in the host array, stored on the
+ * device as `half` says (a VKI_STORE_*): float16 when the op that made it is fp16, int32
+ * (the host array holds their bits) for vki_build_weights_i32. */
 typedef struct vki_blob {
     size_t offset, count;
     int half;

@@ -3,6 +3,7 @@
 #include "memory.h"
 
 #include "half.h"
+#include "precision.h"
 #include "recorder.h"
 #include "status.h"
 
@@ -193,7 +194,7 @@ static vki_status upload_weights(vki_context *ctx, const vki_build *b, vki_memor
         const vki_blob *blob = &b->blobs[i];
         const float *src = b->weights + blob->offset;
         unsigned char *dst = packed + mem->blob_offset[i];
-        if (!blob->half) { memcpy(dst, src, blob->count * sizeof(float)); continue; }
+        if (blob->half != VKI_STORE_F16) { memcpy(dst, src, blob->count * sizeof(float)); continue; }
         for (size_t k = 0; k < blob->count; k++) {
             uint16_t h = vki_float_to_half(src[k]);
             memcpy(dst + 2 * k, &h, 2);

@@ -169,12 +169,17 @@ bool vki_model_set_io(vki_model *m, int n_inputs, const int *inputs, int n_outpu
     return true;
 }
 
+void vki_tensor_release(vki_tensor *t) {
+    free(t->name);
+    free(t->data);
+    free(t->qdata);
+    free(t->qscale);
+    free(t->qzero);
+}
+
 void vki_model_destroy(vki_model *m) {
     if (!m) return;
-    for (int i = 0; i < m->n_tensors; i++) {
-        free(m->tensors[i].name);
-        free(m->tensors[i].data);
-    }
+    for (int i = 0; i < m->n_tensors; i++) vki_tensor_release(&m->tensors[i]);
     free(m->tensors);
     free(m->ops);
     free(m->inputs);

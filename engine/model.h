@@ -73,9 +73,25 @@ typedef struct vki_tensor {
      * quant_max > quant_min marks one. Quantized constants are float32 at load. */
     float quant_scale;
     int quant_zero, quant_min, quant_max;
+    /* A constant the file quantized (int8, uint8 or int32), as the file holds it beside
+     * the float32 `data` dequantized from it: q of every element, and scale and zero point
+     * per index along qaxis (n_qscale of them; 1: per tensor). Integer kernels read these.
+     * NULL for every other tensor. Owned. */
+    int32_t *qdata;
+    float *qscale;
+    int32_t *qzero;
+    int qaxis, n_qscale;
 } vki_tensor;
 
 static inline bool vki_tensor_quantized(const vki_tensor *t) { return t->quant_max > t->quant_min; }
+/* Frees what tensor t owns (its name, data and quantized data). */
+void vki_tensor_release(vki_tensor *t);
+/* q - zero of element e of a quantized constant (t->qdata non-NULL); inner is the product
+ * of the extents after qaxis. */
+static inline int32_t vki_tensor_qvalue(const vki_tensor *t, size_t e, size_t inner) {
+    size_t c = t->n_qscale > 1 ? (e / inner) % (size_t)t->n_qscale : 0;
+    return t->qdata[e] - t->qzero[c];
+}
 
 typedef struct vki_conv_options {
     vki_padding padding;
@@ -146,12 +162,6 @@ typedef struct vki_op {
         struct { int axis, batch_dims; } gather;
         struct { int axis; } pack;                               /* PACK, UNPACK */
         struct { bool adj_x, adj_y; } batch_matmul;
-        /* QUANTIZE after an int8 AVERAGE_POOL_2D on its input's grid: TFLite averages the
-         * raw int8 values and rounds their mean half away from zero, so the rounding is in
-         * the q domain (x / scale + zero), and a value within a float error of a half is
-         * taken as one (the exact mean is a multiple of 1 / tie_count, the window's size).
-         * 0: the usual rounding of x / scale. */
-        struct { int tie_count; } quantize;
         struct { bool exclusive, reverse; } cumsum;
         struct { int radius; float bias, alpha, beta; } lrn;     /* LOCAL_RESPONSE_NORMALIZATION */
         struct { vki_activation activation; } l2norm;            /* L2_NORMALIZATION */

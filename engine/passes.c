@@ -84,6 +84,12 @@ static int has_epilogue(const vki_op *op) {
     }
 }
 
+/* An op on int8 / uint8 tensors: its integer form requantizes in its epilogue and takes
+ * nothing fused (an ADD or an activation there has a requantization of its own). */
+static int quantized(const vki_model *m, const vki_op *op) {
+    return op->n_outputs >= 1 && vki_tensor_quantized(&m->tensors[op->outputs[0]]);
+}
+
 static int same_shape(vki_shape4 a, vki_shape4 b) {
     return a.n == b.n && a.h == b.h && a.w == b.w && a.c == b.c;
 }
@@ -142,6 +148,7 @@ int vki_fuse_activations(const vki_model *m, vki_op *ops, unsigned char *skip) {
         int t = ops[o].inputs[0];
         if (!private_to_reader(m, &g, t)) continue;
         int p = g.producer[t];
+        if (quantized(m, &ops[p]) || quantized(m, &ops[o])) continue;
         vki_activation *slot = activation_slot(&ops[p]);
         if (!slot || *slot != VKI_ACT_NONE || ops[p].n_outputs != 1) continue;
         /* Sigmoid maps 0 to 0.5: only kernels whose epilogue zeroes the padded lanes after
@@ -215,7 +222,7 @@ static int fuse_residuals(vki_model *m, unsigned char *skip) {
     int fused = 0;
     for (int a = 0; a < m->n_ops; a++) {
         vki_op *add = &m->ops[a];
-        if (skip[a] || add->code != VKI_OP_ADD || add->n_inputs != 2) continue;
+        if (skip[a] || add->code != VKI_OP_ADD || add->n_inputs != 2 || quantized(m, add)) continue;
         vki_shape4 out = vki_tensor_rows(&m->tensors[add->outputs[0]]);
         /* Try the operand made last first: the other one is then more likely ready. */
         int p0 = add->inputs[0] >= 0 ? g.producer[add->inputs[0]] : -1;

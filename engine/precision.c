@@ -73,5 +73,6 @@ void vki_precision_defines(int fp16_storage, int fp16_arith, int n_bindings,
     if (fp16_storage) n += snprintf(out + n, cap - (size_t)n, "#define VKI_FP16_STORAGE 1\n");
     if (fp16_arith) n += snprintf(out + n, cap - (size_t)n, "#define VKI_FP16_ARITH 1\n");
     for (int i = 0; i < n_bindings && n < (int)cap; i++)
-        n += snprintf(out + n, cap - (size_t)n, "#define STORE4_%d %s\n", i, half[i] ? "f16vec4" : "vec4");
+        n += snprintf(out + n, cap - (size_t)n, "#define STORE4_%d %s\n", i,
+                      half[i] == VKI_STORE_I32 ? "ivec4" : half[i] ? "f16vec4" : "vec4");
 }

@@ -27,9 +27,13 @@ void vki_precision_tensors(const vki_model *view, const unsigned char *skip,
                            const unsigned char *op_half, const int *root_of,
                            unsigned char *tensor_half);
 
+/* How a binding's elements are stored: float32, float16, or int32 (an integer form's
+ * biases and requantization scales, engine/ops/int8.c). */
+enum { VKI_STORE_F32 = 0, VKI_STORE_F16 = 1, VKI_STORE_I32 = 2 };
+
 /* The precision #defines prepended to a kernel: VKI_FP16_STORAGE when the graph stores
  * fp16, VKI_FP16_ARITH when the dispatch computes in fp16, and each binding's storage type
- * (common.glsl's STORE4_<i>): f16vec4 where half[i], else vec4. */
+ * (common.glsl's STORE4_<i>) from half[i], a VKI_STORE_*: vec4, f16vec4 or ivec4. */
 void vki_precision_defines(int fp16_storage, int fp16_arith, int n_bindings,
                            const unsigned char *half, char *out, size_t cap);
 

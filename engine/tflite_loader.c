@@ -530,8 +530,18 @@ static vki_status dequantize_constant(loader *L, const label *lb, vki_tensor *t,
     for (int i = axis + 1; n > 1 && i < t->rank; i++) inner *= (size_t)t->shape[i];
     vki_status st = charge(L, lb, count * sizeof(float));
     if (st != VKI_OK) return st;
+    st = charge(L, lb, count * sizeof(int32_t) + (size_t)n * 8);
+    if (st != VKI_OK) return st;
     float *f = vki_malloc((count ? count : 1) * sizeof *f);
-    if (!f) return oom(L, lb->s);
+    int32_t *qd = vki_malloc((count ? count : 1) * sizeof *qd), *qz = vki_malloc((size_t)n * sizeof *qz);
+    float *qs = vki_malloc((size_t)n * sizeof *qs);
+    if (!f || !qd || !qz || !qs) {
+        free(f);
+        free(qd);
+        free(qz);
+        free(qs);
+        return oom(L, lb->s);
+    }
     const uint8_t *p = t->data;
     for (size_t e = 0; e < count; e++) {
         size_t c = n > 1 ? (e / inner) % (size_t)n : 0;
@@ -539,11 +549,21 @@ static vki_status dequantize_constant(loader *L, const label *lb, vki_tensor *t,
         if (width == 4) memcpy(&q, p + 4 * e, 4);
         else q = t->dtype == VKI_DTYPE_INT8 ? (int8_t)p[e] : p[e];
         f[e] = scale[c] * (float)((int64_t)q - zero[c]);
+        qd[e] = q;
+    }
+    for (int c = 0; c < n; c++) {
+        qs[c] = scale[c];
+        qz[c] = (int32_t)zero[c];
     }
     free(t->data);
     t->data = f;
     t->data_bytes = count * sizeof *f;
     t->dtype = VKI_DTYPE_FLOAT32;
+    t->qdata = qd;
+    t->qscale = qs;
+    t->qzero = qz;
+    t->n_qscale = n;
+    t->qaxis = n > 1 ? axis : 0;
     return VKI_OK;
 }
 
@@ -1126,8 +1146,7 @@ static vki_status drop_unused_tensors(loader *L) {
     int kept = 0;
     for (int i = 0; i < m->n_tensors; i++) {
         if (!map[i]) {
-            free(m->tensors[i].name);
-            free(m->tensors[i].data);
+            vki_tensor_release(&m->tensors[i]);
             map[i] = -1;
             continue;
         }
@@ -1278,7 +1297,7 @@ static vki_status fold_atrous(loader *L) {
     return drop_unused_tensors(L);
 }
 
-/* ---- int8 activations as float with rounding steps ---------------------------------------- */
+/* ---- int8 activations in the q domain ---------------------------------------------------- */
 
 static bool same_grid(const vki_tensor *a, const vki_tensor *b) {
     return a->quant_scale == b->quant_scale && a->quant_zero == b->quant_zero &&
@@ -1305,9 +1324,11 @@ static bool moves_values(vki_op_code code) {
 
 static bool on_grid_already(const vki_model *m, const vki_op *op, const vki_tensor *out) {
     if (!moves_values(op->code)) return false;
+    /* Every float operand a quantized activation on the output's grid (a float constant
+     * holds real values, not q - zero point); index operands (shapes, paddings) as they are. */
     for (int i = 0; i < op->n_inputs; i++) {
         const vki_tensor *t = op->inputs[i] >= 0 ? &m->tensors[op->inputs[i]] : NULL;
-        if (t && !t->data && t->dtype == VKI_DTYPE_FLOAT32 && !same_grid(t, out)) return false;
+        if (t && t->dtype == VKI_DTYPE_FLOAT32 && (t->data || !same_grid(t, out))) return false;
     }
     return true;
 }
@@ -1319,26 +1340,56 @@ static int float_twin(vki_model *m, int t) {
     return u;
 }
 
-/* Where the file holds int8 or uint8 activations, each one's producer writes a float twin
- * and a QUANTIZE op rounds it onto the tensor's grid, as TFLite's GPU delegate inserts
- * QuantizeAndDequantize; a quantized graph input is rounded on entry. QUANTIZE ops of the
- * file are these steps already; DEQUANTIZE of an activation is a copy. */
-static vki_status insert_quantize_steps(loader *L) {
+static bool quantized_activation(const vki_model *m, int t) {
+    return t >= 0 && !m->tensors[t].data && vki_tensor_quantized(&m->tensors[t]);
+}
+
+/* The op reads and writes its quantized tensors in the q domain as they are: an integer
+ * form (vki_op_def.integer), a QUANTIZE or DEQUANTIZE, or an op that moves values of one
+ * grid. */
+static bool runs_on_q(const vki_model *m, const vki_op *op) {
+    /* A requantization runs as a DEQUANTIZE and a QUANTIZE. */
+    if (op->code == VKI_OP_QUANTIZE) return !quantized_activation(m, op->inputs[0]);
+    if (op->code == VKI_OP_DEQUANTIZE) return true;
+    const vki_op_def *def = vki_op_find(op);
+    if (def && def->integer && def->integer(m, op)) return true;
+    for (int k = 0; k < op->n_outputs; k++) {
+        const vki_tensor *out = &m->tensors[op->outputs[k]];
+        if (vki_tensor_quantized(out) && !on_grid_already(m, op, out)) return false;
+    }
+    /* A mover with a quantized input and a float output converts. */
+    for (int k = 0; k < op->n_outputs; k++)
+        if (!vki_tensor_quantized(&m->tensors[op->outputs[k]])) {
+            for (int i = 0; i < op->n_inputs; i++)
+                if (quantized_activation(m, op->inputs[i])) return false;
+        }
+    return true;
+}
+
+/* int8 and uint8 activations hold q - zero point (whole numbers, exact in float16 too), as
+ * TFLite's integer kernels see them. Ops that run on them as they are (runs_on_q) keep
+ * them; any other op gets float twins: a DEQUANTIZE before it for each quantized input, a
+ * QUANTIZE after it for each quantized output, and it computes in float as TFLite's GPU
+ * delegate would. Graph inputs and outputs stay float real values: a QUANTIZE on entry,
+ * a DEQUANTIZE at the exit. */
+static vki_status lower_quantized(loader *L) {
     vki_model *m = L->m;
     int steps = 0;
-    for (int i = 0; i < m->n_inputs; i++) steps += vki_tensor_quantized(&m->tensors[m->inputs[i]]);
-    for (int o = 0; o < m->n_ops; o++)
-        for (int k = 0; k < m->ops[o].n_outputs; k++)
-            steps += m->ops[o].outputs[k] >= 0 && vki_tensor_quantized(&m->tensors[m->ops[o].outputs[k]]);
+    for (int i = 0; i < m->n_inputs; i++) steps += quantized_activation(m, m->inputs[i]);
+    for (int i = 0; i < m->n_outputs; i++) steps += quantized_activation(m, m->outputs[i]);
+    for (int o = 0; o < m->n_ops; o++) {
+        const vki_op *op = &m->ops[o];
+        for (int k = 0; k < op->n_inputs; k++) steps += quantized_activation(m, op->inputs[k]);
+        for (int k = 0; k < op->n_outputs; k++) steps += quantized_activation(m, op->outputs[k]);
+    }
     if (!steps) return VKI_OK;
     vki_op *ops = vki_calloc((size_t)(m->n_ops + steps), sizeof *ops);
     if (!ops) return oom(L, "quantization steps");
     int n = 0;
     vki_status st = VKI_OK;
-    /* Graph inputs: the caller's float values, rounded onto the grid first. */
     for (int i = 0; i < m->n_inputs && st == VKI_OK; i++) {
         int t = m->inputs[i];
-        if (!vki_tensor_quantized(&m->tensors[t])) continue;
+        if (!quantized_activation(m, t)) continue;
         int u = float_twin(m, t);
         if (u < 0) { st = oom(L, "quantization steps"); break; }
         ops[n++] = (vki_op){.code = VKI_OP_QUANTIZE, .file_index = -1, .n_inputs = 1,
@@ -1347,24 +1398,39 @@ static vki_status insert_quantize_steps(loader *L) {
     }
     for (int o = 0; o < m->n_ops && st == VKI_OK; o++) {
         vki_op op = m->ops[o];
-        int after = n + 1;
-        ops[n++] = op;
-        if (op.code == VKI_OP_QUANTIZE) continue;
-        for (int k = 0; k < op.n_outputs; k++) {
-            int t = op.outputs[k];
-            if (t < 0 || !vki_tensor_quantized(&m->tensors[t]) ||
-                on_grid_already(m, &op, &m->tensors[t]))
-                continue;
+        if (runs_on_q(m, &op)) {
+            ops[n++] = op;
+            continue;
+        }
+        for (int k = 0; k < op.n_inputs && st == VKI_OK; k++) {
+            int t = op.inputs[k];
+            if (!quantized_activation(m, t)) continue;
             int u = float_twin(m, t);
             if (u < 0) { st = oom(L, "quantization steps"); break; }
-            ops[after - 1].outputs[k] = u;
+            ops[n++] = (vki_op){.code = VKI_OP_DEQUANTIZE, .file_index = op.file_index,
+                                .n_inputs = 1, .n_outputs = 1, .inputs = {t}, .outputs = {u}};
+            op.inputs[k] = u;
+        }
+        int at = n;
+        ops[n++] = op;
+        for (int k = 0; k < op.n_outputs && st == VKI_OK && op.code != VKI_OP_QUANTIZE; k++) {
+            int t = op.outputs[k];
+            if (!quantized_activation(m, t)) continue;
+            int u = float_twin(m, t);
+            if (u < 0) { st = oom(L, "quantization steps"); break; }
+            ops[at].outputs[k] = u;
             ops[n++] = (vki_op){.code = VKI_OP_QUANTIZE, .file_index = op.file_index,
                                 .n_inputs = 1, .n_outputs = 1, .inputs = {u}, .outputs = {t}};
-            /* TFLite's int8 average pool rounds the mean of the raw values (q domain). */
-            if (op.code == VKI_OP_AVERAGE_POOL_2D && op.inputs[0] >= 0 &&
-                same_grid(&m->tensors[op.inputs[0]], &m->tensors[t]))
-                ops[n - 1].opt.quantize.tie_count = op.opt.pool.filter_w * op.opt.pool.filter_h;
         }
+    }
+    for (int i = 0; i < m->n_outputs && st == VKI_OK; i++) {
+        int t = m->outputs[i];
+        if (!quantized_activation(m, t)) continue;
+        int u = float_twin(m, t);
+        if (u < 0) { st = oom(L, "quantization steps"); break; }
+        ops[n++] = (vki_op){.code = VKI_OP_DEQUANTIZE, .file_index = -1, .n_inputs = 1,
+                            .n_outputs = 1, .inputs = {t}, .outputs = {u}};
+        m->outputs[i] = u;
     }
     if (st != VKI_OK) {
         free(ops);
@@ -1382,7 +1448,7 @@ static vki_status fold_constants(loader *L) {
     if (st == VKI_OK) st = convert_half_constants(L);
     if (st == VKI_OK) st = convert_index_constants(L);
     if (st == VKI_OK) st = fold_atrous(L);
-    if (st == VKI_OK) st = insert_quantize_steps(L);
+    if (st == VKI_OK) st = lower_quantized(L);
     return st;
 }
 

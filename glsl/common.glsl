@@ -62,6 +62,28 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
     { acc += w0 * v.x; acc += w1 * v.y; acc += w2 * v.z; acc += w3 * v.w; }
 #endif
 
+// Integer forms (INT8): int8 / uint8 tensors hold q - zero point, whole numbers that
+// float32 and float16 storage both hold exactly, and so do the weights (q - its zero
+// point); the bias binding is int32. Convolutions accumulate (q - zero) products in int32
+// as TFLite's integer kernels do, exactly; the epilogue requantizes. Kernels write ACC4 for
+// their sums, VAL4 for loaded values, LOADV / LOADACC to load them and DOT4 for a dot
+// product, which mean the float types and loads without INT8.
+#ifdef INT8
+#define ACC4 ivec4
+#define VAL4 ivec4
+#define LOADV(buf, i) ivec4(buf[i])
+#define LOADACC(buf, i) ivec4(buf[i])
+#define DOT4(a, b) ((a).x * (b).x + (a).y * (b).y + (a).z * (b).z + (a).w * (b).w)
+#undef MAC4
+#define MAC4(acc, w0, w1, w2, w3, v) acc += w0 * v.x + w1 * v.y + w2 * v.z + w3 * v.w
+#else
+#define ACC4 vec4
+#define VAL4 FLT4
+#define LOADV(buf, i) LOADF(buf, i)
+#define LOADACC(buf, i) LOAD(buf, i)
+#define DOT4(a, b) float(dot(a, b))
+#endif
+
 // Index of (x, y, slice) in a PHWC4 tensor whose shape macros start with P.
 #define IDX(P, x, y, s) ((int(s) * P##_H + int(y)) * P##_W + int(x))
 
@@ -153,12 +175,25 @@ TENSOR_IN(RES_BINDING, residual)
 #define OUTPUT(b) TENSOR_OUT(b, dst) \
     void output_put(int x, int y, int s, vec4 v) { STORE(dst, IDX(OUT, x, y, s), v); }
 #endif
+#ifdef INT8
+// The int32 sum v onto the output's grid as XNNPACK's fp32 requantization does: the sum
+// converted to float, times the channel's scale (the bias binding's vec4 RQ_BASE + s holds
+// the bits of in_scale * w_scale / out_scale), rounded half to even, clamped to the fused
+// activation's range in q - zero point (OUT_QMIN..OUT_QMAX). `precise` keeps the product
+// one float32 rounding (no fused multiply-add).
+#define STORE_OUTPUT(x, y, s, v) { \
+    precise vec4 f_ = vec4(v) * intBitsToFloat(ivec4(bias[RQ_BASE + (s)])); \
+    vec4 v_ = clamp(roundEven(f_), vec4(OUT_QMIN), vec4(OUT_QMAX)); \
+    for (int i_ = 0; i_ < 4; i_++) if ((s) * 4 + i_ >= OUT_C) v_[i_] = 0.0; \
+    output_put(x, y, s, v_); }
+#else
 #define STORE_OUTPUT(x, y, s, v) { \
     vec4 v_ = vec4(v); \
     ADD_RESIDUAL(v_, x, y, s) \
     v_ = activate(v_); \
     for (int i_ = 0; i_ < 4; i_++) if ((s) * 4 + i_ >= OUT_C) v_[i_] = 0.0; \
     output_put(x, y, s, v_); }
+#endif
 
 // The thread's output position; threads past the output return early.
 #define OUTPUT_POSITION(P, x, y, s) \

@@ -28,9 +28,9 @@ void main() {
     int group = int(gl_GlobalInvocationID.z);
     if (x0 >= OUT_W || y >= OUT_H || group * TILE_S >= OUT_S) return;
 
-    vec4 acc[TILE];
+    ACC4 acc[TILE];
     [[unroll]] for (int j = 0; j < TILE_S; j++) {
-        vec4 b = LOAD(bias, group * TILE_S + j);
+        ACC4 b = LOADACC(bias, group * TILE_S + j);
         [[unroll]] for (int t = 0; t < TILE_X; t++) acc[j * TILE_X + t] = b;
     }
 
@@ -53,19 +53,19 @@ void main() {
             int w = group_base + (ky * KW + kx) * taps_stride;
             int at = IDX(IN, ix0, iy, 0);
             for (int is = 0; is < IN_S; is++) {
-                FLT4 v[TILE_X];
+                VAL4 v[TILE_X];
                 [[unroll]] for (int t = 0; t < TILE_X; t++) {
-                    v[t] = FLT4(0.0);
-                    if (inside[t]) v[t] = LOADF(src, at + t * STRIDE_W);
+                    v[t] = VAL4(0);
+                    if (inside[t]) v[t] = LOADV(src, at + t * STRIDE_W);
                 }
                 [[unroll]] for (int j = 0; j < TILE_S; j++) {
-                    FLT4 w0 = LOADF(weights, w + 0);
-                    FLT4 w1 = LOADF(weights, w + 1);
-                    FLT4 w2 = LOADF(weights, w + 2);
-                    FLT4 w3 = LOADF(weights, w + 3);
+                    VAL4 w0 = LOADV(weights, w + 0);
+                    VAL4 w1 = LOADV(weights, w + 1);
+                    VAL4 w2 = LOADV(weights, w + 2);
+                    VAL4 w3 = LOADV(weights, w + 3);
                     w += 4;
                     [[unroll]] for (int t = 0; t < TILE_X; t++) {
-                        vec4 a = acc[j * TILE_X + t];
+                        ACC4 a = acc[j * TILE_X + t];
                         MAC4(a, w0, w1, w2, w3, v[t]);
                         acc[j * TILE_X + t] = a;
                     }

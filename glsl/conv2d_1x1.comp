@@ -28,9 +28,9 @@ void main() {
     int group = int(gl_GlobalInvocationID.z);
     if (p0 >= PLANE || group * TILE_S >= OUT_S) return;
 
-    vec4 acc[TILE];
+    ACC4 acc[TILE];
     [[unroll]] for (int j = 0; j < TILE_S; j++) {
-        vec4 b = LOAD(bias, group * TILE_S + j);
+        ACC4 b = LOADACC(bias, group * TILE_S + j);
         [[unroll]] for (int t = 0; t < TILE_X; t++) acc[j * TILE_X + t] = b;
     }
 
@@ -38,16 +38,16 @@ void main() {
     [[unroll]] for (int t = 0; t < TILE_X; t++) at[t] = min(p0 + t, PLANE - 1);
     int w = group * (IN_S * TILE_S * 4);
     for (int is = 0; is < IN_S; is++) {
-        FLT4 v[TILE_X];
-        [[unroll]] for (int t = 0; t < TILE_X; t++) v[t] = LOADF(src, is * PLANE + at[t]);
+        VAL4 v[TILE_X];
+        [[unroll]] for (int t = 0; t < TILE_X; t++) v[t] = LOADV(src, is * PLANE + at[t]);
         [[unroll]] for (int j = 0; j < TILE_S; j++) {
-            FLT4 w0 = LOADF(weights, w + 0);
-            FLT4 w1 = LOADF(weights, w + 1);
-            FLT4 w2 = LOADF(weights, w + 2);
-            FLT4 w3 = LOADF(weights, w + 3);
+            VAL4 w0 = LOADV(weights, w + 0);
+            VAL4 w1 = LOADV(weights, w + 1);
+            VAL4 w2 = LOADV(weights, w + 2);
+            VAL4 w3 = LOADV(weights, w + 3);
             w += 4;
             [[unroll]] for (int t = 0; t < TILE_X; t++) {
-                vec4 a = acc[j * TILE_X + t];
+                ACC4 a = acc[j * TILE_X + t];
                 MAC4(a, w0, w1, w2, w3, v[t]);
                 acc[j * TILE_X + t] = a;
             }

@@ -36,25 +36,25 @@ void main() {
     int y = int(gl_GlobalInvocationID.y);
     int s = int(gl_GlobalInvocationID.z);
     if (x0 >= OUT_W || y >= OUT_H || s >= OUT_S) return;
-    vec4 b = LOAD(bias, s);
-    vec4 acc[TILE_X];
+    ACC4 b = LOADACC(bias, s);
+    ACC4 acc[TILE_X];
     [[unroll]] for (int t = 0; t < TILE_X; t++) acc[t] = b;
     int ix0 = x0 * STRIDE_W - PAD_W;
     for (int ky = 0; ky < KH; ky++) {
         int iy = y * STRIDE_H - PAD_H + ky * DIL_H;
         if (iy < 0 || iy >= IN_H) continue;
-        FLT4 w[KW];
-        [[unroll]] for (int kx = 0; kx < KW; kx++) w[kx] = LOADF(weights, (s * KH + ky) * KW + kx);
+        VAL4 w[KW];
+        [[unroll]] for (int kx = 0; kx < KW; kx++) w[kx] = LOADV(weights, (s * KH + ky) * KW + kx);
         int row = IDX(IN, 0, iy, s);
         [[unroll]] for (int c = 0; c < SPAN; c++) {
             int ix = ix0 + c;
-            FLT4 v = FLT4(0.0);
-            if (ix >= 0 && ix < IN_W) v = LOADF(src, row + ix);
+            VAL4 v = VAL4(0);
+            if (ix >= 0 && ix < IN_W) v = LOADV(src, row + ix);
             // Column c is tap kx of output t where c = t*STRIDE_W + kx*DIL_W.
             [[unroll]] for (int kx = 0; kx < KW; kx++) {
                 int d = c - kx * DIL_W;
                 if (d >= 0 && d % STRIDE_W == 0 && d / STRIDE_W < TILE_X)
-                    acc[d / STRIDE_W] += vec4(w[kx] * v);
+                    acc[d / STRIDE_W] += ACC4(w[kx] * v);
             }
         }
     }
@@ -64,7 +64,7 @@ void main() {
 #else
 void main() {
     OUTPUT_POSITION(OUT, x, y, s)
-    vec4 acc = LOAD(bias, s);
+    ACC4 acc = LOADACC(bias, s);
     int w = s * (KH * KW);
     for (int ky = 0; ky < KH; ky++) {
         int iy = y * STRIDE_H - PAD_H + ky * DIL_H;
@@ -73,19 +73,19 @@ void main() {
             int ix = x * STRIDE_W - PAD_W + kx * DIL_W;
             if (ix < 0 || ix >= IN_W) continue;
 #if DEPTH_MULTIPLIER == 1
-            FLT4 v = LOADF(src, IDX(IN, ix, iy, s));
+            VAL4 v = LOADV(src, IDX(IN, ix, iy, s));
 #else
-            FLT4 v = FLT4(0.0);
+            VAL4 v = VAL4(0);
             for (int i = 0; i < 4; i++) {
                 int o = s * 4 + i;
                 // Lanes past OUT_C could map past the last input slice.
                 if (o < OUT_C) {
                     int c = o / DEPTH_MULTIPLIER;
-                    v[i] = LOADF(src, IDX(IN, ix, iy, c / 4))[c % 4];
+                    v[i] = LOADV(src, IDX(IN, ix, iy, c / 4))[c % 4];
                 }
             }
 #endif
-            acc += vec4(LOADF(weights, w + ky * KW + kx) * v);
+            acc += ACC4(LOADV(weights, w + ky * KW + kx) * v);
         }
     }
     STORE_OUTPUT(x, y, s, acc)

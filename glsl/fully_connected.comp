@@ -29,16 +29,16 @@ void main() {
     int in_at = y * OUT_W + x;
 #endif
     int w_at = s * K_VEC4 * 4;
-    vec4 acc = vec4(0.0);
+    ACC4 acc = ACC4(0);
     for (int j = 0; j < K_VEC4; j++) {
-        FLT4 v = LOADF(src, in_at);
-        acc.x += float(dot(v, LOADF(weights, w_at)));
-        acc.y += float(dot(v, LOADF(weights, w_at + 1)));
-        acc.z += float(dot(v, LOADF(weights, w_at + 2)));
-        acc.w += float(dot(v, LOADF(weights, w_at + 3)));
+        VAL4 v = LOADV(src, in_at);
+        acc.x += DOT4(v, LOADV(weights, w_at));
+        acc.y += DOT4(v, LOADV(weights, w_at + 1));
+        acc.z += DOT4(v, LOADV(weights, w_at + 2));
+        acc.w += DOT4(v, LOADV(weights, w_at + 3));
         in_at += in_step;
         w_at += 4;
     }
     // Bias after the sum, as TFLite adds it.
-    STORE_OUTPUT(x, y, s, acc + LOAD(bias, s))
+    STORE_OUTPUT(x, y, s, acc + LOADACC(bias, s))
 }

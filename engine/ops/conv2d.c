@@ -18,6 +18,7 @@
  * (window, stride, slices x columns), "tiled 2sx4p".
  */
 #include "conv_common.h"
+#include "int8.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -198,10 +199,21 @@ static float *pack_weights(const float *f, const vki_conv_window *g, int tile_s,
     return w;
 }
 
+/* The integer form (int8.h): int8 / uint8 input and output, quantized weights per tensor
+ * or per output channel. */
+static bool integer(const vki_model *m, const vki_op *op) { return vki_int8_conv_ok(m, op, 0); }
+
+static bool runs_integer(const vki_model *m, const vki_op *op) {
+    return vki_tensor_quantized(vki_op_out(m, op, 0)) && integer(m, op);
+}
+
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     vki_conv_window g = vki_conv_window_of(m, op);
-    const vki_conv_plan p = pick_plan(vki_build_device(b), &g);
+    const bool int8 = runs_integer(m, op);
+    vki_conv_plan p = pick_plan(vki_build_device(b), &g);
+    /* The shared-memory kernel has no integer form: the register-tiled one takes it. */
+    if (int8 && p.kernel == VKI_CONV_1X1_TILED) p = (vki_conv_plan){VKI_CONV_1X1, 4, 8};
     const int out_s = (g.out.c + 3) / 4;
     /* Output slices that share a run of packed weights: a thread's, or the tiled kernel's
      * work-group tile of VKI_TILED_SUB_S threads' slices. */
@@ -209,13 +221,19 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     const int groups = (out_s + group_s - 1) / group_s;
 
     size_t count;
-    float *w = pack_weights(vki_op_in(m, op, 1)->data, &g, group_s, &count);
+    /* The integer form packs q - zero point of the weights the same way. */
+    float *values = int8 ? vki_int8_weight_values(vki_op_in(m, op, 1)) : NULL;
+    if (int8 && !values) return vki_fail_oom("graph build");
+    float *w = pack_weights(int8 ? values : vki_op_in(m, op, 1)->data, &g, group_s, &count);
+    free(values);
     if (!w) return vki_fail_oom("graph build");
     int wblob = vki_build_weights(b, w, count);
     free(w);
     /* Bias padded to whole groups so the kernel reads it without a bound check. */
     const vki_tensor *bt = op->n_inputs > 2 ? vki_op_in(m, op, 2) : NULL;
-    int bblob = vki_build_bias(b, bt, g.out.c, (size_t)groups * group_s * 4);
+    const size_t bias_count = (size_t)groups * group_s * 4;
+    int bblob = int8 ? vki_int8_bias_blob(b, m, op, bias_count)
+                     : vki_build_bias(b, bt, g.out.c, bias_count);
     if (wblob < 0 || bblob < 0) return vki_fail_oom("graph build");
 
     static const char *const kernels[] = {VKI_KERNEL_conv2d, VKI_KERNEL_conv2d_1x1,
@@ -224,10 +242,11 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     /* A pointwise window is its own table class, whichever kernel runs it. */
     const vki_wg_class cls =
         p.kernel != VKI_CONV_1X1_TILED && is_pointwise(&g) ? VKI_WG_CONV_1X1 : VKI_WG_CONV;
-    vki_conv_dispatch(&d, kernels[p.kernel], cls, &g, op->opt.conv.activation,
+    vki_conv_dispatch(&d, kernels[p.kernel], cls, &g, int8 ? VKI_ACT_NONE : op->opt.conv.activation,
                       op->inputs[0], wblob, bblob, -1);
     vki_status st = vki_build_bind_output(b, &d, op);
     if (st) return st;
+    if (int8) vki_int8_define_epilogue(&d, vki_op_out(m, op, 0), op->opt.conv.activation, bias_count);
     vki_define_int(&d, "TILE_S", p.tile_s);
     vki_define_int(&d, "TILE_X", p.tile_x);
     const long plane = (long)g.out.w * g.out.h;
@@ -262,8 +281,43 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
 /* Direct transcription of TFLite's float Conv: out[y][x][co] = act(bias[co] +
  * sum over ky, kx, ci of in[y*sh - pad + ky*dh][x*sw - pad + kx*dw][ci] * f[co][ky][kx][ci]),
  * taps outside the input contributing zero. Accumulates in double. */
+/* The integer form: TFLite's int8 Conv on q - zero point, summed exactly in int32 and
+ * requantized as int8.h says. */
+static void reference_int8(const vki_model *m, const vki_op *op, const float *src, float *dst) {
+    const vki_conv_options *c = &op->opt.conv;
+    const vki_conv_window w = vki_conv_window_of(m, op);
+    const vki_shape4 is = w.in, os = w.out;
+    const vki_tensor *ft = vki_op_in(m, op, 1);
+    size_t inner = (size_t)w.kh * w.kw * is.c;
+    int lo, hi;
+    vki_int8_activation_range(vki_op_out(m, op, 0), c->activation, &lo, &hi);
+    for (int y = 0; y < os.h; y++)
+        for (int x = 0; x < os.w; x++)
+            for (int co = 0; co < os.c; co++) {
+                int32_t sum = vki_int8_bias(m, op, co);
+                for (int ky = 0; ky < w.kh; ky++) {
+                    int iy = y * c->stride_h - w.pad_h + ky * w.dil_h;
+                    if (iy < 0 || iy >= is.h) continue;
+                    for (int kx = 0; kx < w.kw; kx++) {
+                        int ix = x * c->stride_w - w.pad_w + kx * w.dil_w;
+                        if (ix < 0 || ix >= is.w) continue;
+                        const float *p = src + ((size_t)iy * is.w + ix) * is.c;
+                        size_t f = (((size_t)co * w.kh + ky) * w.kw + kx) * is.c;
+                        for (int ci = 0; ci < is.c; ci++)
+                            sum += (int32_t)p[ci] * vki_tensor_qvalue(ft, f + (size_t)ci, inner);
+                    }
+                }
+                dst[((size_t)y * os.w + x) * os.c + co] =
+                    vki_int8_requantize(sum, vki_int8_conv_scale(m, op, co), lo, hi);
+            }
+}
+
 static void reference(const vki_model *m, const vki_op *op, const float *const *in,
                       float *const *out) {
+    if (runs_integer(m, op)) {
+        reference_int8(m, op, in[0], out[0]);
+        return;
+    }
     const vki_conv_options *c = &op->opt.conv;
     const vki_conv_window w = vki_conv_window_of(m, op);
     const vki_shape4 is = w.in, os = w.out;
@@ -291,4 +345,4 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
 
 const vki_op_def vki_op_conv2d = {
     .validate = validate, .build = build, .reference = reference,
-    .options = vki_conv_read_options};
+    .options = vki_conv_read_options, .integer = integer};

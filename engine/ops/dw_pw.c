@@ -146,7 +146,8 @@ int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
     for (int o = 0; o < m->n_ops; o++) {
         vki_op *dw = &ops[o];
         if (skip[o] || dw->code != VKI_OP_DEPTHWISE_CONV_2D || dw->n_outputs != 1 ||
-            dw->fused.pointwise || dw->fused.has_residual || dw->fused.dense_out)
+            dw->fused.pointwise || dw->fused.has_residual || dw->fused.dense_out ||
+            vki_tensor_quantized(vki_op_out(m, dw, 0)))   /* dw_pw.comp has no integer form */
             continue;
         const vki_tensor *dwf = vki_op_in(m, dw, 1);
         if (dwf->shape[3] != vki_tensor_shape4(vki_op_in(m, dw, 0)).c) continue;   /* multiplier 1 */

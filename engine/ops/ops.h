@@ -85,6 +85,9 @@ const vki_wg_device *vki_build_device(const vki_build *b);
 /* Copies count floats into the graph's weight memory; returns a blob id, or -1 on OOM
  * (the builder then reports VKI_ERROR_OUT_OF_MEMORY). */
 int vki_build_weights(vki_build *b, const float *data, size_t count);
+/* Copies count int32 values into the graph's weight memory, stored as int32 whatever the
+ * graph's precision (kernels declare the binding ivec4); a blob id, or -1 on OOM. */
+int vki_build_weights_i32(vki_build *b, const int32_t *data, size_t count);
 /* Packs a dense NHWC constant of shape s into PHWC4 (zero-padded slices) and stores it
  * like vki_build_weights. */
 int vki_build_weights_phwc4(vki_build *b, const float *nhwc, vki_shape4 s);
@@ -153,6 +156,12 @@ typedef struct vki_op_def {
      * float values) where its validate allows; otherwise the checks below keep it to
      * float32, rank <= 4 and batch 1. */
     bool general;
+    /* The op has an integer form for this op's int8 / uint8 tensors (their grids, its
+     * constants and options), computing what TFLite's integer kernels compute on q - zero
+     * point: the loader then leaves its quantized tensors in the q domain, and build and
+     * reference take that form. NULL or false: the loader gives the op float twins
+     * (DEQUANTIZE before, QUANTIZE after) and it runs in float. */
+    bool (*integer)(const vki_model *m, const vki_op *op);
 } vki_op_def;
 
 /* The def of an op's code (and custom_code), from the op list; NULL if vkinfer has no
@@ -172,6 +181,10 @@ vki_status vki_model_reference_run(const vki_model *m, const float *const *input
 /* Finishes a glsl/unary.comp dispatch whose OP_* defines d holds: the output's storage view,
  * input 0 and output 0 bound, one thread per output vec4 (unary.c; QUANTIZE uses it too). */
 vki_status vki_unary_emit(vki_build *b, const vki_model *m, const vki_op *op, vki_dispatch *d);
+
+/* q - zero point of real value x on quantized tensor t's grid, as LiteRT's QUANTIZE
+ * rounds it (quantize.c): for references and tables of integer forms. */
+float vki_quantize_value(const vki_tensor *t, float x);
 
 /* A validated PAD's leading and trailing zeros per NHWC axis (pad.c; for graph passes). */
 void vki_pad_amounts(const vki_model *m, const vki_op *op, vki_shape4 *before, vki_shape4 *after);

@@ -1,0 +1,44 @@
+/* int8.h: what the integer forms of the ops share (int8.c): which int8 / uint8 ops have
+ * one, the weights and biases they read, the requantization of an int32 sum and the
+ * fused activation's range, all as LiteRT computes them (XNNPACK's integer kernels). A
+ * quantized tensor holds q - zero point (tflite_loader.c's lower_quantized). */
+#ifndef VKI_INT8_H
+#define VKI_INT8_H
+
+#include "ops.h"
+
+/* A convolution-like op (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED) has an integer form:
+ * quantized input and output, weights the file quantized (per tensor, or per channel along
+ * w_axis, the output channels' axis), an int32 quantized bias or none. */
+bool vki_int8_conv_ok(const vki_model *m, const vki_op *op, int w_axis);
+
+/* The weights' q - zero point as floats (whole numbers), in the layout of their float
+ * data, for the float packing routines; NULL on OOM. */
+float *vki_int8_weight_values(const vki_tensor *w);
+
+/* The requantization scale of output channel c in float32, as XNNPACK computes it:
+ * in_scale * w_scale[c] / out_scale, left to right. */
+float vki_int8_conv_scale(const vki_model *m, const vki_op *op, int c);
+
+/* The bias blob of an integer convolution: `count` int32 biases (zero past the output's
+ * channels), then `count` requantization scales (their float bits), so common.glsl's
+ * epilogue finds channel c's scale at vec4 count / 4 + c / 4 (RQ_BASE). Returns the blob,
+ * or -1 on OOM. */
+int vki_int8_bias_blob(vki_build *b, const vki_model *m, const vki_op *op, size_t count);
+
+/* The integer epilogue's defines: INT8, RQ_BASE, and OUT_QMIN / OUT_QMAX, the fused
+ * activation's range in q - zero point. */
+void vki_int8_define_epilogue(vki_dispatch *d, const vki_tensor *out, vki_activation act,
+                              size_t bias_count);
+
+/* The range of q - zero point that a fused activation leaves on tensor t's grid. */
+void vki_int8_activation_range(const vki_tensor *t, vki_activation act, int *lo, int *hi);
+
+/* An int32 sum onto the output's grid: float(acc) * scale rounded half to even, clamped to
+ * lo..hi (q - zero point), as the GPU epilogue computes it. */
+float vki_int8_requantize(int32_t acc, float scale, int lo, int hi);
+
+/* The bias of output channel c as the file's int32 (0 without a bias). */
+int32_t vki_int8_bias(const vki_model *m, const vki_op *op, int c);
+
+#endif
