@@ -8,6 +8,7 @@
  * VKI_DW_KERNEL="direct" or "cols:N" forces one column or N, for tests and device sweeps.
  */
 #include "conv_common.h"
+#include "int8.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -64,11 +65,21 @@ static int pick_tile_x(const vki_wg_device *dev, const vki_conv_window *g, int m
     return x;
 }
 
+/* The integer form (int8.h): weights [1, KH, KW, O] per tensor or per channel (axis 3). */
+static bool integer(const vki_model *m, const vki_op *op) { return vki_int8_conv_ok(m, op, 3); }
+
+static bool runs_integer(const vki_model *m, const vki_op *op) {
+    return vki_tensor_quantized(vki_op_out(m, op, 0)) && integer(m, op);
+}
+
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     if (op->fused.pointwise) return vki_build_dw_pw(b, m, o, op->fused.pointwise - 1);
     const vki_conv_options *c = &op->opt.conv;
-    const float *f = vki_op_in(m, op, 1)->data;
+    const bool int8 = runs_integer(m, op);
+    float *values = int8 ? vki_int8_weight_values(vki_op_in(m, op, 1)) : NULL;
+    if (int8 && !values) return vki_fail_oom("graph build");
+    const float *f = int8 ? values : vki_op_in(m, op, 1)->data;
     const vki_conv_window win = vki_conv_window_of(m, op);
     const vki_shape4 in = win.in, out = win.out;
     const int kh = win.kh, kw = win.kw, oc = out.c, out_s = (oc + 3) / 4;
@@ -76,7 +87,10 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     /* One vec4 per (output slice, ky, kx); padded lanes zero so padded outputs stay 0. */
     size_t count = (size_t)out_s * kh * kw * 4;
     float *w = vki_calloc(count, sizeof(float));
-    if (!w) return vki_fail_oom("graph build");
+    if (!w) {
+        free(values);
+        return vki_fail_oom("graph build");
+    }
     for (int s = 0; s < out_s; s++)
         for (int ky = 0; ky < kh; ky++)
             for (int kx = 0; kx < kw; kx++)
@@ -88,15 +102,18 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
                 }
     const vki_tensor *bt = op->n_inputs > 2 ? vki_op_in(m, op, 2) : NULL;
     int wblob = vki_build_weights(b, w, count);
-    int bblob = vki_build_bias(b, bt, oc, (size_t)out_s * 4);
+    int bblob = int8 ? vki_int8_bias_blob(b, m, op, (size_t)out_s * 4)
+                     : vki_build_bias(b, bt, oc, (size_t)out_s * 4);
     free(w);
+    free(values);
     if (wblob < 0 || bblob < 0) return vki_fail_oom("graph build");
 
     vki_dispatch d;
-    vki_conv_dispatch(&d, VKI_KERNEL_depthwise_conv2d, VKI_WG_DEPTHWISE, &win, c->activation,
-                      op->inputs[0], wblob, bblob, -1);
+    vki_conv_dispatch(&d, VKI_KERNEL_depthwise_conv2d, VKI_WG_DEPTHWISE, &win,
+                      int8 ? VKI_ACT_NONE : c->activation, op->inputs[0], wblob, bblob, -1);
     vki_status st = vki_build_bind_output(b, &d, op);
     if (st) return st;
+    if (int8) vki_int8_define_epilogue(&d, vki_op_out(m, op, 0), c->activation, (size_t)out_s * 4);
     const int multiplier = oc / in.c;
     const int tile_x = pick_tile_x(vki_build_device(b), &win, multiplier);
     vki_define_int(&d, "DEPTH_MULTIPLIER", multiplier);
@@ -120,27 +137,36 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     const int kh = w.kh, kw = w.kw, dh = w.dil_h, dw = w.dil_w, ph = w.pad_h, pw = w.pad_w;
     const int dm = os.c / is.c;
     const float *src = in[0], *f = in[1], *bias = op->n_inputs > 2 ? in[2] : NULL;
+    /* The integer form: int32 sums of q - zero point, requantized (int8.h). */
+    const bool int8 = runs_integer(m, op);
+    const vki_tensor *ft = vki_op_in(m, op, 1);
+    int lo = 0, hi = 0;
+    if (int8) vki_int8_activation_range(vki_op_out(m, op, 0), c->activation, &lo, &hi);
     for (int y = 0; y < os.h; y++)
         for (int x = 0; x < os.w; x++)
             for (int ic = 0; ic < is.c; ic++)
                 for (int k = 0; k < dm; k++) {
                     int co = ic * dm + k;
                     double sum = bias ? bias[co] : 0.0;
+                    int32_t isum = int8 ? vki_int8_bias(m, op, co) : 0;
                     for (int ky = 0; ky < kh; ky++) {
                         int iy = y * c->stride_h - ph + ky * dh;
                         if (iy < 0 || iy >= is.h) continue;
                         for (int kx = 0; kx < kw; kx++) {
                             int ix = x * c->stride_w - pw + kx * dw;
                             if (ix < 0 || ix >= is.w) continue;
-                            sum += (double)src[((size_t)iy * is.w + ix) * is.c + ic] *
-                                   f[((size_t)ky * kw + kx) * os.c + co];
+                            const float v = src[((size_t)iy * is.w + ix) * is.c + ic];
+                            const size_t fe = ((size_t)ky * kw + kx) * os.c + co;
+                            if (int8) isum += (int32_t)v * vki_tensor_qvalue(ft, fe, 1);
+                            else sum += (double)v * f[fe];
                         }
                     }
                     out[0][((size_t)y * os.w + x) * os.c + co] =
-                        vki_apply_activation(c->activation, (float)sum);
+                        int8 ? vki_int8_requantize(isum, vki_int8_conv_scale(m, op, co), lo, hi)
+                             : vki_apply_activation(c->activation, (float)sum);
                 }
 }
 
 const vki_op_def vki_op_depthwise_conv2d = {
     .validate = validate, .build = build, .reference = reference,
-    .options = vki_conv_read_options};
+    .options = vki_conv_read_options, .integer = integer};

@@ -13,6 +13,7 @@
  * The weight blob holds, for output slice s and input vec4 j, the four vec4s of output
  * channels 4s..4s+3 over that input vec4's lanes, zero where either side is padding; a
  * thread reads its weights contiguously. */
+#include "int8.h"
 #include "ops.h"
 
 #include <stdio.h>
@@ -109,10 +110,20 @@ static vki_status validate(const vki_model *m, int o) {
     return VKI_OK;
 }
 
+/* The integer form (int8.h): weights [N, K] per tensor or per output channel (axis 0). */
+static bool integer(const vki_model *m, const vki_op *op) { return vki_int8_conv_ok(m, op, 0); }
+
+static bool runs_integer(const vki_model *m, const vki_op *op) {
+    return vki_tensor_quantized(vki_op_out(m, op, 0)) && integer(m, op);
+}
+
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     const vki_tensor *wt = vki_op_in(m, op, 1);
-    const float *w = (const float *)wt->data;
+    const bool int8 = runs_integer(m, op);
+    float *values = int8 ? vki_int8_weight_values(wt) : NULL;
+    if (int8 && !values) return vki_fail_oom("graph build");
+    const float *w = int8 ? values : (const float *)wt->data;
     int n = wt->shape[0], k = wt->shape[1];
     vki_shape4 in = vki_tensor_rows(vki_op_in(m, op, 0));
     vki_shape4 out = vki_tensor_rows(vki_op_out(m, op, 0));
@@ -124,7 +135,10 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     int out_slices = (n + 3) / 4;
     size_t count = (size_t)out_slices * k_vec4 * 16;
     float *packed = vki_calloc(count, sizeof(float));
-    if (!packed) return vki_fail_oom("graph build");
+    if (!packed) {
+        free(values);
+        return vki_fail_oom("graph build");
+    }
     for (int s = 0; s < out_slices; s++)
         for (int sl = 0; sl < row_slices; sl++)
             for (int y = 0; y < row.h; y++)
@@ -140,9 +154,11 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
                         }
                 }
     int w_blob = vki_build_weights(b, packed, count);
-    int b_blob = vki_build_bias(b, has_bias(op) ? vki_op_in(m, op, 2) : NULL, n,
-                                (size_t)out_slices * 4);
+    int b_blob = int8 ? vki_int8_bias_blob(b, m, op, (size_t)out_slices * 4)
+                      : vki_build_bias(b, has_bias(op) ? vki_op_in(m, op, 2) : NULL, n,
+                                       (size_t)out_slices * 4);
     free(packed);
+    free(values);
     if (w_blob < 0 || b_blob < 0) return vki_fail_oom("graph build");
 
     vki_dispatch d;
@@ -151,12 +167,15 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_define_shape(&d, "OUT", out);
     vki_define_int(&d, "K_VEC4", (long long)k_vec4);
     vki_define_int(&d, pixels ? "FC_PER_PIXEL" : "FC_ONE_ROW", 1);
-    vki_define_activation(&d, op->opt.fully_connected.activation);
+    if (!int8) vki_define_activation(&d, op->opt.fully_connected.activation);
     vki_dispatch_bind_tensor(&d, op->inputs[0]);
     vki_dispatch_bind_weights(&d, w_blob);
     vki_dispatch_bind_weights(&d, b_blob);
     vki_status st = vki_build_bind_output(b, &d, op);
     if (st) return st;
+    if (int8)
+        vki_int8_define_epilogue(&d, vki_op_out(m, op, 0), op->opt.fully_connected.activation,
+                                 (size_t)out_slices * 4);
     if (pixels) {
         vki_dispatch_grid_phwc4(&d, out);
     } else {
@@ -174,6 +193,18 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     int n = wt->shape[0], k = wt->shape[1];
     size_t rows = vki_tensor_elements(vki_op_in(m, op, 0)) / (size_t)k;
     const float *bias = has_bias(op) ? in[2] : NULL;
+    if (runs_integer(m, op)) {   /* int32 sums of q - zero point, requantized (int8.h) */
+        int lo, hi;
+        vki_int8_activation_range(vki_op_out(m, op, 0), op->opt.fully_connected.activation, &lo, &hi);
+        for (size_t r = 0; r < rows; r++)
+            for (int i = 0; i < n; i++) {
+                int32_t sum = vki_int8_bias(m, op, i);
+                for (int d = 0; d < k; d++)
+                    sum += (int32_t)in[0][r * k + d] * vki_tensor_qvalue(wt, (size_t)i * k + d, (size_t)k);
+                out[0][r * n + i] = vki_int8_requantize(sum, vki_int8_conv_scale(m, op, i), lo, hi);
+            }
+        return;
+    }
     for (size_t r = 0; r < rows; r++)
         for (int i = 0; i < n; i++) {
             float total = 0.0f;
@@ -209,4 +240,4 @@ static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op
 
 const vki_op_def vki_op_fully_connected = {.validate = validate, .build = build,
                                            .reference = reference, .options = read_options,
-                                           .general = true};
+                                           .general = true, .integer = integer};
