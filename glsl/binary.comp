@@ -17,6 +17,9 @@
 //   + |OP_FLOOR_DIV|OP_FLOOR_MOD|OP_GREATER|OP_GREATER_EQUAL|OP_LESS|OP_LESS_EQUAL|OP_EQUAL
 //   + |OP_NOT_EQUAL|OP_LOGICAL_AND|OP_LOGICAL_OR} $BINARY_OPERANDS
 // variant: @bindings=3 OP_ADD IN_PLACE $BINARY_OPERANDS
+// variant: @bindings=3 INT8 OUT_QMIN=-100 OUT_QMAX=127
+//   + {OP_ADD A_MULT=1048576 B_MULT=-524288 Q_SHIFT=20|OP_MUL Q_SCALE=float(0.0125)}
+//   + $BINARY_OPERANDS
 // variant: @bindings=4 N_OPERANDS=3 OP_SELECT $BINARY_OPERANDS
 //   + C_W=6 C_H=5 C_C=7 C_S=2 C_R0=1 C_R1=1 C_R2=5 C_ROWS
 // variant: @bindings=N_BINDINGS OP_MUL ACT_RELU OUT_W=6 OUT_H=5 OUT_C=7 OUT_S=2 OUT_R0=1
@@ -89,6 +92,18 @@ float pow1(float a, float b) {
 void main() {
     OUTPUT_POSITION(OUT, x, y, s)
     FLT4 va = fetch_a(x, y, s), vb = fetch_b(x, y, s);
+#if defined(INT8)
+    // Integer forms on q - zero point (engine/ops/int8.c): XNNPACK's vadd (fixed-point
+    // multipliers, half up by the shift) and vmul (fp32 requantization, ties to even).
+    ivec4 ia = ivec4(va), ib = ivec4(vb);
+#if defined(OP_MUL)
+    precise vec4 f = vec4(ia * ib) * Q_SCALE;
+    vec4 q = roundEven(f);
+#else
+    vec4 q = vec4(((1 << (Q_SHIFT - 1)) + ia * A_MULT + ib * B_MULT) >> Q_SHIFT);
+#endif
+    STORE_Q(x, y, s, clamp(q, vec4(OUT_QMIN), vec4(OUT_QMAX)))
+#else
 #if defined(OP_ADD)
     FLT4 v = va + vb;
 #elif defined(OP_SUB)
@@ -138,4 +153,5 @@ void main() {
     FLT4 v = mix(fetch_c(x, y, s), vb, notEqual(va, FLT4(0.0)));
 #endif
     STORE_OUTPUT(x, y, s, v)
+#endif
 }

@@ -175,6 +175,11 @@ TENSOR_IN(RES_BINDING, residual)
 #define OUTPUT(b) TENSOR_OUT(b, dst) \
     void output_put(int x, int y, int s, vec4 v) { STORE(dst, IDX(OUT, x, y, s), v); }
 #endif
+// An integer form's result c (q - zero point, already clamped), padded lanes zeroed.
+#define STORE_Q(x, y, s, v) { \
+    vec4 v_ = v; \
+    for (int i_ = 0; i_ < 4; i_++) if ((s) * 4 + i_ >= OUT_C) v_[i_] = 0.0; \
+    output_put(x, y, s, v_); }
 #ifdef INT8
 // The int32 sum v onto the output's grid as XNNPACK's fp32 requantization does: the sum
 // converted to float, times the channel's scale (the bias binding's vec4 RQ_BASE + s holds

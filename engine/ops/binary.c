@@ -5,6 +5,7 @@
  * outputs, 0 or 1), and SELECT / SELECT_V2 (condition, x, y). They share one validator, one
  * kernel (glsl/binary.comp, the op picked by OP_<NAME>) and one C reference. Any operand
  * but one may be a constant; it is packed to PHWC4 at build. */
+#include "int8.h"
 #include "ops.h"
 #include "remap.h"
 
@@ -119,6 +120,13 @@ static void define_operand(vki_dispatch *d, const char *p, const int e[5], const
     }
 }
 
+/* The integer form (int8.h): ADD, SUB, MUL of two int8 / uint8 activations. */
+static bool integer(const vki_model *m, const vki_op *op) { return vki_int8_binary_ok(m, op); }
+
+static bool runs_integer(const vki_model *m, const vki_op *op) {
+    return vki_tensor_quantized(vki_op_out(m, op, 0)) && integer(m, op);
+}
+
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     const int n = n_operands(op);
@@ -128,7 +136,21 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     op_define(op, define, sizeof define);
     vki_define_int(&d, define, 1);
     if (n == 3) vki_define_int(&d, "N_OPERANDS", 3);
-    vki_define_activation(&d, activation_of(op));
+    if (runs_integer(m, op)) {
+        vki_int8_binary p = vki_int8_binary_params(m, op);
+        vki_define_int(&d, "INT8", 1);
+        vki_define_int(&d, "OUT_QMIN", p.lo);
+        vki_define_int(&d, "OUT_QMAX", p.hi);
+        if (op->code == VKI_OP_MUL) {
+            vki_define_float(&d, "Q_SCALE", p.scale);
+        } else {
+            vki_define_int(&d, "A_MULT", p.a_mult);
+            vki_define_int(&d, "B_MULT", p.b_mult);
+            vki_define_int(&d, "Q_SHIFT", p.shift);
+        }
+    } else {
+        vki_define_activation(&d, activation_of(op));
+    }
     int e[MAX_OPERANDS][5], out[5];
     operand_dims(m, op, e);
     vki_dims5(vki_op_out(m, op, 0), out);
@@ -187,6 +209,8 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     operand_dims(m, op, e);
     vki_dims5(vki_op_out(m, op, 0), d);
     vki_activation act = activation_of(op);
+    const bool int8 = runs_integer(m, op);
+    vki_int8_binary q = int8 ? vki_int8_binary_params(m, op) : (vki_int8_binary){0};
     int x[5];
     size_t k = 0;
     for (x[0] = 0; x[0] < d[0]; x[0]++)
@@ -201,7 +225,8 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
                                 at = at * (size_t)e[i][j] + (size_t)(e[i][j] == 1 ? 0 : x[j]);
                             v[i] = in[i][at];
                         }
-                        out[0][k] = vki_apply_activation(act, apply(op->code, v[0], v[1], v[2]));
+                        out[0][k] = int8 ? vki_int8_binary_apply(op->code, &q, (int32_t)v[0], (int32_t)v[1])
+                                         : vki_apply_activation(act, apply(op->code, v[0], v[1], v[2]));
                     }
 }
 
@@ -215,7 +240,7 @@ static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op
 }
 
 #define ELTWISE_ {.validate = validate, .build = build, .reference = reference, \
-                  .options = read_options, .general = true}
+                  .options = read_options, .general = true, .integer = integer}
 #define PLAIN_ {.validate = validate, .build = build, .reference = reference, .general = true}
 const vki_op_def vki_op_add = ELTWISE_;
 const vki_op_def vki_op_sub = ELTWISE_;

@@ -106,3 +106,66 @@ float vki_int8_requantize(int32_t acc, float scale, int lo, int hi) {
     float r = nearbyintf(f);
     return r < (float)lo ? (float)lo : r > (float)hi ? (float)hi : r;
 }
+
+/* ---- ADD, SUB, MUL -------------------------------------------------------------------- */
+
+static uint32_t float_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+/* The multipliers and shift as xnn_init_qs8_add_minmax_scalar_params derives them: each
+ * input's scale over the output's in float32 (SUB negates b's), a shift of 20 less the
+ * larger one's binary exponent, each multiplier its scale times 2^shift rounded half to
+ * even. False where the shift leaves 1..30 (scales too far apart): the float form runs. */
+static bool add_params(const vki_model *m, const vki_op *op, vki_int8_binary *p) {
+    const vki_tensor *a = vki_op_in(m, op, 0), *b = vki_op_in(m, op, 1), *out = vki_op_out(m, op, 0);
+    volatile float a_os = a->quant_scale / out->quant_scale;
+    volatile float b_os = b->quant_scale / out->quant_scale;
+    float big = a_os > b_os ? a_os : b_os;
+    int exponent = (int)((float_bits(big) >> 23) & 0xff) - 127;
+    p->shift = 20 - exponent;
+    if (p->shift < 1 || p->shift > 30) return false;
+    p->a_mult = (int32_t)nearbyintf(ldexpf(a_os, p->shift));
+    p->b_mult = (int32_t)nearbyintf(ldexpf(b_os, p->shift));
+    if (op->code == VKI_OP_SUB) p->b_mult = -p->b_mult;
+    return true;
+}
+
+bool vki_int8_binary_ok(const vki_model *m, const vki_op *op) {
+    if (op->code != VKI_OP_ADD && op->code != VKI_OP_SUB && op->code != VKI_OP_MUL) return false;
+    if (op->n_inputs != 2 || op->n_outputs != 1) return false;
+    const vki_tensor *a = vki_op_in(m, op, 0), *b = vki_op_in(m, op, 1), *out = vki_op_out(m, op, 0);
+    if (!quantized_activation(a) || !quantized_activation(b) || !quantized_activation(out))
+        return false;
+    if (a->quant_min != out->quant_min || b->quant_min != out->quant_min) return false;
+    vki_int8_binary p;
+    return op->code == VKI_OP_MUL || add_params(m, op, &p);
+}
+
+vki_int8_binary vki_int8_binary_params(const vki_model *m, const vki_op *op) {
+    vki_int8_binary p = {0};
+    const vki_tensor *a = vki_op_in(m, op, 0), *b = vki_op_in(m, op, 1), *out = vki_op_out(m, op, 0);
+    if (op->code == VKI_OP_MUL) {
+        volatile float product = a->quant_scale * b->quant_scale;
+        volatile float scale = product / out->quant_scale;
+        p.scale = scale;
+    } else {
+        add_params(m, op, &p);
+    }
+    vki_int8_activation_range(out, op->opt.eltwise.activation, &p.lo, &p.hi);
+    return p;
+}
+
+float vki_int8_binary_apply(vki_op_code code, const vki_int8_binary *p, int32_t ca, int32_t cb) {
+    float r;
+    if (code == VKI_OP_MUL) {
+        volatile float f = (float)(ca * cb) * p->scale;
+        r = nearbyintf(f);
+    } else {
+        int32_t acc = (int32_t)(1u << (p->shift - 1)) + ca * p->a_mult + cb * p->b_mult;
+        r = (float)(acc >> p->shift);   /* arithmetic shift: floor */
+    }
+    return r < (float)p->lo ? (float)p->lo : r > (float)p->hi ? (float)p->hi : r;
+}

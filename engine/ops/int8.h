@@ -41,4 +41,21 @@ float vki_int8_requantize(int32_t acc, float scale, int lo, int hi);
 /* The bias of output channel c as the file's int32 (0 without a bias). */
 int32_t vki_int8_bias(const vki_model *m, const vki_op *op, int c);
 
+/* ADD, SUB and MUL of two int8 / uint8 activations (quantized output, same type). */
+bool vki_int8_binary_ok(const vki_model *m, const vki_op *op);
+
+/* The integer arithmetic of an ADD / SUB (XNNPACK's qs8 / qu8 vadd, its multipliers from
+ * xnn_init_qs8_add_minmax_scalar_params) or MUL (qs8 vmul, fp32 requantization):
+ *   ADD / SUB: c = (2^(shift-1) + ca * a_mult + cb * b_mult) >> shift (SUB: b_mult < 0)
+ *   MUL:       c = roundEven(float(ca * cb) * scale)
+ * then clamped to lo..hi, the type's range narrowed by the fused activation, all in
+ * q - zero point. */
+typedef struct vki_int8_binary {
+    int32_t a_mult, b_mult, shift;
+    float scale;
+    int lo, hi;
+} vki_int8_binary;
+vki_int8_binary vki_int8_binary_params(const vki_model *m, const vki_op *op);
+float vki_int8_binary_apply(vki_op_code code, const vki_int8_binary *p, int32_t ca, int32_t cb);
+
 #endif
