@@ -1348,8 +1348,10 @@ static bool quantized_activation(const vki_model *m, int t) {
  * form (vki_op_def.integer), a QUANTIZE or DEQUANTIZE, or an op that moves values of one
  * grid. */
 static bool runs_on_q(const vki_model *m, const vki_op *op) {
-    /* A requantization runs as a DEQUANTIZE and a QUANTIZE. */
-    if (op->code == VKI_OP_QUANTIZE) return !quantized_activation(m, op->inputs[0]);
+    /* A requantization between types runs as a DEQUANTIZE and a QUANTIZE. */
+    if (op->code == VKI_OP_QUANTIZE)
+        return !quantized_activation(m, op->inputs[0]) ||
+               m->tensors[op->inputs[0]].quant_min == m->tensors[op->outputs[0]].quant_min;
     if (op->code == VKI_OP_DEQUANTIZE) return true;
     const vki_op_def *def = vki_op_find(op);
     if (def && def->integer && def->integer(m, op)) return true;

@@ -169,3 +169,236 @@ float vki_int8_binary_apply(vki_op_code code, const vki_int8_binary *p, int32_t 
     }
     return r < (float)p->lo ? (float)p->lo : r > (float)p->hi ? (float)p->hi : r;
 }
+
+/* ---- one-input ops as 256-entry tables ---------------------------------------------- */
+
+/* TFLite's fixed-point helpers (kernels/internal/common.h, gemmlowp's fixedpoint.h), in
+ * their double-rounding form, for the ops LiteRT runs on TFLite's own integer kernels. */
+static int32_t round_half_away(double x) { return (int32_t)(x < 0 ? -floor(-x + 0.5) : floor(x + 0.5)); }
+
+/* QuantizeMultiplier: a Q31 multiplier and a power-of-two exponent for a double. */
+static void quantize_multiplier(double d, int32_t *m, int *shift) {
+    if (d == 0.0) {
+        *m = 0;
+        *shift = 0;
+        return;
+    }
+    int e;
+    double q = frexp(d, &e);
+    int64_t fixed = (int64_t)round_half_away(q * 2147483648.0);
+    if (q * 2147483648.0 >= 2147483647.5) fixed = (int64_t)1 << 31;
+    if (fixed == ((int64_t)1 << 31)) {
+        fixed /= 2;
+        e++;
+    }
+    if (e < -31) {
+        e = 0;
+        fixed = 0;
+    }
+    if (e > 30) {
+        e = 30;
+        fixed = INT32_MAX;
+    }
+    *m = (int32_t)fixed;
+    *shift = e;
+}
+
+static int64_t div_trunc(int64_t a, int64_t b) { return a / b; }   /* C99: toward zero */
+
+/* SaturatingRoundingDoublingHighMul for 32 and 16 bits. */
+static int32_t srdhm32(int32_t a, int32_t b) {
+    if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
+    int64_t ab = (int64_t)a * b, nudge = ab >= 0 ? (1 << 30) : 1 - (1 << 30);
+    return (int32_t)div_trunc(ab + nudge, (int64_t)1 << 31);
+}
+static int32_t srdhm16(int32_t a, int32_t b) {
+    if (a == -32768 && b == -32768) return 32767;
+    int32_t ab = a * b, nudge = ab >= 0 ? (1 << 14) : 1 - (1 << 14);
+    return (int32_t)div_trunc(ab + nudge, 1 << 15);
+}
+/* RoundingDivideByPOT: x / 2^e, ties away from zero. */
+static int32_t rdbpot(int32_t x, int e) {
+    if (e <= 0) return x;
+    int32_t mask = (int32_t)((1u << e) - 1), rem = x & mask, threshold = (mask >> 1) + (x < 0);
+    return (x >> e) + (rem > threshold);
+}
+static int32_t wrap32(int64_t v) { return (int32_t)(uint32_t)(uint64_t)v; }
+/* MultiplyByQuantizedMultiplier. */
+static int32_t mbqm(int32_t x, int32_t m, int shift) {
+    int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+    return rdbpot(srdhm32(wrap32((int64_t)x * ((int64_t)1 << left)), m), right);
+}
+static int32_t clamp32(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+static int16_t i16(int32_t v) { return (int16_t)(uint16_t)(uint32_t)v; }
+
+/* XNNPACK's table of a float function (unary-elementwise-nc.c): x = (q - zero) * scale in
+ * float32, y = f(x), out = roundEven(y * (1 / out_scale) + out_zero), clamped. */
+static int32_t float_table_entry(const vki_tensor *in, const vki_tensor *out, int q, float y_of_x(float, float),
+                                 float param) {
+    volatile float x = (float)q - (float)in->quant_zero;
+    x = x * in->quant_scale;
+    float y = y_of_x(x, param);
+    volatile float inv = 1.0f / out->quant_scale;
+    volatile float scaled = y * inv;
+    volatile float shifted = scaled + (float)out->quant_zero;
+    return clamp32((int32_t)nearbyintf(shifted), out->quant_min, out->quant_max);
+}
+static float sigmoid_of(float x, float unused) {
+    (void)unused;
+    if (x > 100.0f) return 1.0f;
+    if (x < -100.0f) return 0.0f;
+    double e = exp((double)x);
+    return (float)(e / (1.0 + e));
+}
+static float tanh_of(float x, float unused) {
+    (void)unused;
+    return (float)tanh((double)x);
+}
+static float elu_of(float x, float alpha) {
+    if (x >= 0.0f) return x;
+    volatile float e = (float)expm1((double)x);
+    return alpha * e;
+}
+
+/* TFLite's ReluX (activations.cc): requantize with a fixed-point multiplier, clamp to the
+ * activation's bounds rounded half away from zero. */
+static int32_t relu_entry(const vki_tensor *in, const vki_tensor *out, int q, float act_min,
+                          float act_max) {
+    volatile float ratio = in->quant_scale / out->quant_scale;
+    int32_t m;
+    int shift;
+    quantize_multiplier((double)ratio, &m, &shift);
+    volatile float lo_f = act_min / out->quant_scale, hi_f = act_max / out->quant_scale;
+    int32_t lo = out->quant_min, hi = out->quant_max;
+    int32_t qlo = out->quant_zero + round_half_away((double)lo_f);
+    if (qlo > lo) lo = qlo;
+    if (isfinite(act_max)) {
+        int32_t qhi = out->quant_zero + round_half_away((double)hi_f);
+        if (qhi < hi) hi = qhi;
+    }
+    return clamp32(out->quant_zero + mbqm(q - in->quant_zero, m, shift), lo, hi);
+}
+
+/* XNNPACK's qs8 vlrelu / vcvt (q15 multiplies): x (q - zero) times a multiplier of 8
+ * fraction bits, ties up, saturated to int16, plus the output's zero point. */
+static int32_t q8_scaled(int32_t centered, int32_t mult, const vki_tensor *out) {
+    int32_t r = (int32_t)(((int64_t)(-centered) * 128 * (-mult) + 0x4000) >> 15);
+    r = clamp32(r, -32768, 32767);
+    return clamp32(r + out->quant_zero, out->quant_min, out->quant_max);
+}
+
+/* LEAKY_RELU: XNNPACK's vlrelu where the delegate takes it (both multipliers in range),
+ * else TFLite's QuantizeLeakyRelu. */
+static int32_t leaky_relu_entry(const vki_tensor *in, const vki_tensor *out, int q, float alpha) {
+    volatile float ps = in->quant_scale / out->quant_scale;
+    volatile float ns = ps * alpha;
+    const float absn = fabsf(ns);
+    if (ps >= 1.0f / 256 && ps <= 128.0f && ns >= -127.99609375f && ns <= 128.0f &&
+        absn >= 1.0f / 256 && alpha != 0.0f && isnormal(alpha)) {
+        volatile float mp_f = 256.0f * ps, mn_f = 256.0f * ns;
+        int32_t mp = (int32_t)nearbyintf(mp_f), mn = (int32_t)nearbyintf(mn_f);
+        return q8_scaled(q - in->quant_zero, q > in->quant_zero ? mp : mn, out);
+    }
+    volatile float as = in->quant_scale * alpha;
+    volatile float ar = as / out->quant_scale;
+    int32_t ma, mi;
+    int sa, si;
+    quantize_multiplier((double)ar, &ma, &sa);
+    quantize_multiplier((double)ps, &mi, &si);
+    int32_t v = q - in->quant_zero;
+    return clamp32(out->quant_zero + (v >= 0 ? mbqm(v, mi, si) : mbqm(v, ma, sa)), out->quant_min,
+                   out->quant_max);
+}
+
+/* TFLite's reference_ops::HardSwish on int16 fixed point (activations.cc HardSwishPrepare). */
+static int32_t downscale16(int32_t m32) {
+    if (m32 >= INT32_MAX - (1 << 15)) return 32767;
+    return (m32 + (1 << 15)) >> 16;
+}
+static int32_t saturating_left_shift16(int32_t v, int a) { return clamp32(v * (1 << a), -32768, 32767); }
+static int32_t hard_swish_entry(const vki_tensor *in, const vki_tensor *out, int q) {
+    volatile float hires = (1.0f / 128.0f) * in->quant_scale;
+    volatile float om = hires / out->quant_scale;
+    volatile float rm = hires / (3.0f / 32768.0f);
+    int32_t om32, rm32;
+    int oe, re;
+    quantize_multiplier((double)om, &om32, &oe);
+    quantize_multiplier((double)rm, &rm32, &re);
+    int32_t om16 = downscale16(om32), rm16 = downscale16(rm32);
+    int32_t iv = i16(q - in->quant_zero), hr = i16(iv * 128);
+    int32_t pre = srdhm16(hr, om16), r = hr;
+    if (re > 0) r = saturating_left_shift16(r, re - 1);
+    r = srdhm16(r, rm16);
+    if (re > 0) r = saturating_left_shift16(r, 1);
+    if (re < 0) r = rdbpot(r, -re);
+    r = (r + (1 << 15)) >> 1;
+    int32_t ov = r == -32768 && pre == -32768 ? 32767 : i16((int32_t)div_trunc((int64_t)r * pre, 1 << 15));
+    ov = rdbpot(ov, -oe);
+    ov = i16(ov + out->quant_zero);
+    return clamp32(ov, out->quant_min, out->quant_max);
+}
+
+bool vki_int8_table_ok(const vki_model *m, const vki_op *op) {
+    if (op->n_inputs < 1 || op->n_outputs != 1) return false;
+    const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
+    if (!quantized_activation(in) || !quantized_activation(out) || in->quant_min != out->quant_min)
+        return false;
+    switch (op->code) {
+    case VKI_OP_RELU: case VKI_OP_RELU6: case VKI_OP_RELU_N1_TO_1: case VKI_OP_LOGISTIC:
+    case VKI_OP_TANH: case VKI_OP_ELU: case VKI_OP_LEAKY_RELU: case VKI_OP_HARD_SWISH:
+    case VKI_OP_QUANTIZE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+int32_t vki_int8_table_entry(const vki_model *m, const vki_op *op, int q) {
+    const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
+    switch (op->code) {
+    case VKI_OP_RELU: return relu_entry(in, out, q, 0.0f, INFINITY);
+    case VKI_OP_RELU6: return relu_entry(in, out, q, 0.0f, 6.0f);
+    case VKI_OP_RELU_N1_TO_1: return relu_entry(in, out, q, -1.0f, 1.0f);
+    case VKI_OP_LOGISTIC: return float_table_entry(in, out, q, sigmoid_of, 0.0f);
+    case VKI_OP_TANH: return float_table_entry(in, out, q, tanh_of, 0.0f);
+    case VKI_OP_ELU: return float_table_entry(in, out, q, elu_of, 1.0f);
+    case VKI_OP_LEAKY_RELU: return leaky_relu_entry(in, out, q, op->opt.leaky_relu.alpha);
+    case VKI_OP_HARD_SWISH: return hard_swish_entry(in, out, q);
+    case VKI_OP_QUANTIZE: {   /* a requantization: XNNPACK's qs8 vcvt */
+        volatile float ratio = in->quant_scale / out->quant_scale;
+        volatile float m256 = 256.0f * ratio;
+        return q8_scaled(q - in->quant_zero, (int32_t)nearbyintf(m256), out);
+    }
+    default: return q;
+    }
+}
+
+vki_status vki_int8_build_table(vki_build *b, const vki_model *m, const vki_op *op) {
+    const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
+    float table[256] = {0};
+    for (int q = in->quant_min; q <= in->quant_max; q++)
+        table[q - in->quant_min] = (float)(vki_int8_table_entry(m, op, q) - out->quant_zero);
+    int blob = vki_build_weights(b, table, 256);
+    if (blob < 0) return vki_fail_oom("graph build");
+    vki_dispatch d;
+    vki_dispatch_init(&d, VKI_KERNEL_quant, VKI_WG_ELEMENTWISE);
+    vki_define_int(&d, "OP_LUT", 1);
+    vki_define_int(&d, "ZERO", in->quant_zero);
+    vki_define_int(&d, "QMIN", in->quant_min);
+    vki_shape4 s = vki_tensor_rows(out);
+    vki_define_shape(&d, "OUT", s);
+    vki_dispatch_bind_tensor(&d, op->inputs[0]);
+    vki_dispatch_bind_tensor(&d, op->outputs[0]);
+    vki_dispatch_bind_weights(&d, blob);
+    d.same_index_reads = 1u << 0;
+    d.out_binding = 1;
+    vki_dispatch_grid_phwc4(&d, s);
+    return vki_build_dispatch(b, &d);
+}
+
+void vki_int8_table_reference(const vki_model *m, const vki_op *op, const float *in, float *out) {
+    const vki_tensor *ti = vki_op_in(m, op, 0), *to = vki_op_out(m, op, 0);
+    size_t n = vki_tensor_elements(to);
+    for (size_t i = 0; i < n; i++)
+        out[i] = (float)(vki_int8_table_entry(m, op, (int)in[i] + ti->quant_zero) - to->quant_zero);
+}

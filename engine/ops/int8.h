@@ -58,4 +58,16 @@ typedef struct vki_int8_binary {
 vki_int8_binary vki_int8_binary_params(const vki_model *m, const vki_op *op);
 float vki_int8_binary_apply(vki_op_code code, const vki_int8_binary *p, int32_t ca, int32_t cb);
 
+/* One-input ops of an int8 / uint8 activation onto the same type, as a table of every q:
+ * RELU, RELU6, RELU_N1_TO_1 (TFLite's ReluX, fixed point), LOGISTIC, TANH, ELU (XNNPACK's
+ * float tables), LEAKY_RELU (XNNPACK's vlrelu, or TFLite's where the delegate declines),
+ * HARD_SWISH (TFLite's int16 fixed point) and a QUANTIZE between grids (XNNPACK's vcvt). */
+bool vki_int8_table_ok(const vki_model *m, const vki_op *op);
+/* The output q for input q. */
+int32_t vki_int8_table_entry(const vki_model *m, const vki_op *op, int q);
+/* The op as one glsl/quant.comp OP_LUT dispatch over its table. */
+vki_status vki_int8_build_table(vki_build *b, const vki_model *m, const vki_op *op);
+/* The op on q - zero point values through the same entries. */
+void vki_int8_table_reference(const vki_model *m, const vki_op *op, const float *in, float *out);
+
 #endif

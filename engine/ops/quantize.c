@@ -3,8 +3,9 @@
  * of a float tensor rounds as XNNPACK's f32-qs8-vcvt, which LiteRT runs: x times the
  * reciprocal scale, ties to even, clamped to the type's range. DEQUANTIZE gives
  * (q - zero) * scale; of a float tensor it is a copy, of a constant it folded at load.
- * QUANTIZE between two grids (a requantization) runs in float (the loader gives it a
- * float twin). */
+ * QUANTIZE between two grids of one type (a requantization) is XNNPACK's qs8 vcvt, by a
+ * table (int8.c); between int8 and uint8 it runs as a DEQUANTIZE and a QUANTIZE. */
+#include "int8.h"
 #include "ops.h"
 
 #include <math.h>
@@ -34,6 +35,7 @@ static bool quantized_input(const vki_model *m, const vki_op *op) {
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     const vki_tensor *in = vki_op_in(m, op, 0), *out_t = vki_op_out(m, op, 0);
+    if (op->code == VKI_OP_QUANTIZE && quantized_input(m, op)) return vki_int8_build_table(b, m, op);
     vki_dispatch d;
     vki_dispatch_init(&d, VKI_KERNEL_quant, VKI_WG_ELEMENTWISE);
     if (op->code == VKI_OP_DEQUANTIZE) {
@@ -62,6 +64,10 @@ float vki_quantize_value(const vki_tensor *t, float x) {
 static void reference(const vki_model *m, const vki_op *op, const float *const *in,
                       float *const *out) {
     const vki_tensor *src = vki_op_in(m, op, 0), *t = vki_op_out(m, op, 0);
+    if (op->code == VKI_OP_QUANTIZE && vki_tensor_quantized(src)) {
+        vki_int8_table_reference(m, op, in[0], out[0]);
+        return;
+    }
     size_t n = vki_tensor_elements(t);
     for (size_t i = 0; i < n; i++) {
         if (op->code == VKI_OP_DEQUANTIZE) {

@@ -4,6 +4,7 @@
  * ABS, NEG, SQUARE, FLOOR, CEIL, ROUND, SIGN, SIN, COS, LOGICAL_NOT and CAST. They share
  * one validator, one kernel (glsl/unary.comp, the function picked by OP_<NAME>, the op's
  * own name) and one C reference. */
+#include "int8.h"
 #include "ops.h"
 
 #include <math.h>
@@ -48,8 +49,17 @@ vki_status vki_unary_emit(vki_build *b, const vki_model *m, const vki_op *op, vk
     return vki_build_dispatch(b, d);
 }
 
+/* The integer form (int8.h): RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, ELU, LEAKY_RELU
+ * and HARD_SWISH of an int8 / uint8 activation, by a table of every q. */
+static bool integer(const vki_model *m, const vki_op *op) { return vki_int8_table_ok(m, op); }
+
+static bool runs_integer(const vki_model *m, const vki_op *op) {
+    return vki_tensor_quantized(vki_op_out(m, op, 0)) && integer(m, op);
+}
+
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
+    if (runs_integer(m, op)) return vki_int8_build_table(b, m, op);
     const vki_tensor *in = vki_op_in(m, op, 0), *out_t = vki_op_out(m, op, 0);
     vki_dispatch d;
     vki_dispatch_init(&d, VKI_KERNEL_unary, VKI_WG_ELEMENTWISE);
@@ -104,6 +114,10 @@ static float apply(const vki_model *m, const vki_op *op, float x) {
 
 static void reference(const vki_model *m, const vki_op *op, const float *const *in,
                       float *const *out) {
+    if (runs_integer(m, op)) {
+        vki_int8_table_reference(m, op, in[0], out[0]);
+        return;
+    }
     size_t n = vki_tensor_elements(vki_op_out(m, op, 0));
     for (size_t i = 0; i < n; i++) out[0][i] = apply(m, op, in[0][i]);
 }
@@ -123,14 +137,16 @@ static vki_status read_gelu(vki_options_reader *r, const vki_model *m, vki_op *o
 }
 
 #define UNARY_ {.validate = validate, .build = build, .reference = reference, .general = true}
-const vki_op_def vki_op_relu = UNARY_;
-const vki_op_def vki_op_relu6 = UNARY_;
+#define TABLE_ {.validate = validate, .build = build, .reference = reference, .general = true, \
+                .integer = integer}
+const vki_op_def vki_op_relu = TABLE_;
+const vki_op_def vki_op_relu6 = TABLE_;
 const vki_op_def vki_op_relu_0_to_1 = UNARY_;
-const vki_op_def vki_op_relu_n1_to_1 = UNARY_;
-const vki_op_def vki_op_logistic = UNARY_;
-const vki_op_def vki_op_tanh = UNARY_;
-const vki_op_def vki_op_hard_swish = UNARY_;
-const vki_op_def vki_op_elu = UNARY_;
+const vki_op_def vki_op_relu_n1_to_1 = TABLE_;
+const vki_op_def vki_op_logistic = TABLE_;
+const vki_op_def vki_op_tanh = TABLE_;
+const vki_op_def vki_op_hard_swish = TABLE_;
+const vki_op_def vki_op_elu = TABLE_;
 const vki_op_def vki_op_exp = UNARY_;
 const vki_op_def vki_op_log = UNARY_;
 const vki_op_def vki_op_sqrt = UNARY_;
@@ -148,6 +164,6 @@ const vki_op_def vki_op_logical_not = UNARY_;
 const vki_op_def vki_op_cast = UNARY_;
 const vki_op_def vki_op_leaky_relu = {.validate = validate, .build = build,
                                       .reference = reference, .options = read_leaky_relu,
-                                      .general = true};
+                                      .general = true, .integer = integer};
 const vki_op_def vki_op_gelu = {.validate = validate, .build = build, .reference = reference,
                                 .options = read_gelu, .general = true};
