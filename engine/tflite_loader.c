@@ -12,6 +12,7 @@
 
 #include "flatbuf.h"
 #include "tflite_ops.h"
+#include "ops/int8.h"
 #include "ops/ops.h"
 #include "status.h"
 
@@ -1350,8 +1351,7 @@ static bool quantized_activation(const vki_model *m, int t) {
 static bool runs_on_q(const vki_model *m, const vki_op *op) {
     /* A requantization between types runs as a DEQUANTIZE and a QUANTIZE. */
     if (op->code == VKI_OP_QUANTIZE)
-        return !quantized_activation(m, op->inputs[0]) ||
-               m->tensors[op->inputs[0]].quant_min == m->tensors[op->outputs[0]].quant_min;
+        return !quantized_activation(m, op->inputs[0]) || vki_int8_table_ok(m, op);
     if (op->code == VKI_OP_DEQUANTIZE) return true;
     const vki_op_def *def = vki_op_find(op);
     if (def && def->integer && def->integer(m, op)) return true;

@@ -123,6 +123,11 @@ static bool add_params(const vki_model *m, const vki_op *op, vki_int8_binary *p)
     const vki_tensor *a = vki_op_in(m, op, 0), *b = vki_op_in(m, op, 1), *out = vki_op_out(m, op, 0);
     volatile float a_os = a->quant_scale / out->quant_scale;
     volatile float b_os = b->quant_scale / out->quant_scale;
+    /* The XNNPACK delegate takes a quantized ADD / SUB only with each input's scale within
+     * [1/1024, 256] of the output's (xnnpack_delegate.cc); TFLite's own kernel runs the
+     * rest, and so does the float form here. */
+    if (!(a_os >= 1.0f / 1024 && a_os <= 256.0f && b_os >= 1.0f / 1024 && b_os <= 256.0f))
+        return false;
     float big = a_os > b_os ? a_os : b_os;
     int exponent = (int)((float_bits(big) >> 23) & 0xff) - 127;
     p->shift = 20 - exponent;
@@ -141,7 +146,10 @@ bool vki_int8_binary_ok(const vki_model *m, const vki_op *op) {
         return false;
     if (a->quant_min != out->quant_min || b->quant_min != out->quant_min) return false;
     vki_int8_binary p;
-    return op->code == VKI_OP_MUL || add_params(m, op, &p);
+    if (op->code != VKI_OP_MUL) return add_params(m, op, &p);
+    /* The delegate's range for a quantized MUL: a scale in [2^-16, 256). */
+    p = vki_int8_binary_params(m, op);
+    return p.scale >= 1.0f / 65536 && p.scale < 256.0f;
 }
 
 vki_int8_binary vki_int8_binary_params(const vki_model *m, const vki_op *op) {
@@ -346,8 +354,12 @@ bool vki_int8_table_ok(const vki_model *m, const vki_op *op) {
     switch (op->code) {
     case VKI_OP_RELU: case VKI_OP_RELU6: case VKI_OP_RELU_N1_TO_1: case VKI_OP_LOGISTIC:
     case VKI_OP_TANH: case VKI_OP_ELU: case VKI_OP_LEAKY_RELU: case VKI_OP_HARD_SWISH:
-    case VKI_OP_QUANTIZE:
         return true;
+    case VKI_OP_QUANTIZE: {
+        /* XNNPACK takes a requantization with the scales' ratio in [1/256, 128]. */
+        volatile float ratio = in->quant_scale / out->quant_scale;
+        return ratio >= 1.0f / 256 && ratio <= 128.0f;
+    }
     default:
         return false;
     }
@@ -401,4 +413,32 @@ void vki_int8_table_reference(const vki_model *m, const vki_op *op, const float 
     size_t n = vki_tensor_elements(to);
     for (size_t i = 0; i < n; i++)
         out[i] = (float)(vki_int8_table_entry(m, op, (int)in[i] + ti->quant_zero) - to->quant_zero);
+}
+
+/* ---- pools ---------------------------------------------------------------------------- */
+
+bool vki_int8_pool_ok(const vki_model *m, const vki_op *op) {
+    if (op->n_inputs != 1 || op->n_outputs != 1) return false;
+    const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
+    return quantized_activation(in) && quantized_activation(out) &&
+           in->quant_scale == out->quant_scale && in->quant_zero == out->quant_zero &&
+           in->quant_min == out->quant_min;
+}
+
+void vki_int8_tflite_activation_range(const vki_tensor *t, vki_activation act, int *lo, int *hi) {
+    int qlo = t->quant_min, qhi = t->quant_max;
+    float bound_lo = act == VKI_ACT_RELU_N1_TO_1 ? -1.0f : 0.0f;
+    float bound_hi = act == VKI_ACT_RELU6 ? 6.0f : 1.0f;
+    if (act == VKI_ACT_RELU || act == VKI_ACT_RELU6 || act == VKI_ACT_RELU_N1_TO_1) {
+        volatile float f = bound_lo / t->quant_scale;
+        int q = t->quant_zero + round_half_away((double)f);
+        if (q > qlo) qlo = q;
+    }
+    if (act == VKI_ACT_RELU6 || act == VKI_ACT_RELU_N1_TO_1) {
+        volatile float f = bound_hi / t->quant_scale;
+        int q = t->quant_zero + round_half_away((double)f);
+        if (q < qhi) qhi = q;
+    }
+    *lo = qlo - t->quant_zero;
+    *hi = qhi - t->quant_zero;
 }

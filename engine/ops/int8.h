@@ -70,4 +70,10 @@ vki_status vki_int8_build_table(vki_build *b, const vki_model *m, const vki_op *
 /* The op on q - zero point values through the same entries. */
 void vki_int8_table_reference(const vki_model *m, const vki_op *op, const float *in, float *out);
 
+/* MAX_POOL_2D and AVERAGE_POOL_2D with input and output on one grid. */
+bool vki_int8_pool_ok(const vki_model *m, const vki_op *op);
+/* The range of q - zero point TFLite's own integer kernels clamp a fused activation to
+ * (CalculateActivationRangeQuantized: bounds rounded half away from zero). */
+void vki_int8_tflite_activation_range(const vki_tensor *t, vki_activation act, int *lo, int *hi);
+
 #endif

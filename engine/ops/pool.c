@@ -3,6 +3,7 @@
  * A pool with a 1x1 output (global pooling, as in squeeze-and-excitation blocks) runs
  * glsl/reduce.comp, a work group per channel slice; every other pool runs glsl/pool.comp,
  * a thread per output vec4, which would leave a 1x1 output's window to one thread. */
+#include "int8.h"
 #include "ops.h"
 
 #include <float.h>
@@ -78,16 +79,43 @@ static vki_status build_global(vki_build *b, const vki_op *op, vki_shape4 in, vk
     return vki_build_dispatch(b, &d);
 }
 
+/* The integer form (int8.h): input and output on one int8 / uint8 grid. */
+static bool integer(const vki_model *m, const vki_op *op) { return vki_int8_pool_ok(m, op); }
+
+static bool runs_integer(const vki_model *m, const vki_op *op) {
+    return vki_tensor_quantized(vki_op_out(m, op, 0)) && integer(m, op);
+}
+
+/* The clamp of an integer pool in q - zero point: XNNPACK's max pool quantizes the
+ * activation's bounds ties to even, TFLite's average pool half away from zero. */
+static void int8_range(const vki_model *m, const vki_op *op, int *lo, int *hi) {
+    const vki_tensor *out = vki_op_out(m, op, 0);
+    if (op->code == VKI_OP_MAX_POOL_2D) vki_int8_activation_range(out, op->opt.pool.activation, lo, hi);
+    else vki_int8_tflite_activation_range(out, op->opt.pool.activation, lo, hi);
+}
+
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     const vki_pool_options *p = &op->opt.pool;
     vki_shape4 in = vki_tensor_shape4(vki_op_in(m, op, 0));
     vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
-    if (out.h == 1 && out.w == 1) return build_global(b, op, in, out);
+    const bool int8 = runs_integer(m, op);
+    if (out.h == 1 && out.w == 1 && !int8) return build_global(b, op, in, out);
     vki_dispatch d;
     vki_dispatch_init(&d, VKI_KERNEL_pool, VKI_WG_POOL);
     vki_define_int(&d, op->code == VKI_OP_MAX_POOL_2D ? "POOL_MAX" : "POOL_AVERAGE", 1);
-    vki_define_activation(&d, p->activation);
+    if (int8) {
+        int lo, hi;
+        int8_range(m, op, &lo, &hi);
+        vki_define_int(&d, "INT8", 1);
+        vki_define_int(&d, "OUT_QMIN", lo);
+        vki_define_int(&d, "OUT_QMAX", hi);
+        vki_define_int(&d, "POOL_MAX_INIT", op->code == VKI_OP_MAX_POOL_2D ? -100000 : 0);
+        if (op->code == VKI_OP_AVERAGE_POOL_2D)
+            vki_define_int(&d, "IN_ZERO", vki_op_in(m, op, 0)->quant_zero);
+    } else {
+        vki_define_activation(&d, p->activation);
+    }
     vki_define_shape(&d, "IN", in);
     vki_define_shape(&d, "OUT", out);
     vki_define_int(&d, "FILTER_W", p->filter_w);
@@ -112,6 +140,10 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     int pad_h = vki_conv_pad_before(p->padding, si.h, p->filter_h, p->stride_h, 1);
     int pad_w = vki_conv_pad_before(p->padding, si.w, p->filter_w, p->stride_w, 1);
     int is_max = op->code == VKI_OP_MAX_POOL_2D;
+    const bool int8 = runs_integer(m, op);
+    const int zero = vki_op_in(m, op, 0)->quant_zero;
+    int lo = 0, hi = 0;
+    if (int8) int8_range(m, op, &lo, &hi);
     for (int y = 0; y < so.h; y++)
         for (int x = 0; x < so.w; x++)
             for (int c = 0; c < so.c; c++) {
@@ -127,8 +159,17 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
                         else acc += v;
                         count++;
                     }
+                float *dst = &out[0][((size_t)y * so.w + x) * so.c + c];
+                if (int8) {   /* TFLite's int8 average: the raw sum's mean, half away from zero */
+                    if (!is_max) {
+                        int32_t raw = (int32_t)acc + count * zero, half = count / 2;
+                        acc = (float)((raw > 0 ? raw + half : raw - half) / (count ? count : 1) - zero);
+                    }
+                    *dst = acc < (float)lo ? (float)lo : acc > (float)hi ? (float)hi : acc;
+                    continue;
+                }
                 if (!is_max) acc = count ? acc / (float)count : 0.0f;
-                out[0][((size_t)y * so.w + x) * so.c + c] = vki_apply_activation(p->activation, acc);
+                *dst = vki_apply_activation(p->activation, acc);
             }
 }
 
@@ -146,6 +187,8 @@ static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op
 }
 
 const vki_op_def vki_op_max_pool2d = {
-    .validate = validate, .build = build, .reference = reference, .options = read_options};
+    .validate = validate, .build = build, .reference = reference, .options = read_options,
+    .integer = integer};
 const vki_op_def vki_op_average_pool2d = {
-    .validate = validate, .build = build, .reference = reference, .options = read_options};
+    .validate = validate, .build = build, .reference = reference, .options = read_options,
+    .integer = integer};
