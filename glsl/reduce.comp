@@ -14,6 +14,9 @@
 // Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
 // compiles each in fp32, fp16 storage and fp16 arithmetic).
 // pool.c (global pools) and mean.c; WIN_W == IN_W takes the contiguous path.
+// variant: @bindings=2 REDUCE_MEAN INT8 IN_ZERO=-3 Q_INV=float(0.0125) Q_ZPF=float(-7.25)
+//   + OUT_QLO=-128 OUT_QHI=127 OUT_ZERO=5 IN_W=7 IN_H=5 IN_C=9 IN_S=3 OUT_W=1 OUT_H=1 OUT_C=9
+//   + OUT_S=3 WIN_W=7 WIN_H=5
 // variant: @bindings=2 {REDUCE_MAX|REDUCE_MEAN} $ACT IN_W=7 IN_H=5 IN_C=9 IN_S=3
 //   + OUT_W=1 OUT_H=1 OUT_C=9 OUT_S=3 {WIN_W=7 WIN_H=5|WIN_W=4 WIN_H=3}
 TENSOR_IN(0, src)
@@ -71,8 +74,16 @@ void main() {
     }
     if (!live || lane != 0u) return;
     acc = partial[slot];
+#if defined(INT8)
+    // MEAN's integer form (engine/ops/int8.c), XNNPACK's: the raw sum (exact in float
+    // below 2^24) times Q_INV plus Q_ZPF, each a float32 rounding, ties to even, clamped.
+    precise vec4 scaled = (acc + float(WIN_COUNT * IN_ZERO)) * Q_INV;
+    precise vec4 shifted = scaled + Q_ZPF;
+    STORE_Q(0, 0, s, clamp(roundEven(shifted), vec4(OUT_QLO), vec4(OUT_QHI)) - float(OUT_ZERO))
+#else
 #if defined(REDUCE_MEAN)
     acc /= float(WIN_COUNT);
 #endif
     STORE_OUTPUT(0, 0, s, acc)
+#endif
 }

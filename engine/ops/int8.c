@@ -442,3 +442,25 @@ void vki_int8_tflite_activation_range(const vki_tensor *t, vki_activation act, i
     *lo = qlo - t->quant_zero;
     *hi = qhi - t->quant_zero;
 }
+
+/* ---- MEAN ----------------------------------------------------------------------------- */
+
+bool vki_int8_mean_ok(const vki_model *m, const vki_op *op, bool spatial) {
+    const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
+    if (!spatial || !quantized_activation(in) || !quantized_activation(out) ||
+        in->quant_min != out->quant_min)
+        return false;
+    vki_shape4 s = vki_tensor_shape4(in);
+    return (long)s.h * s.w <= 65536;
+}
+
+void vki_int8_mean_params(const vki_model *m, const vki_op *op, int n, float *inv, float *zpf) {
+    const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
+    volatile float ratio = in->quant_scale / out->quant_scale;
+    volatile float reciprocal = 1.0f / (float)n;
+    volatile float i = ratio * reciprocal;
+    volatile float offset = (float)(n * in->quant_zero) * i;
+    volatile float z = (float)out->quant_zero - offset;
+    *inv = i;
+    *zpf = z;
+}

@@ -76,4 +76,10 @@ bool vki_int8_pool_ok(const vki_model *m, const vki_op *op);
  * (CalculateActivationRangeQuantized: bounds rounded half away from zero). */
 void vki_int8_tflite_activation_range(const vki_tensor *t, vki_activation act, int *lo, int *hi);
 
+/* MEAN over H and W (at most 65,536 cells, so float sums stay exact). */
+bool vki_int8_mean_ok(const vki_model *m, const vki_op *op, bool spatial);
+/* XNNPACK's static mean: out = roundEven(float(raw sum) * inv + zpf) clamped, with inv
+ * and zpf in float32 as xnn's rsum + convert derive them for n cells. */
+void vki_int8_mean_params(const vki_model *m, const vki_op *op, int n, float *inv, float *zpf);
+
 #endif

@@ -3,9 +3,11 @@
  * pools); keep_dims gives [1,1,1,C], otherwise [1,C]: both are the same PHWC4 bytes, one
  * vec4 per channel slice. Any other axis set, rank or batch goes to the general
  * reductions of reduce.c. The axes come from a constant int32 tensor. */
+#include "int8.h"
 #include "ops.h"
 #include "reduce.h"
 
+#include <math.h>
 #include <stdio.h>
 
 /* The axes must name exactly {1, 2} (in any order, negative or repeated as TFLite
@@ -45,8 +47,7 @@ static vki_status check_axes(const vki_model *m, int o) {
 }
 
 /* The global-pool form: a float [1,H,W,C] activation averaged over exactly H and W. */
-static bool spatial(const vki_model *m, int o) {
-    const vki_op *op = &m->ops[o];
+static bool spatial_op(const vki_model *m, const vki_op *op) {
     if (op->n_inputs != 2 || op->n_outputs != 1 || op->inputs[0] < 0 || op->inputs[1] < 0 ||
         op->inputs[0] >= m->n_tensors || op->inputs[1] >= m->n_tensors)
         return false;
@@ -64,6 +65,8 @@ static bool spatial(const vki_model *m, int o) {
     }
     return seen == 6u;
 }
+
+static bool spatial(const vki_model *m, int o) { return spatial_op(m, &m->ops[o]); }
 
 static vki_status validate(const vki_model *m, int o) {
     if (!spatial(m, o)) return vki_reduce_validate(m, o);
@@ -102,6 +105,15 @@ static uint32_t reduce_lanes(const vki_build *b) {
     return dev->subgroup_size >= 4 && dev->subgroup_size <= 64 ? dev->subgroup_size : 8;
 }
 
+/* The integer form (int8.h): MEAN over H and W of an int8 / uint8 activation. */
+static bool integer(const vki_model *m, const vki_op *op) {
+    return vki_int8_mean_ok(m, op, spatial_op(m, op));
+}
+
+static bool runs_integer(const vki_model *m, const vki_op *op) {
+    return vki_tensor_quantized(vki_op_out(m, op, 0)) && integer(m, op);
+}
+
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     if (!spatial(m, o)) return vki_reduce_build(b, m, o);
     const vki_op *op = &m->ops[o];
@@ -110,6 +122,18 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_dispatch d;
     vki_dispatch_init(&d, VKI_KERNEL_reduce, VKI_WG_REDUCE);
     vki_define_int(&d, "REDUCE_MEAN", 1);
+    if (runs_integer(m, op)) {
+        const vki_tensor *ti = vki_op_in(m, op, 0), *to = vki_op_out(m, op, 0);
+        float inv, zpf;
+        vki_int8_mean_params(m, op, in.h * in.w, &inv, &zpf);
+        vki_define_int(&d, "INT8", 1);
+        vki_define_int(&d, "IN_ZERO", ti->quant_zero);
+        vki_define_float(&d, "Q_INV", inv);
+        vki_define_float(&d, "Q_ZPF", zpf);
+        vki_define_int(&d, "OUT_QLO", to->quant_min);
+        vki_define_int(&d, "OUT_QHI", to->quant_max);
+        vki_define_int(&d, "OUT_ZERO", to->quant_zero);
+    }
     vki_define_shape(&d, "IN", in);
     vki_define_shape(&d, "OUT", out);
     vki_define_int(&d, "WIN_W", in.w);
@@ -132,6 +156,22 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
         return;
     }
     vki_shape4 s = vki_tensor_shape4(vki_op_in(m, op, 0));
+    if (runs_integer(m, op)) {
+        const vki_tensor *ti = vki_op_in(m, op, 0), *to = vki_op_out(m, op, 0);
+        const int n = s.h * s.w;
+        float inv, zpf;
+        vki_int8_mean_params(m, op, n, &inv, &zpf);
+        for (int c = 0; c < s.c; c++) {
+            int32_t raw = n * ti->quant_zero;
+            for (int i = 0; i < n; i++) raw += (int32_t)in[0][(size_t)i * s.c + c];
+            volatile float scaled = (float)raw * inv;
+            volatile float shifted = scaled + zpf;
+            float r = nearbyintf(shifted);
+            r = r < (float)to->quant_min ? (float)to->quant_min : r > (float)to->quant_max ? (float)to->quant_max : r;
+            out[0][c] = r - (float)to->quant_zero;
+        }
+        return;
+    }
     for (int c = 0; c < s.c; c++) {
         float sum = 0.0f;
         for (int y = 0; y < s.h; y++)
@@ -148,4 +188,5 @@ static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op
 }
 
 const vki_op_def vki_op_mean = {.validate = validate, .build = build, .reference = reference,
+                                .integer = integer,
                                 .options = read_options, .general = true};
