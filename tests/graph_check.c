@@ -7,8 +7,9 @@
  * A line of LIST: PREFIX N_IN N_OUT FLAGS, for PREFIX.tflite, its inputs PREFIX.in<i>.f32
  * and LiteRT's outputs PREFIX.out<i>.f32 (raw little-endian float32). FLAGS are letters:
  * 'h' the graph may run in fp16 (no discontinuous op reads what fp16 rounding moves),
- * 'q' it has int8/uint8 sections (vkinfer rounds them as floats on a grid: compared with
- * the int8 bound below until integer kernels land).
+ * 'q' it has int8/uint8 sections (QUANTIZE of a float tensor, integer forms, DEQUANTIZE:
+ * the integer forms are exact, but the float value quantized may sit on a tie that a
+ * float op one ulp away from LiteRT's flips, so such graphs take the int8 bound below).
  *
  * The checks, each against an independent answer or a metamorphic twin:
  *   litert      the default build (all passes, BEST memory, fp32) against LiteRT
@@ -23,7 +24,8 @@
  * Bounds: fp32 1e-4 and C references 1e-5, as tests/test_op_models.c (measured there at
  * most 3e-7); fp16 3e-2 (op models: 2e-2 for one op; a chain of ten adds its roundings);
  * int8 sections 2.5e-2 in fp32 (one step of a grid spanning the values, plus what the ops
- * after it make of it).
+ * after it make of it). Models that are integer from their first QUANTIZE are checked bit
+ * for bit by tests/test_int8.c.
  *
  * A result line: "RESULT <prefix> ok dispatches=<n> fired=<passes>" or "RESULT <prefix>
  * FAIL <check>: <what>; <check>: ..." or "RESULT <prefix> REFUSED <vkinfer's message>".

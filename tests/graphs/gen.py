@@ -1207,8 +1207,9 @@ def op_bmm(b, name):
 # ---- int8 --------------------------------------------------------------------------------
 
 def op_quant(b, name):
-    """QUANTIZE a float tensor onto an int8 or uint8 grid, maybe run an op on it there,
-    DEQUANTIZE back."""
+    """QUANTIZE a float tensor onto an int8 or uint8 grid, run up to three integer forms on
+    it there (convolutions with per-channel weights, FULLY_CONNECTED, ADD / SUB / MUL,
+    pools, MEAN, the table ops, a requantization, RESHAPE), DEQUANTIZE back."""
     t = b.pick(lambda t: len(t.shape) >= 1)
     if t is None:
         return False
@@ -1219,6 +1220,7 @@ def op_quant(b, name):
     scale = (hi - lo) / 255.0
     zp = int(round(-lo / scale)) + (0 if uint8 else -128)
     ttype = 'uint8' if uint8 else 'int8'
+    qlo, qhi = (0, 255) if uint8 else (-128, 127)
     q = b.g.tensor(t.shape, ttype)
     b.g.tensors[q]['quant'] = {'scale': [scale], 'zero_point': [zp]}
     b.g.ops.append({'op': 'QUANTIZE', 'inputs': [t.idx], 'outputs': [q], 'options': {},
@@ -1227,46 +1229,131 @@ def op_quant(b, name):
     b.note('QUANTIZE', t.shape, ttype)
     b.int8 = True
     cur, shape = q, t.shape
-    if not uint8 and r.random() < 0.6:
-        kind = r.choice(['RESHAPE', 'ADD', 'MAX_POOL_2D', 'RELU'])
+
+    def grid(out_scale):
+        """A new tensor grid near out_scale with a zero point inside the type's range."""
+        return out_scale * r.uniform(0.8, 1.25), r.randint(qlo + 40, qhi - 40)
+
+    def out_tensor(shape, g):
+        o = b.g.tensor(shape, ttype)
+        b.g.tensors[o]['quant'] = {'scale': [g[0]], 'zero_point': [g[1]]}
+        return o
+
+    def weights(wshape, axis, fan_in):
+        """Weights on a per-channel grid (symmetric, in [-127, 127] as TFLite's spec has
+        them; a uint8 model's weights are uint8 with a zero point) and their scales."""
+        n = numel(wshape)
+        nsc = wshape[axis]
+        wscale = [r.uniform(0.5, 1.5) / 127.0 / math.sqrt(fan_in) for _ in range(nsc)]
+        if uint8:
+            wq = [r.randint(0, 255) for _ in range(n)]
+            w = b.g.tensor(wshape, 'uint8', wq)
+            b.g.tensors[w]['quant'] = {'scale': [wscale[0]], 'zero_point': [128]}
+            return w, [wscale[0]] * nsc
+        wq = [r.randint(-127, 127) for _ in range(n)]
+        w = b.g.tensor(wshape, 'int8', wq)
+        b.g.tensors[w]['quant'] = {'scale': wscale, 'zero_point': [0] * nsc, 'axis': axis}
+        return w, wscale
+
+    def bias(n, wscale, in_scale):
+        bs = [in_scale * ws for ws in wscale]
+        bt = b.g.tensor([n], 'int32', [r.randint(-200, 200) for _ in range(n)])
+        b.g.tensors[bt]['quant'] = {'scale': bs, 'zero_point': [0] * n, 'axis': 0}
+        return bt
+
+    kinds = ['RESHAPE', 'ADD', 'SUB', 'MUL', 'MAX_POOL_2D', 'AVERAGE_POOL_2D', 'RELU', 'RELU6',
+             'LOGISTIC', 'TANH', 'HARD_SWISH', 'LEAKY_RELU', 'CONV_2D', 'DEPTHWISE_CONV_2D',
+             'FULLY_CONNECTED', 'MEAN', 'QUANTIZE']
+    for _ in range(r.choice([0, 1, 1, 2, 3])):
+        kind = r.choice(kinds)
+        four = len(shape) == 4 and shape[0] == 1
+        act = r.choice(['NONE', 'RELU', 'RELU6'])
         if kind == 'RESHAPE':
             shape = [numel(shape)]
-            o = b.g.tensor(shape, ttype)
-            b.g.tensors[o]['quant'] = {'scale': [scale], 'zero_point': [zp]}
+            o = out_tensor(shape, (scale, zp))
             b.g.ops.append({'op': 'RESHAPE', 'inputs': [cur, b.g.ints(shape)], 'outputs': [o],
                             'options': {}, 'version': 1})
-        elif kind == 'ADD':
-            o = b.g.tensor(shape, ttype)
-            s2 = scale * 2
-            b.g.tensors[o]['quant'] = {'scale': [s2], 'zero_point': [0]}
-            b.g.ops.append({'op': 'ADD', 'inputs': [cur, cur], 'outputs': [o],
-                            'options': {'activation': 'NONE'}, 'version': 2})
-            scale, zp = s2, 0
-        elif kind == 'RELU':
-            o = b.g.tensor(shape, ttype)
-            b.g.tensors[o]['quant'] = {'scale': [scale], 'zero_point': [zp]}
-            b.g.ops.append({'op': 'RELU', 'inputs': [cur], 'outputs': [o], 'options': {},
+            g = (scale, zp)
+        elif kind in ('ADD', 'SUB', 'MUL'):
+            g = grid(scale * scale * 40 if kind == 'MUL' else scale * 2)
+            o = out_tensor(shape, g)
+            b.g.ops.append({'op': kind, 'inputs': [cur, cur], 'outputs': [o],
+                            'options': {'activation': act}, 'version': 2})
+        elif kind in ('MAX_POOL_2D', 'AVERAGE_POOL_2D') and four:
+            _, h, w, c = shape
+            k, st = r.choice([(2, 2), (3, 2), (3, 1)])
+            pad = r.choice(['SAME', 'VALID']) if h >= k and w >= k else 'SAME'
+            oh = (h + st - 1) // st if pad == 'SAME' else (h - k) // st + 1
+            ow = (w + st - 1) // st if pad == 'SAME' else (w - k) // st + 1
+            shape = [1, oh, ow, c]
+            g = (scale, zp)
+            o = out_tensor(shape, g)
+            b.g.ops.append({'op': kind, 'inputs': [cur], 'outputs': [o],
+                            'options': dict(padding=pad, stride_w=st, stride_h=st, filter_w=k,
+                                            filter_h=k, activation=act), 'version': 2})
+        elif kind in ('RELU', 'RELU6', 'LOGISTIC', 'TANH', 'HARD_SWISH', 'LEAKY_RELU'):
+            if kind == 'LOGISTIC':
+                g = (1.0 / 256, qlo)
+            elif kind == 'TANH':
+                g = (1.0 / 128, 0 if not uint8 else 128)
+            else:
+                g = grid(scale)
+            o = out_tensor(shape, g)
+            opts = {'alpha': r.choice([0.1, 0.2, 0.01])} if kind == 'LEAKY_RELU' else {}
+            b.g.ops.append({'op': kind, 'inputs': [cur], 'outputs': [o], 'options': opts,
+                            'version': 1 if kind == 'HARD_SWISH' else 2})
+        elif kind == 'CONV_2D' and four:
+            _, h, w, c = shape
+            oc, k = r.choice([1, 3, 5, 8, 17]), r.choice([1, 3])
+            st = r.choice([1, 2])
+            wt, ws = weights([oc, k, k, c], 0, k * k * c)
+            g = grid(scale * 2)
+            shape = [1, (h + st - 1) // st, (w + st - 1) // st, oc]
+            o = out_tensor(shape, g)
+            b.g.ops.append({'op': 'CONV_2D', 'inputs': [cur, wt, bias(oc, ws, scale)], 'outputs': [o],
+                            'options': dict(padding='SAME', stride_w=st, stride_h=st, activation=act),
+                            'version': 3})
+        elif kind == 'DEPTHWISE_CONV_2D' and four:
+            _, h, w, c = shape
+            st = r.choice([1, 2])
+            wt, ws = weights([1, 3, 3, c], 3, 9)
+            g = grid(scale * 2)
+            shape = [1, (h + st - 1) // st, (w + st - 1) // st, c]
+            o = out_tensor(shape, g)
+            b.g.ops.append({'op': 'DEPTHWISE_CONV_2D', 'inputs': [cur, wt, bias(c, ws, scale)],
+                            'outputs': [o], 'options': dict(padding='SAME', stride_w=st, stride_h=st,
+                                                            depth_multiplier=1, activation=act),
+                            'version': 3})
+        elif kind == 'FULLY_CONNECTED' and len(shape) == 2:
+            rows, k = shape
+            n = r.choice([1, 3, 5, 17])
+            wt, ws = weights([n, k], 0, k)
+            g = grid(scale * 2)
+            shape = [rows, n]
+            o = out_tensor(shape, g)
+            b.g.ops.append({'op': 'FULLY_CONNECTED', 'inputs': [cur, wt, bias(n, ws, scale)],
+                            'outputs': [o], 'options': {'activation': act}, 'version': 4})
+        elif kind == 'MEAN' and four:
+            shape = [1, 1, 1, shape[3]]
+            g = grid(scale)
+            o = out_tensor(shape, g)
+            b.g.ops.append({'op': 'MEAN', 'inputs': [cur, b.g.ints([1, 2])], 'outputs': [o],
+                            'options': {'keep_dims': True}, 'version': 2})
+        elif kind == 'QUANTIZE':
+            g = grid(scale * r.choice([0.5, 1.0, 2.0]))
+            o = out_tensor(shape, g)
+            b.g.ops.append({'op': 'QUANTIZE', 'inputs': [cur], 'outputs': [o], 'options': {},
                             'version': 2})
         else:
-            if len(shape) != 4 or shape[0] != 1:
-                kind = None
-            else:
-                _, h, w, c = shape
-                oh, ow = (h + 1) // 2, (w + 1) // 2
-                shape = [1, oh, ow, c]
-                o = b.g.tensor(shape, ttype)
-                b.g.tensors[o]['quant'] = {'scale': [scale], 'zero_point': [zp]}
-                b.g.ops.append({'op': 'MAX_POOL_2D', 'inputs': [cur], 'outputs': [o],
-                                'options': dict(padding='SAME', stride_w=2, stride_h=2,
-                                                filter_w=2, filter_h=2), 'version': 2})
-        if kind:
-            b.note(kind, shape, 'int8')
-            cur = o
+            continue
+        b.note(kind, shape, ttype)
+        cur = o
+        scale, zp = g
     d = b.g.tensor(shape)
     b.g.ops.append({'op': 'DEQUANTIZE', 'inputs': [cur], 'outputs': [d], 'options': {},
                     'version': 2})
     b.note('DEQUANTIZE', shape, ttype)
-    b.push(d, shape, t.mag * 2 + 1)
+    b.push(d, shape, max(t.mag * 2 + 1, scale * 256))
     b.fp16_ok = False
     return True
 
