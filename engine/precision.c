@@ -6,7 +6,19 @@
 
 void vki_precision_ops(const vki_model *m, const vki_graph_config *c, unsigned char *op_half) {
     memset(op_half, c->fp16 ? 1 : 0, (size_t)m->n_ops);
-    if (!c->fp16 || !c->n_fp32_ops) return;
+    if (!c->fp16) return;
+    /* The steps between float and int8 tensors stay fp32: a QUANTIZE reads its float input
+     * (a graph input, say) unrounded and a DEQUANTIZE writes LiteRT's float values exactly,
+     * so an int8 model gives the same answer in every precision. */
+    for (int o = 0; o < m->n_ops; o++) {
+        const vki_op *op = &m->ops[o];
+        if ((op->code == VKI_OP_QUANTIZE || op->code == VKI_OP_DEQUANTIZE) && op->n_inputs >= 1 &&
+            op->inputs[0] >= 0 &&
+            (vki_tensor_quantized(&m->tensors[op->inputs[0]]) ||
+             vki_tensor_quantized(&m->tensors[op->outputs[0]])))
+            op_half[o] = 0;
+    }
+    if (!c->n_fp32_ops) return;
     /* fp32_ops are file op numbers: each op of the list carrying one stays fp32, the
      * rounding step the loader adds after an int8 op included. A folded op has none. */
     for (int o = 0; o < m->n_ops; o++)

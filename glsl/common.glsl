@@ -68,15 +68,21 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 // as TFLite's integer kernels do, exactly; the epilogue requantizes. Kernels write ACC4 for
 // their sums, VAL4 for loaded values, LOADV / LOADACC to load them and DOT4 for a dot
 // product, which mean the float types and loads without INT8.
+// Values load through vec4 (float16 storage converts to nothing else without float16
+// arithmetic; exact for these whole numbers). BIAS_BUFFER declares the bias binding: int32
+// in an integer form (the engine stores it so, engine/ops/int8.c), else weights.
 #ifdef INT8
+#define BIAS_BUFFER(b, name) \
+    layout(std430, set = 0, binding = b) readonly restrict buffer name##_block { ivec4 name[]; };
 #define ACC4 ivec4
 #define VAL4 ivec4
-#define LOADV(buf, i) ivec4(buf[i])
-#define LOADACC(buf, i) ivec4(buf[i])
+#define LOADV(buf, i) ivec4(vec4(buf[i]))
+#define LOADACC(buf, i) buf[i]
 #define DOT4(a, b) ((a).x * (b).x + (a).y * (b).y + (a).z * (b).z + (a).w * (b).w)
 #undef MAC4
 #define MAC4(acc, w0, w1, w2, w3, v) acc += w0 * v.x + w1 * v.y + w2 * v.z + w3 * v.w
 #else
+#define BIAS_BUFFER(b, name) WEIGHTS(b, name)
 #define ACC4 vec4
 #define VAL4 FLT4
 #define LOADV(buf, i) LOADF(buf, i)
@@ -187,7 +193,7 @@ TENSOR_IN(RES_BINDING, residual)
 // activation's range in q - zero point (OUT_QMIN..OUT_QMAX). `precise` keeps the product
 // one float32 rounding (no fused multiply-add).
 #define STORE_OUTPUT(x, y, s, v) { \
-    precise vec4 f_ = vec4(v) * intBitsToFloat(ivec4(bias[RQ_BASE + (s)])); \
+    precise vec4 f_ = vec4(v) * intBitsToFloat(bias[RQ_BASE + (s)]); \
     vec4 v_ = clamp(roundEven(f_), vec4(OUT_QMIN), vec4(OUT_QMAX)); \
     for (int i_ = 0; i_ < 4; i_++) if ((s) * 4 + i_ >= OUT_C) v_[i_] = 0.0; \
     output_put(x, y, s, v_); }

@@ -13,11 +13,13 @@
 // TILE_S and TILE_X: conv2d.c picks 1, 2 or 4 by 1 or 2; VKI_CONV_TILE forces up to 8 by 8.
 // variant: @bindings=4 $ACT TILE_S={1|2|4} TILE_X={1|2} $CONV_WINDOW
 // variant: @bindings=4 TILE_S={3|8} TILE_X={3|8} $CONV_WINDOW
+// variant: @bindings=4 INT8 RQ_BASE=3 OUT_QMIN=-120 OUT_QMAX=100 TILE_S={1|2|4} TILE_X={1|2}
+//   + $CONV_WINDOW
 // variant: @bindings=N_BINDINGS ACT_RELU TILE_S={1|4} TILE_X=2 $EPILOGUE $CONV_WINDOW
 #extension GL_EXT_control_flow_attributes : require
 TENSOR_IN(0, src)
 WEIGHTS(1, weights)
-WEIGHTS(2, bias)
+BIAS_BUFFER(2, bias)
 OUTPUT(3)
 
 #define TILE (TILE_S * TILE_X)

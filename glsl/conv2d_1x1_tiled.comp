@@ -23,7 +23,7 @@
 //   + $CONV_WINDOW
 TENSOR_IN(0, src)
 WEIGHTS(1, weights)
-WEIGHTS(2, bias)
+BIAS_BUFFER(2, bias)
 OUTPUT(3)
 
 #define PLANE (OUT_W * OUT_H)

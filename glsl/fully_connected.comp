@@ -8,11 +8,13 @@
 // compiles each in fp32, fp16 storage and fp16 arithmetic).
 // variant: @bindings=4 {FC_ONE_ROW|FC_PER_PIXEL} $ACT IN_W=3 IN_H=2 IN_C=10 IN_S=3
 //   + OUT_W=3 OUT_H=2 OUT_C=6 OUT_S=2 K_VEC4=3
+// variant: @bindings=4 INT8 RQ_BASE=2 OUT_QMIN=-120 OUT_QMAX=100 {FC_ONE_ROW|FC_PER_PIXEL}
+//   + IN_W=3 IN_H=2 IN_C=10 IN_S=3 OUT_W=3 OUT_H=2 OUT_C=6 OUT_S=2 K_VEC4=3
 // variant: @bindings=N_BINDINGS FC_ONE_ROW ACT_SIGMOID IN_W=3 IN_H=2 IN_C=10 IN_S=3
 //   + OUT_W=1 OUT_H=1 OUT_C=6 OUT_S=2 K_VEC4=3 $EPILOGUE
 TENSOR_IN(0, src)
 WEIGHTS(1, weights)
-WEIGHTS(2, bias)
+BIAS_BUFFER(2, bias)
 OUTPUT(3)
 
 void main() {

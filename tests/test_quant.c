@@ -1,6 +1,7 @@
-/* test_quant.c: int8 and hybrid models as the TFLite GPU delegate runs them, against the
- * real TFLite interpreter (LiteRT's int8 kernels; tests/data/quant, written by
- * tests/make_quant_models.py), and the loader's checks of quantization parameters.
+/* test_quant.c: int8 and hybrid models against the real TFLite interpreter (LiteRT's int8
+ * kernels; tests/data/quant, written by tests/make_quant_models.py), and the loader's
+ * checks of quantization parameters. tests/test_int8.c checks every integer form on its
+ * own.
  *
  * int8_cnn is full-integer quantization as TFLite's converter writes it: QUANTIZE, int8
  * CONV_2D (per-channel weights, int32 bias) with RELU, DEPTHWISE_CONV_2D, a 1x1 CONV_2D,
@@ -122,14 +123,15 @@ static void check_int8(vki_precision precision, int reference, double bound_lsb)
     free(r.out);
 }
 
-/* fp32: measured bit-identical to LiteRT's int8 kernels (0 LSB) on llvmpipe; 1 LSB allowed
- * because a device's division may move a value that sits on a rounding tie. */
-Test(quant, int8_model_within_one_lsb_of_litert) { check_int8(VKI_PRECISION_FP32, 0, 1.0); }
-Test(quant, int8_model_c_reference_within_one_lsb) { check_int8(VKI_PRECISION_FP32, 1, 1.0); }
-/* fp16: every activation rounded to fp16 before it is rounded to int8 moves values near a
- * step's midpoint by one step; measured 1 LSB on llvmpipe, bound 2. */
-Test(quant, int8_model_fp16) { check_int8(VKI_PRECISION_FP16, 0, 2.0); }
-Test(quant, int8_model_fp16_storage) { check_int8(VKI_PRECISION_FP16_STORAGE, 0, 2.0); }
+/* Every op of int8_cnn but SOFTMAX has an integer form: bit for bit with LiteRT (0 LSB) in
+ * fp32, in the C references and in the fp16 precisions (integer tensors hold whole numbers
+ * that float16 holds exactly). SOFTMAX runs in float between a DEQUANTIZE and a QUANTIZE:
+ * in fp16 arithmetic its float may round a value near a step's midpoint the other way, so
+ * its output (0) may be 1 LSB off there; measured 0 on lavapipe. */
+Test(quant, int8_model_bit_exact) { check_int8(VKI_PRECISION_FP32, 0, 0.0); }
+Test(quant, int8_model_c_reference_bit_exact) { check_int8(VKI_PRECISION_FP32, 1, 0.0); }
+Test(quant, int8_model_fp16) { check_int8(VKI_PRECISION_FP16, 0, 1.0); }
+Test(quant, int8_model_fp16_storage) { check_int8(VKI_PRECISION_FP16_STORAGE, 0, 0.0); }
 
 /* LiteRT's own int8 model against the float model it was quantized from: the int8 error
  * budget the delegate approach works within (logged for the record). */
@@ -239,27 +241,32 @@ Test(quant, per_channel_weights_dequantize_at_load) {
             }
             cr_expect_gt(peak, 0.3f, "channel %d", c);
         }
+        /* The file's int8 values and per-channel grids are kept for the integer forms. */
+        cr_expect(x->qdata && x->qscale && x->qzero && x->n_qscale == 5 && x->qaxis == 0);
+        for (int e = 0; x->qdata && e < 5 * 27; e++)
+            cr_expect_eq(((const float *)x->data)[e], x->qscale[e / 27] * (float)x->qdata[e]);
     }
     cr_expect(found);
-    /* Every quantized activation became float32 with a grid, and a QUANTIZE follows each
-     * producer of one. */
+    /* Every quantized activation became float32 with a grid, and stays in the q domain:
+     * the file's QUANTIZE, and one after SOFTMAX, the one op without an integer form (it
+     * runs in float between a DEQUANTIZE and that QUANTIZE). */
     int steps = 0;
     for (int o = 0; o < m->n_ops; o++) steps += m->ops[o].code == VKI_OP_QUANTIZE;
-    cr_expect_eq(steps, 1 + 7, "QUANTIZE of the input and one after each of 7 int8 producers");
+    cr_expect_eq(steps, 2, "the file's QUANTIZE and one after SOFTMAX");
     vki_model_destroy(m);
 }
 
 /* ---- the rounding step on its own ------------------------------------------------------ */
 
-/* The value TFLite's AffineQuantize then Dequantize gives, worked out in double: llround
- * rounds half away from zero as TfLiteRound does. Exact where x / scale is (a power-of-two
- * scale). */
+/* The q - zero point LiteRT's QUANTIZE gives (XNNPACK's f32-qs8-vcvt: x times the
+ * float32 reciprocal of the scale, ties to even, clamped), worked out in double: exact for
+ * a power-of-two scale, where the product is. */
 static float expected_step(float x, float scale, int zero, int lo, int hi) {
-    double f = (double)x / (double)scale;
-    double q = fabs(f) > 1e6 ? (f > 0 ? 1e6 : -1e6) : (double)llround(f);
+    double f = (double)x * (1.0 / (double)scale);
+    double q = fabs(f) > 1e6 ? (f > 0 ? 1e6 : -1e6) : nearbyint(f);
     q += zero;
     q = q < lo ? lo : q > hi ? hi : q;
-    return (float)((double)scale * (q - zero));
+    return (float)(q - zero);
 }
 
 /* x = k + 0.5 steps (ties), just below and above the ties, whole steps, and values far
@@ -281,8 +288,9 @@ static void fill_ties(float *x, size_t n, float scale, int zero) {
 
 typedef struct grid { float scale; int zero, lo, hi; } grid;
 
-/* QUANTIZE alone on a [1,h,w,c] graph input, on the device in fp32 and in the C
- * reference; returns how many elements of the device's output differ from `want`. */
+/* QUANTIZE alone on a [1,h,w,c] graph input (a model built by hand: its output holds
+ * q - zero point), on the device in fp32 and in the C reference; returns how many elements
+ * of the device's output differ from `want`. */
 static int run_step(int h, int w, int c, grid g, const float *x, const float *want, float *dev,
                     float *ref) {
     vki_model *m = vki_model_new("quantize_step");
@@ -311,8 +319,8 @@ static int run_step(int h, int w, int c, grid g, const float *x, const float *wa
 }
 
 /* Power-of-two scales, so x / scale is exact everywhere and every tie is a tie: the device
- * and the C reference must give TFLite's value bit for bit (ties away from zero, clamped
- * at the grid's ends), int8 and uint8, for channel counts that fill a vec4 partly. */
+ * and the C reference must give LiteRT's value bit for bit (ties to even, clamped at the
+ * grid's ends), int8 and uint8, for channel counts that fill a vec4 partly. */
 Test(quant, rounding_step_exact_on_ties_and_clamps) {
     static const grid grids[] = {
         {0.5f, -3, -128, 127}, {1.0f / 256, -128, -128, 127}, {0.25f, 128, 0, 255},
@@ -422,12 +430,21 @@ Test(quant, int8_graph_io_is_float_real_values) {
         cr_expect(!vki_tensor_quantized(&m->tensors[m->inputs[0]]), "the caller's input has no grid");
         cr_expect_eq(m->ops[0].code, VKI_OP_QUANTIZE, "the graph input is rounded first");
         cr_expect_eq(m->ops[0].inputs[0], m->inputs[0]);
-        /* Rounding steps: the graph input, after CONV_2D, AVERAGE_POOL_2D, FULLY_CONNECTED and
-         * LOGISTIC, none after MAX_POOL_2D and RESHAPE (their input's grid), and uint8_io's two
-         * requantizing QUANTIZE ops. */
-        int steps = 0;
-        for (int o = 0; o < m->n_ops; o++) steps += m->ops[o].code == VKI_OP_QUANTIZE;
-        cr_expect_eq(steps, k ? 1 + 1 + 4 + 1 : 1 + 4, "%s: %d QUANTIZE ops", k ? "uint8_io" : "int8_io", steps);
+        /* Every op has an integer form, so no rounding step follows one: int8_io is its six
+         * ops between the QUANTIZE of the graph input and the DEQUANTIZE of its output;
+         * uint8_io's two QUANTIZE ops between uint8 and int8 each run as a DEQUANTIZE and a
+         * QUANTIZE (two types: no table). */
+        int steps = 0, back = 0;
+        for (int o = 0; o < m->n_ops; o++) {
+            steps += m->ops[o].code == VKI_OP_QUANTIZE;
+            back += m->ops[o].code == VKI_OP_DEQUANTIZE;
+        }
+        const char *name = k ? "uint8_io" : "int8_io";
+        cr_expect_eq(steps, k ? 3 : 1, "%s: %d QUANTIZE ops", name, steps);
+        cr_expect_eq(back, k ? 3 : 1, "%s: %d DEQUANTIZE ops", name, back);
+        cr_expect_eq(m->n_ops, k ? 12 : 8, "%s: %d ops", name, m->n_ops);
+        cr_expect_eq(m->ops[m->n_ops - 1].code, VKI_OP_DEQUANTIZE, "%s: the output is dequantized last", name);
+        cr_expect_eq(m->ops[m->n_ops - 1].outputs[0], m->outputs[0]);
         vki_model_destroy(m);
     }
 }
@@ -445,20 +462,15 @@ Test(quant, litert_int8_io_against_float) {
     free(f);
 }
 
-/* fp32 and the C reference: measured 0 LSB from LiteRT for both (bit-identical; before the
- * average pool rounded in the q domain as TFLite's does, 12 of its 48 outputs sat on a
- * tie and went the other way, 2 LSB at the output); bound 1 LSB for a device whose
- * division moves a value on a tie. fp16: measured 2 LSB on 1 of 5 outputs (fp16-storage
- * 0): fp16 activations move a value near a step's midpoint one step, and one step of the
- * FULLY_CONNECTED's grid (0.028) moves the logistic by up to 0.25 * 0.028 * 256 = 1.8 LSB
- * of its output; bound 3. */
-Test(quant, int8_io_model_fp32) { check_io("int8_io", VKI_PRECISION_FP32, 0, 1.0); }
-Test(quant, int8_io_model_c_reference) { check_io("int8_io", VKI_PRECISION_FP32, 1, 1.0); }
-Test(quant, int8_io_model_fp16) { check_io("int8_io", VKI_PRECISION_FP16, 0, 3.0); }
-Test(quant, int8_io_model_fp16_storage) { check_io("int8_io", VKI_PRECISION_FP16_STORAGE, 0, 3.0); }
-Test(quant, uint8_io_model_fp32) { check_io("uint8_io", VKI_PRECISION_FP32, 0, 1.0); }
-Test(quant, uint8_io_model_c_reference) { check_io("uint8_io", VKI_PRECISION_FP32, 1, 1.0); }
-Test(quant, uint8_io_model_fp16) { check_io("uint8_io", VKI_PRECISION_FP16, 0, 3.0); }
+/* Every op has an integer form: 0 LSB from LiteRT in every precision and in the C
+ * references. */
+Test(quant, int8_io_model_fp32) { check_io("int8_io", VKI_PRECISION_FP32, 0, 0.0); }
+Test(quant, int8_io_model_c_reference) { check_io("int8_io", VKI_PRECISION_FP32, 1, 0.0); }
+Test(quant, int8_io_model_fp16) { check_io("int8_io", VKI_PRECISION_FP16, 0, 0.0); }
+Test(quant, int8_io_model_fp16_storage) { check_io("int8_io", VKI_PRECISION_FP16_STORAGE, 0, 0.0); }
+Test(quant, uint8_io_model_fp32) { check_io("uint8_io", VKI_PRECISION_FP32, 0, 0.0); }
+Test(quant, uint8_io_model_c_reference) { check_io("uint8_io", VKI_PRECISION_FP32, 1, 0.0); }
+Test(quant, uint8_io_model_fp16) { check_io("uint8_io", VKI_PRECISION_FP16, 0, 0.0); }
 
 /* ---- dequantization at load, value for value ------------------------------------------- */
 
