@@ -126,6 +126,12 @@ typedef struct vki_fused {
     bool dense_out;
     int dense_output;
     long dense_base;
+    /* An integer form's epilogue (engine/ops/int8.c): 1 + the tensor whose grid the op's
+     * own sum is requantized onto (its output before a fused ADD or table op took it over),
+     * 1 + the index of a fused integer ADD (the op's output is one of its operands, the
+     * other is `residual`), 1 + the index of a fused table op (RELU, HARD_SWISH, ..., a
+     * requantization) applied last. 0: none. */
+    int int8_own, int8_add, int8_table;
     /* On a DEPTHWISE_CONV_2D: 1 + the index of the 1x1 CONV_2D that reads its output and
      * runs in the same dispatch (engine/ops/dw_pw.c); 0: none. The CONV_2D is skipped and
      * keeps what was fused into it (residual, activation, dense output). */

@@ -12,6 +12,8 @@
  */
 #include "passes.h"
 
+#include "ops/int8.h"
+
 #include "ops/conv_common.h"
 #include "ops/ops.h"
 #include "status.h"
@@ -136,6 +138,28 @@ static vki_activation *activation_slot(vki_op *op) {
 }
 
 
+/* An integer convolution (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED) whose epilogue can
+ * take more: it has an integer form, and no table op yet. */
+static int int8_epilogue(const vki_model *m, const vki_op *op) {
+    if (op->code != VKI_OP_CONV_2D && op->code != VKI_OP_DEPTHWISE_CONV_2D &&
+        op->code != VKI_OP_FULLY_CONNECTED)
+        return 0;
+    const vki_op_def *def = vki_op_find(op);
+    return def && def->integer && quantized(m, op) && def->integer(m, op) && !op->fused.int8_table &&
+           op->n_outputs == 1 && !op->fused.dense_out;
+}
+
+/* A table op (int8.h) reading integer convolution p's private output t joins p's epilogue:
+ * p requantizes onto t's grid, then maps through the table. */
+static int fuse_int8_table(const vki_model *m, vki_op *ops, int p, int o, int t) {
+    if (!int8_epilogue(m, &ops[p]) || !vki_int8_table_ok(m, &ops[o]) || ops[p].outputs[0] != t)
+        return 0;
+    if (!ops[p].fused.int8_own) ops[p].fused.int8_own = t + 1;
+    ops[p].fused.int8_table = o + 1;
+    ops[p].outputs[0] = ops[o].outputs[0];
+    return 1;
+}
+
 int vki_fuse_activations(const vki_model *m, vki_op *ops, unsigned char *skip) {
     graph_index g;
     vki_model view = *m;
@@ -148,7 +172,14 @@ int vki_fuse_activations(const vki_model *m, vki_op *ops, unsigned char *skip) {
         int t = ops[o].inputs[0];
         if (!private_to_reader(m, &g, t)) continue;
         int p = g.producer[t];
-        if (quantized(m, &ops[p]) || quantized(m, &ops[o])) continue;
+        if (quantized(m, &ops[p]) || quantized(m, &ops[o])) {
+            if (fuse_int8_table(m, ops, p, o, t)) {
+                g.producer[ops[o].outputs[0]] = p;
+                skip[o] = 1;
+                fused++;
+            }
+            continue;
+        }
         vki_activation *slot = activation_slot(&ops[p]);
         if (!slot || *slot != VKI_ACT_NONE || ops[p].n_outputs != 1) continue;
         /* Sigmoid maps 0 to 0.5: only kernels whose epilogue zeroes the padded lanes after
@@ -157,6 +188,25 @@ int vki_fuse_activations(const vki_model *m, vki_op *ops, unsigned char *skip) {
         *slot = act;
         ops[p].outputs[0] = ops[o].outputs[0];
         g.producer[ops[o].outputs[0]] = p;
+        skip[o] = 1;
+        fused++;
+    }
+    index_free(&g);
+    return fused;
+}
+
+/* The table ops that read an integer convolution's output after its ADD was fused. */
+static int fuse_int8_tables(vki_model *m, unsigned char *skip) {
+    graph_index g;
+    if (!index_build(m, skip, &g)) return 0;
+    int fused = 0;
+    for (int o = 0; o < m->n_ops; o++) {
+        if (skip[o] || m->ops[o].n_inputs != 1 || !quantized(m, &m->ops[o])) continue;
+        int t = m->ops[o].inputs[0];
+        if (t < 0 || !private_to_reader(m, &g, t)) continue;
+        int p = g.producer[t];
+        if (!m->ops[p].fused.int8_add || !fuse_int8_table(m, m->ops, p, o, t)) continue;
+        g.producer[m->ops[o].outputs[0]] = p;
         skip[o] = 1;
         fused++;
     }
@@ -222,7 +272,13 @@ static int fuse_residuals(vki_model *m, unsigned char *skip) {
     int fused = 0;
     for (int a = 0; a < m->n_ops; a++) {
         vki_op *add = &m->ops[a];
-        if (skip[a] || add->code != VKI_OP_ADD || add->n_inputs != 2 || quantized(m, add)) continue;
+        if (skip[a] || add->code != VKI_OP_ADD || add->n_inputs != 2) continue;
+        /* An integer ADD joins an integer convolution's epilogue (its own requantization
+         * there), of two activations only. */
+        const int int8 = quantized(m, add);
+        if (int8 && (!vki_int8_binary_ok(m, add) || m->tensors[add->inputs[0]].data ||
+                     m->tensors[add->inputs[1]].data))
+            continue;
         vki_shape4 out = vki_tensor_rows(&m->tensors[add->outputs[0]]);
         /* Try the operand made last first: the other one is then more likely ready. */
         int p0 = add->inputs[0] >= 0 ? g.producer[add->inputs[0]] : -1;
@@ -237,6 +293,8 @@ static int fuse_residuals(vki_model *m, unsigned char *skip) {
             /* The producer's own activation runs before the ADD (RES_PRE_ACT), the ADD's
              * after; a producer without an activation slot takes only a plain ADD. */
             vki_activation *slot = activation_slot(conv);
+            if (int8 && (!int8_epilogue(m, conv) || conv->fused.int8_own)) continue;
+            if (!int8 && quantized(m, conv)) continue;
             if (!has_epilogue(conv) || conv->fused.has_residual || conv->fused.dense_out ||
                 conv->n_outputs != 1 || !same_shape(vki_tensor_rows(&m->tensors[t]), out) ||
                 (!slot && add->opt.eltwise.activation != VKI_ACT_NONE))
@@ -248,7 +306,10 @@ static int fuse_residuals(vki_model *m, unsigned char *skip) {
                 continue;
             conv->fused.has_residual = true;
             conv->fused.residual = r;
-            if (slot) {
+            if (int8) {   /* the ADD's activation is in its own range (int8.c) */
+                conv->fused.int8_own = t + 1;
+                conv->fused.int8_add = a + 1;
+            } else if (slot) {
                 conv->fused.pre_activation = *slot;
                 *slot = add->opt.eltwise.activation;
             }
@@ -404,6 +465,8 @@ int vki_passes_run(vki_model *view, unsigned char *skip, const vki_wg_device *de
     RUN_(VKI_PASS_ACTIVATION, vki_fuse_activations(view, view->ops, skip))
     RUN_(VKI_PASS_SPATIAL_PAD, fuse_spatial_pads(view, skip))
     RUN_(VKI_PASS_RESIDUAL, fuse_residuals(view, skip))
+    /* Integer convolutions that took an ADD may take the table op after it too. */
+    RUN_(VKI_PASS_ACTIVATION, fuse_int8_tables(view, skip))
     RUN_(VKI_PASS_CHANNEL_PAD, fuse_channel_pads(view, skip))
     RUN_(VKI_PASS_OUTPUT_LAYOUT, fuse_output_layouts(view, skip))
     RUN_(VKI_PASS_DW_PW, vki_fuse_dw_pw(view, view->ops, skip, dev))

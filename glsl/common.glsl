@@ -192,9 +192,30 @@ TENSOR_IN(RES_BINDING, residual)
 // the bits of in_scale * w_scale / out_scale), rounded half to even, clamped to the fused
 // activation's range in q - zero point (OUT_QMIN..OUT_QMAX). `precise` keeps the product
 // one float32 rounding (no fused multiply-add).
+// A fused integer ADD (INT8_ADD) then adds the residual as XNNPACK's vadd does, and a fused
+// table op (INT8_TABLE) maps the result through its 256 entries.
+#if defined(INT8_ADD) && defined(RESIDUAL)
+#define INT8_ADD_RESIDUAL(v, x, y, s) { \
+    ivec4 r_ = (s) < RES_S ? ivec4(LOAD(residual, IDX(RES, x, y, s))) : ivec4(0); \
+    ivec4 a_ = ((1 << (Q_SHIFT - 1)) + ivec4(v) * OWN_MULT + r_ * RES_MULT) >> Q_SHIFT; \
+    v = clamp(vec4(a_), vec4(ADD_QMIN), vec4(ADD_QMAX)); }
+#else
+#define INT8_ADD_RESIDUAL(v, x, y, s)
+#endif
+#ifdef INT8_TABLE
+WEIGHTS(TABLE_BINDING, qtable)
+#define INT8_APPLY_TABLE(v) \
+    for (int k_ = 0; k_ < 4; k_++) { \
+        int e_ = clamp(int(v[k_]) + TABLE_OFFSET, 0, 255); \
+        v[k_] = LOAD(qtable, e_ >> 2)[e_ & 3]; }
+#else
+#define INT8_APPLY_TABLE(v)
+#endif
 #define STORE_OUTPUT(x, y, s, v) { \
     precise vec4 f_ = vec4(v) * intBitsToFloat(bias[RQ_BASE + (s)]); \
     vec4 v_ = clamp(roundEven(f_), vec4(OUT_QMIN), vec4(OUT_QMAX)); \
+    INT8_ADD_RESIDUAL(v_, x, y, s) \
+    INT8_APPLY_TABLE(v_) \
     for (int i_ = 0; i_ < 4; i_++) if ((s) * 4 + i_ >= OUT_C) v_[i_] = 0.0; \
     output_put(x, y, s, v_); }
 #else

@@ -10,6 +10,7 @@
 #include "remap.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 
 #define MAX_OPERANDS 3
@@ -136,7 +137,8 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     op_define(op, define, sizeof define);
     vki_define_int(&d, define, 1);
     if (n == 3) vki_define_int(&d, "N_OPERANDS", 3);
-    if (runs_integer(m, op)) {
+    const bool int8 = runs_integer(m, op);
+    if (int8) {
         vki_int8_binary p = vki_int8_binary_params(m, op);
         vki_define_int(&d, "INT8", 1);
         vki_define_int(&d, "OUT_QMIN", p.lo);
@@ -162,6 +164,15 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
         int whole = 1;
         for (int j = 0; j < 5; j++) whole &= e[i][j] == out[j];
         if (whole) d.same_index_reads |= 1u << d.n_bindings;
+        const vki_tensor *t = vki_op_in(m, op, i);
+        if (int8 && t->data) {   /* a quantized constant: its q - zero point */
+            float *values = vki_int8_weight_values(t);
+            int blob = values ? vki_build_weights_phwc4(b, values, s) : -1;
+            free(values);
+            if (blob < 0) return vki_fail_oom("graph build: weights");
+            vki_dispatch_bind_weights(&d, blob);
+            continue;
+        }
         vki_status st = vki_build_bind_operand(b, &d, op->inputs[i], s);
         if (st) return st;
     }
@@ -223,7 +234,8 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
                             size_t at = 0;
                             for (int j = 0; j < 5; j++)
                                 at = at * (size_t)e[i][j] + (size_t)(e[i][j] == 1 ? 0 : x[j]);
-                            v[i] = in[i][at];
+                            const vki_tensor *t = vki_op_in(m, op, i);
+                            v[i] = int8 && t->data ? (float)vki_tensor_qvalue(t, at, 1) : in[i][at];
                         }
                         out[0][k] = int8 ? vki_int8_binary_apply(op->code, &q, (int32_t)v[0], (int32_t)v[1])
                                          : vki_apply_activation(act, apply(op->code, v[0], v[1], v[2]));

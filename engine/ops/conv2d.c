@@ -246,7 +246,8 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
                       op->inputs[0], wblob, bblob, -1);
     vki_status st = vki_build_bind_output(b, &d, op);
     if (st) return st;
-    if (int8) vki_int8_define_epilogue(&d, vki_op_out(m, op, 0), op->opt.conv.activation, bias_count);
+    if (int8 && (st = vki_int8_define_epilogue(b, &d, m, op, op->opt.conv.activation, bias_count)))
+        return st;
     vki_define_int(&d, "TILE_S", p.tile_s);
     vki_define_int(&d, "TILE_X", p.tile_x);
     const long plane = (long)g.out.w * g.out.h;

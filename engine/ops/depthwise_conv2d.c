@@ -113,7 +113,8 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
                       int8 ? VKI_ACT_NONE : c->activation, op->inputs[0], wblob, bblob, -1);
     vki_status st = vki_build_bind_output(b, &d, op);
     if (st) return st;
-    if (int8) vki_int8_define_epilogue(&d, vki_op_out(m, op, 0), c->activation, (size_t)out_s * 4);
+    if (int8 && (st = vki_int8_define_epilogue(b, &d, m, op, c->activation, (size_t)out_s * 4)))
+        return st;
     const int multiplier = oc / in.c;
     const int tile_x = pick_tile_x(vki_build_device(b), &win, multiplier);
     vki_define_int(&d, "DEPTH_MULTIPLIER", multiplier);

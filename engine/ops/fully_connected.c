@@ -173,9 +173,9 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_dispatch_bind_weights(&d, b_blob);
     vki_status st = vki_build_bind_output(b, &d, op);
     if (st) return st;
-    if (int8)
-        vki_int8_define_epilogue(&d, vki_op_out(m, op, 0), op->opt.fully_connected.activation,
-                                 (size_t)out_slices * 4);
+    if (int8 && (st = vki_int8_define_epilogue(b, &d, m, op, op->opt.fully_connected.activation,
+                                               (size_t)out_slices * 4)))
+        return st;
     if (pixels) {
         vki_dispatch_grid_phwc4(&d, out);
     } else {

@@ -43,8 +43,12 @@ float *vki_int8_weight_values(const vki_tensor *w) {
     return v;
 }
 
+const vki_tensor *vki_int8_own(const vki_model *m, const vki_op *op) {
+    return op->fused.int8_own ? &m->tensors[op->fused.int8_own - 1] : vki_op_out(m, op, 0);
+}
+
 float vki_int8_conv_scale(const vki_model *m, const vki_op *op, int c) {
-    const vki_tensor *in = vki_op_in(m, op, 0), *w = vki_op_in(m, op, 1), *out = vki_op_out(m, op, 0);
+    const vki_tensor *in = vki_op_in(m, op, 0), *w = vki_op_in(m, op, 1), *out = vki_int8_own(m, op);
     volatile float product = in->quant_scale * w->qscale[w->n_qscale > 1 ? c : 0];
     volatile float scale = product / out->quant_scale;
     return scale;
@@ -91,14 +95,39 @@ void vki_int8_activation_range(const vki_tensor *t, vki_activation act, int *lo,
     *hi = qhi - t->quant_zero;
 }
 
-void vki_int8_define_epilogue(vki_dispatch *d, const vki_tensor *out, vki_activation act,
-                              size_t bias_count) {
+vki_status vki_int8_define_epilogue(vki_build *b, vki_dispatch *d, const vki_model *m,
+                                    const vki_op *op, vki_activation act, size_t bias_count) {
     int lo, hi;
-    vki_int8_activation_range(out, act, &lo, &hi);
+    vki_int8_activation_range(vki_int8_own(m, op), act, &lo, &hi);
     vki_define_int(d, "INT8", 1);
     vki_define_int(d, "RQ_BASE", (long long)(bias_count / 4));
     vki_define_int(d, "OUT_QMIN", lo);
     vki_define_int(d, "OUT_QMAX", hi);
+    if (op->fused.int8_add) {   /* the ADD's multipliers, the op's own output first */
+        const vki_op *add = &m->ops[op->fused.int8_add - 1];
+        vki_int8_binary p = vki_int8_binary_params(m, add);
+        const bool own_first = add->inputs[0] == op->fused.int8_own - 1;
+        vki_define_int(d, "INT8_ADD", 1);
+        vki_define_int(d, "OWN_MULT", own_first ? p.a_mult : p.b_mult);
+        vki_define_int(d, "RES_MULT", own_first ? p.b_mult : p.a_mult);
+        vki_define_int(d, "Q_SHIFT", p.shift);
+        vki_define_int(d, "ADD_QMIN", p.lo);
+        vki_define_int(d, "ADD_QMAX", p.hi);
+    }
+    if (op->fused.int8_table) {   /* the table op's 256 results, bound last */
+        const vki_op *t = &m->ops[op->fused.int8_table - 1];
+        const vki_tensor *in = vki_op_in(m, t, 0), *out = vki_op_out(m, t, 0);
+        float table[256] = {0};
+        for (int q = in->quant_min; q <= in->quant_max; q++)
+            table[q - in->quant_min] = (float)(vki_int8_table_entry(m, t, q) - out->quant_zero);
+        int blob = vki_build_weights(b, table, 256);
+        if (blob < 0) return vki_fail_oom("graph build");
+        vki_define_int(d, "INT8_TABLE", 1);
+        vki_define_int(d, "TABLE_BINDING", d->n_bindings);
+        vki_define_int(d, "TABLE_OFFSET", in->quant_zero - in->quant_min);
+        vki_dispatch_bind_weights(d, blob);
+    }
+    return VKI_OK;
 }
 
 float vki_int8_requantize(int32_t acc, float scale, int lo, int hi) {
@@ -119,10 +148,20 @@ static uint32_t float_bits(float f) {
  * input's scale over the output's in float32 (SUB negates b's), a shift of 20 less the
  * larger one's binary exponent, each multiplier its scale times 2^shift rounded half to
  * even. False where the shift leaves 1..30 (scales too far apart): the float form runs. */
+/* An operand's scale: an activation's grid, or a quantized constant's (per tensor). */
+static float operand_scale(const vki_tensor *t) { return t->data ? t->qscale[0] : t->quant_scale; }
+
+/* An operand of an integer ADD / SUB / MUL: a quantized activation of the output's type,
+ * or a constant the file quantized per tensor (XNNPACK's vaddc / vmulc). */
+static bool binary_operand(const vki_tensor *t, const vki_tensor *out) {
+    if (t->data) return t->qdata && t->n_qscale == 1;
+    return quantized_activation(t) && t->quant_min == out->quant_min;
+}
+
 static bool add_params(const vki_model *m, const vki_op *op, vki_int8_binary *p) {
     const vki_tensor *a = vki_op_in(m, op, 0), *b = vki_op_in(m, op, 1), *out = vki_op_out(m, op, 0);
-    volatile float a_os = a->quant_scale / out->quant_scale;
-    volatile float b_os = b->quant_scale / out->quant_scale;
+    volatile float a_os = operand_scale(a) / out->quant_scale;
+    volatile float b_os = operand_scale(b) / out->quant_scale;
     /* The XNNPACK delegate takes a quantized ADD / SUB only with each input's scale within
      * [1/1024, 256] of the output's (xnnpack_delegate.cc); TFLite's own kernel runs the
      * rest, and so does the float form here. */
@@ -142,9 +181,9 @@ bool vki_int8_binary_ok(const vki_model *m, const vki_op *op) {
     if (op->code != VKI_OP_ADD && op->code != VKI_OP_SUB && op->code != VKI_OP_MUL) return false;
     if (op->n_inputs != 2 || op->n_outputs != 1) return false;
     const vki_tensor *a = vki_op_in(m, op, 0), *b = vki_op_in(m, op, 1), *out = vki_op_out(m, op, 0);
-    if (!quantized_activation(a) || !quantized_activation(b) || !quantized_activation(out))
+    if (!quantized_activation(out) || !binary_operand(a, out) || !binary_operand(b, out) ||
+        (a->data && b->data))
         return false;
-    if (a->quant_min != out->quant_min || b->quant_min != out->quant_min) return false;
     vki_int8_binary p;
     if (op->code != VKI_OP_MUL) return add_params(m, op, &p);
     /* The delegate's range for a quantized MUL: a scale in [2^-16, 256). */
@@ -156,7 +195,7 @@ vki_int8_binary vki_int8_binary_params(const vki_model *m, const vki_op *op) {
     vki_int8_binary p = {0};
     const vki_tensor *a = vki_op_in(m, op, 0), *b = vki_op_in(m, op, 1), *out = vki_op_out(m, op, 0);
     if (op->code == VKI_OP_MUL) {
-        volatile float product = a->quant_scale * b->quant_scale;
+        volatile float product = operand_scale(a) * operand_scale(b);
         volatile float scale = product / out->quant_scale;
         p.scale = scale;
     } else {

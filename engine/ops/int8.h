@@ -26,10 +26,16 @@ float vki_int8_conv_scale(const vki_model *m, const vki_op *op, int c);
  * or -1 on OOM. */
 int vki_int8_bias_blob(vki_build *b, const vki_model *m, const vki_op *op, size_t count);
 
-/* The integer epilogue's defines: INT8, RQ_BASE, and OUT_QMIN / OUT_QMAX, the fused
- * activation's range in q - zero point. */
-void vki_int8_define_epilogue(vki_dispatch *d, const vki_tensor *out, vki_activation act,
-                              size_t bias_count);
+/* The tensor whose grid the op's own int32 sum is requantized onto: its output, or the
+ * output it had before the passes fused an ADD or a table op after it (op->fused). */
+const vki_tensor *vki_int8_own(const vki_model *m, const vki_op *op);
+
+/* The integer epilogue's defines: INT8, RQ_BASE, OUT_QMIN / OUT_QMAX (the fused
+ * activation's range in q - zero point); for a fused integer ADD its multipliers and range
+ * (INT8_ADD: the residual binding is vki_build_bind_output's); for a fused table op its
+ * table, bound as the dispatch's next binding (INT8_TABLE). Call after binding the output. */
+vki_status vki_int8_define_epilogue(vki_build *b, vki_dispatch *d, const vki_model *m,
+                                    const vki_op *op, vki_activation act, size_t bias_count);
 
 /* The range of q - zero point that a fused activation leaves on tensor t's grid. */
 void vki_int8_activation_range(const vki_tensor *t, vki_activation act, int *lo, int *hi);
