@@ -228,7 +228,7 @@ void vki_build_close(vki_build *b) {
 
 uint64_t vki_build_tensor_bytes(const vki_build *b, int t) {
     vki_shape4 s = vki_tensor_rows(&b->m->tensors[t]);
-    uint64_t elem = b->tensor_half[t] ? 2 : 4;
+    uint64_t elem = b->tensor_half[t] == VKI_STORE_Q8 ? 1 : b->tensor_half[t] ? 2 : 4;
     return (uint64_t)s.h * (uint64_t)s.w * (uint64_t)((s.c + 3) / 4) * 4u * elem;
 }
 
@@ -239,13 +239,20 @@ uint64_t vki_build_blob_bytes(const vki_build *b, int i) {
 void vki_build_variant(const vki_build *b, int k, char *out, size_t cap, vki_kernel_variant *v) {
     const vki_dispatch *d = &b->dispatches[k];
     unsigned char half[VKI_MAX_BINDINGS];
+    int q8_offset[VKI_MAX_BINDINGS] = {0};
     for (int i = 0; i < d->n_bindings; i++) {
         const vki_binding *bd = &d->bindings[i];
         half[i] = bd->kind == VKI_BIND_TENSOR    ? b->tensor_half[bd->index]
                   : bd->kind == VKI_BIND_WEIGHTS ? (unsigned char)b->blobs[bd->index].half
                                                  : 0;
+        if (half[i] == VKI_STORE_Q8) {
+            /* The bytes hold q - quant_min of the tensor bound, which may write over another
+             * one's storage in place (engine/schedule.c) on a grid of its own. */
+            const vki_tensor *t = &b->m->tensors[bd->index];
+            q8_offset[i] = t->quant_zero - t->quant_min;
+        }
     }
     int arith = b->cfg->fp16_arith && d->op_index >= 0 && b->op_half[d->op_index];
-    vki_precision_defines(b->cfg->fp16, arith, d->n_bindings, half, out, cap);
+    vki_precision_defines(b->cfg->fp16, arith, d->n_bindings, half, q8_offset, out, cap);
     *v = (vki_kernel_variant){d->kernel, d->defines, d->defines_len, out, d->n_bindings};
 }

@@ -79,7 +79,7 @@ static vki_status describe_steps(vki_graph *g, const vki_build *b, vki_tuning *t
     for (int k = 0; k < b->n_dispatches; k++) {
         const vki_dispatch *d = &b->dispatches[k];
         vki_step *step = &g->rec.steps[k];
-        char precision[1024];
+        char precision[4096];
         vki_kernel_variant v;
         vki_build_variant(b, k, precision, sizeof precision, &v);
         vki_status s = keep_kernel(&g->kernels[k], &v, d->wg_class);

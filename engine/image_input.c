@@ -91,9 +91,9 @@ static vki_status make_step(vki_graph *g, int index, const char *where) {
     vki_dispatch d;
     vki_dispatch_init(&d, VKI_KERNEL_image, VKI_WG_ELEMENTWISE);
     vki_define_shape(&d, "OUT", shape);
-    char precision[256];
+    char precision[1024];
     const unsigned char half[3] = {0, 0, (unsigned char)in->half};
-    vki_precision_defines(st->fp16, 0, 3, half, precision, sizeof precision);
+    vki_precision_defines(st->fp16, 0, 3, half, NULL, precision, sizeof precision);
     const vki_kernel_variant v = {VKI_KERNEL_image, d.defines, d.defines_len, precision, 3};
     vki_step step = {.grid = {(uint32_t)shape.w, (uint32_t)shape.h, 1}, .kernel = VKI_KERNEL_image,
                      .op_index = -1};

@@ -46,13 +46,28 @@ void vki_precision_fused(const vki_model *view, const unsigned char *skip, unsig
     }
 }
 
+/* int8 and uint8 activations are stored as bytes, whatever the graph's precision: every
+ * op that reads or writes one does so in the q domain through common.glsl's LOAD / STORE.
+ * Then aliases (a RESHAPE that keeps C, a whole SLICE) take their root's storage. */
+static void store_quantized_as_bytes(const vki_model *view, const int *root_of,
+                                     unsigned char *tensor_half) {
+    for (int t = 0; t < view->n_tensors; t++) {
+        const vki_tensor *x = &view->tensors[t];
+        if (!x->data && vki_tensor_quantized(x)) tensor_half[t] = VKI_STORE_Q8;
+    }
+    for (int t = 0; t < view->n_tensors; t++) tensor_half[t] = tensor_half[root_of[t]];
+}
+
 void vki_precision_tensors(const vki_model *view, const unsigned char *skip,
                            const unsigned char *op_half, const int *root_of,
                            unsigned char *tensor_half) {
     int any_half = 0;
     for (int o = 0; o < view->n_ops; o++) any_half |= op_half[o];
     memset(tensor_half, 0, (size_t)view->n_tensors);
-    if (!any_half) return;
+    if (!any_half) {
+        store_quantized_as_bytes(view, root_of, tensor_half);
+        return;
+    }
     for (int o = 0; o < view->n_ops; o++) {
         if (skip[o]) continue;
         const vki_op *op = &view->ops[o];
@@ -74,17 +89,27 @@ void vki_precision_tensors(const vki_model *view, const unsigned char *skip,
      * exactly only up to 2048. */
     for (int t = 0; t < view->n_tensors; t++)
         if (vki_dtype_is_index(view->tensors[t].dtype)) tensor_half[t] = 0;
-    /* Aliases (a RESHAPE that keeps C, a whole SLICE) are views of their root's storage. */
-    for (int t = 0; t < view->n_tensors; t++) tensor_half[t] = tensor_half[root_of[t]];
+    store_quantized_as_bytes(view, root_of, tensor_half);
 }
 
 void vki_precision_defines(int fp16_storage, int fp16_arith, int n_bindings,
-                           const unsigned char *half, char *out, size_t cap) {
+                           const unsigned char *half, const int *q8_offset, char *out,
+                           size_t cap) {
     int n = 0;
     out[0] = 0;
     if (fp16_storage) n += snprintf(out + n, cap - (size_t)n, "#define VKI_FP16_STORAGE 1\n");
     if (fp16_arith) n += snprintf(out + n, cap - (size_t)n, "#define VKI_FP16_ARITH 1\n");
-    for (int i = 0; i < n_bindings && n < (int)cap; i++)
-        n += snprintf(out + n, cap - (size_t)n, "#define STORE4_%d %s\n", i,
-                      half[i] == VKI_STORE_I32 ? "ivec4" : half[i] ? "f16vec4" : "vec4");
+    for (int i = 0; i < n_bindings && n < (int)cap; i++) {
+        if (half[i] == VKI_STORE_Q8) {
+            int off = q8_offset ? q8_offset[i] : 128;
+            n += snprintf(out + n, cap - (size_t)n,
+                          "#define STORE4_%d uint\n#define DECODE_%d(x) DECODE_Q8(x, %d)\n"
+                          "#define ENCODE_%d(v) ENCODE_Q8(v, %d)\n", i, i, off, i, off);
+            continue;
+        }
+        const char *type = half[i] == VKI_STORE_I32 ? "ivec4" : half[i] ? "f16vec4" : "vec4";
+        n += snprintf(out + n, cap - (size_t)n,
+                      "#define STORE4_%d %s\n#define DECODE_%d(x) (x)\n#define ENCODE_%d(v) %s(v)\n",
+                      i, type, i, i, type);
+    }
 }

@@ -27,14 +27,19 @@ void vki_precision_tensors(const vki_model *view, const unsigned char *skip,
                            const unsigned char *op_half, const int *root_of,
                            unsigned char *tensor_half);
 
-/* How a binding's elements are stored: float32, float16, or int32 (an integer form's
- * biases and requantization scales, engine/ops/int8.c). */
-enum { VKI_STORE_F32 = 0, VKI_STORE_F16 = 1, VKI_STORE_I32 = 2 };
+/* How a binding's elements are stored: float32, float16, int32 (an integer form's biases
+ * and requantization scales, engine/ops/int8.c), or bytes (an int8 / uint8 tensor: a
+ * PHWC4 slice in one 32-bit word, each value q - zero point plus the tensor's offset,
+ * zero point - type minimum, which makes it 0..255). */
+enum { VKI_STORE_F32 = 0, VKI_STORE_F16 = 1, VKI_STORE_I32 = 2, VKI_STORE_Q8 = 3 };
 
 /* The precision #defines prepended to a kernel: VKI_FP16_STORAGE when the graph stores
  * fp16, VKI_FP16_ARITH when the dispatch computes in fp16, and each binding's storage type
- * (common.glsl's STORE4_<i>) from half[i], a VKI_STORE_*: vec4, f16vec4 or ivec4. */
+ * (common.glsl's STORE4_<i>) from half[i], a VKI_STORE_*: vec4, f16vec4, ivec4 or uint, with
+ * DECODE_<i> and ENCODE_<i>; a VKI_STORE_Q8 binding's offset is q8_offset[i] (q8_offset
+ * may be NULL where no binding is one). */
 void vki_precision_defines(int fp16_storage, int fp16_arith, int n_bindings,
-                           const unsigned char *half, char *out, size_t cap);
+                           const unsigned char *half, const int *q8_offset, char *out,
+                           size_t cap);
 
 #endif

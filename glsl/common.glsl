@@ -33,14 +33,30 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 #else
 #define TENSOR_RESTRICT restrict
 #endif
+// Every binding's element decodes to a vec4 through DECODE_<binding> and encodes through
+// ENCODE_<binding> (the engine defines both with STORE4_<binding>): a float type converts;
+// an int8 / uint8 tensor stored as bytes (STORE4 uint: a PHWC4 slice's four values in one
+// word, each q - zero point + an offset that makes it 0..255) unpacks and packs, so
+// kernels read and write every tensor through LOAD / LOADF / STORE alike.
+#define DECODE_Q8(x, off) (vec4((uvec4(x) >> uvec4(0u, 8u, 16u, 24u)) & uvec4(255u)) - float(off))
+#define Q8_BYTE(f, off) uint(clamp((f) + float(off), 0.0, 255.0))
+#define ENCODE_Q8(v, off) (Q8_BYTE((v).x, off) | (Q8_BYTE((v).y, off) << 8) | \
+                           (Q8_BYTE((v).z, off) << 16) | (Q8_BYTE((v).w, off) << 24))
+#define DECODE(b, x) VKI_CAT(DECODE_, b)(x)
+#define ENCODE(b, v) VKI_CAT(ENCODE_, b)(v)
+#define LOADERS(b, name) \
+    vec4 name##_load(int i) { return vec4(DECODE(b, name[i])); } \
+    FLT4 name##_loadf(int i) { return FLT4(DECODE(b, name[i])); }
 #define TENSOR_IN(b, name) \
-    layout(std430, set = 0, binding = b) readonly TENSOR_RESTRICT buffer name##_block { STORAGE_TYPE(b) name[]; };
+    layout(std430, set = 0, binding = b) readonly TENSOR_RESTRICT buffer name##_block { STORAGE_TYPE(b) name[]; }; \
+    LOADERS(b, name)
 #define TENSOR_OUT(b, name) \
     layout(std430, set = 0, binding = b) writeonly TENSOR_RESTRICT buffer name##_block { STORAGE_TYPE(b) name[]; }; \
-    void name##_store(int i, vec4 v) { name[i] = STORAGE_TYPE(b)(v); }
+    void name##_store(int i, vec4 v) { name[i] = ENCODE(b, v); }
 // Weights are stored in the precision of the op that reads them.
 #define WEIGHTS(b, name) \
-    layout(std430, set = 0, binding = b) readonly restrict buffer name##_block { STORAGE_TYPE(b) name[]; };
+    layout(std430, set = 0, binding = b) readonly restrict buffer name##_block { STORAGE_TYPE(b) name[]; }; \
+    LOADERS(b, name)
 // Dense float32 NHWC host staging for graph inputs and outputs.
 #define RAW_IN(b, name) \
     layout(std430, set = 0, binding = b) readonly restrict buffer name##_block { float name[]; };
@@ -48,8 +64,8 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
     layout(std430, set = 0, binding = b) writeonly restrict buffer name##_block { float name[]; };
 
 // LOAD reads as fp32; LOADF in the op's arithmetic type.
-#define LOAD(buf, i) vec4(buf[i])
-#define LOADF(buf, i) FLT4(buf[i])
+#define LOAD(buf, i) buf##_load(i)
+#define LOADF(buf, i) buf##_loadf(i)
 #define STORE(buf, i, v) buf##_store(i, vec4(v))
 
 // acc (vec4) += the 4x4 weights w0..w3 (FLT4) times v (FLT4). With fp16 arithmetic the
@@ -76,7 +92,7 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
     layout(std430, set = 0, binding = b) readonly restrict buffer name##_block { ivec4 name[]; };
 #define ACC4 ivec4
 #define VAL4 ivec4
-#define LOADV(buf, i) ivec4(vec4(buf[i]))
+#define LOADV(buf, i) ivec4(LOAD(buf, i))
 #define LOADACC(buf, i) buf[i]
 #define DOT4(a, b) ((a).x * (b).x + (a).y * (b).y + (a).z * (b).z + (a).w * (b).w)
 #undef MAC4

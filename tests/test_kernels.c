@@ -1,6 +1,7 @@
 /* test_kernels.c: every kernel compiles in every variant the op files can emit (the
  * `// variant:` tables of the glsl/ kernels, generated into glsl_variants.h by glsl/embed.py),
- * in the three precisions a graph can ask for: fp32, fp16 storage and fp16 arithmetic.
+ * in the three precisions a graph can ask for: fp32, fp16 storage and fp16 arithmetic, and
+ * with int8 byte storage.
  * A #if branch that only some models reach is otherwise compiled only when one of them
  * is loaded. Each failure names the kernel, the variant and the precision. */
 #include "../tuner/stats.h"
@@ -17,12 +18,14 @@
 typedef struct precision {
     const char *name;
     int fp16_storage, fp16_arith;
+    int bytes;                  /* every binding stored as int8 / uint8 bytes */
 } precision;
 
 static const precision precisions[] = {
-    {"fp32", 0, 0},
-    {"fp16 storage", 1, 0},
-    {"fp16 arithmetic", 1, 1},
+    {"fp32", 0, 0, 0},
+    {"fp16 storage", 1, 0, 0},
+    {"fp16 arithmetic", 1, 1, 0},
+    {"int8 storage", 0, 0, 1},
 };
 
 static void compile_all(const precision *p) {
@@ -38,10 +41,10 @@ static void compile_all(const precision *p) {
     int failed = 0;
     for (size_t i = 0; i < VKI_KERNEL_CASE_COUNT; i++) {
         const vki_kernel_case *v = &vki_kernel_cases[i];
-        char text[1024];
+        char text[4096];
         unsigned char half[16];
-        memset(half, p->fp16_storage, sizeof half);
-        vki_precision_defines(p->fp16_storage, p->fp16_arith, v->n_bindings, half, text, sizeof text);
+        memset(half, p->bytes ? VKI_STORE_Q8 : p->fp16_storage, sizeof half);
+        vki_precision_defines(p->fp16_storage, p->fp16_arith, v->n_bindings, half, NULL, text, sizeof text);
         uint32_t *words = NULL;
         size_t bytes = 0;
         if (vki_shader_compile(ctx, v->kernel, text, v->defines, &words, &bytes) != VKI_OK) {
@@ -64,6 +67,9 @@ static void compile_all(const precision *p) {
 Test(kernels, fp32, .timeout = 600) { compile_all(&precisions[0]); }
 Test(kernels, fp16_storage, .timeout = 600) { compile_all(&precisions[1]); }
 Test(kernels, fp16_arithmetic, .timeout = 600) { compile_all(&precisions[2]); }
+/* int8 and uint8 tensors are stored as bytes (engine/precision.c): every kernel reads and
+ * writes them through LOAD / STORE, so every variant compiles with byte storage too. */
+Test(kernels, int8_storage, .timeout = 600) { compile_all(&precisions[3]); }
 
 /* embed.py refuses a kernel without variants; this checks the table it wrote covers every
  * embedded kernel and names only real ones. */
