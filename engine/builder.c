@@ -42,6 +42,20 @@ int vki_build_weights_i32(vki_build *b, const int32_t *data, size_t count) {
     return add_blob(b, data, count, VKI_STORE_I32);
 }
 
+int vki_build_weights_q8(vki_build *b, const float *values, size_t count) {
+    for (size_t i = 0; i < count; i++)
+        if (values[i] < -128.0f || values[i] > 127.0f || values[i] != (float)(int)values[i])
+            return vki_build_weights(b, values, count);
+    size_t words = (count + 3) / 4;
+    uint32_t *packed = vki_calloc(words ? words : 1, sizeof *packed);
+    if (!packed) return -1;
+    for (size_t i = 0; i < count; i++)
+        packed[i / 4] |= (uint32_t)((int)values[i] + VKI_WEIGHTS_Q8_OFFSET) << (8 * (i % 4));
+    int blob = add_blob(b, packed, words, VKI_STORE_Q8);
+    free(packed);
+    return blob;
+}
+
 int vki_build_weights_phwc4(vki_build *b, const float *nhwc, vki_shape4 s) {
     size_t count = (size_t)((s.c + 3) / 4) * (size_t)s.h * (size_t)s.w * 4;
     float *packed = vki_malloc(count * sizeof(float));
@@ -245,7 +259,8 @@ void vki_build_variant(const vki_build *b, int k, char *out, size_t cap, vki_ker
         half[i] = bd->kind == VKI_BIND_TENSOR    ? b->tensor_half[bd->index]
                   : bd->kind == VKI_BIND_WEIGHTS ? (unsigned char)b->blobs[bd->index].half
                                                  : 0;
-        if (half[i] == VKI_STORE_Q8) {
+        if (half[i] == VKI_STORE_Q8 && bd->kind == VKI_BIND_WEIGHTS) q8_offset[i] = VKI_WEIGHTS_Q8_OFFSET;
+        if (half[i] == VKI_STORE_Q8 && bd->kind == VKI_BIND_TENSOR) {
             /* The bytes hold q - quant_min of the tensor bound, which may write over another
              * one's storage in place (engine/schedule.c) on a grid of its own. */
             const vki_tensor *t = &b->m->tensors[bd->index];

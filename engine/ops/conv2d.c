@@ -227,7 +227,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     float *w = pack_weights(int8 ? values : vki_op_in(m, op, 1)->data, &g, group_s, &count);
     free(values);
     if (!w) return vki_fail_oom("graph build");
-    int wblob = vki_build_weights(b, w, count);
+    int wblob = int8 ? vki_build_weights_q8(b, w, count) : vki_build_weights(b, w, count);
     free(w);
     /* Bias padded to whole groups so the kernel reads it without a bound check. */
     const vki_tensor *bt = op->n_inputs > 2 ? vki_op_in(m, op, 2) : NULL;

@@ -101,7 +101,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
                             f[((size_t)ky * kw + kx) * oc + ch];
                 }
     const vki_tensor *bt = op->n_inputs > 2 ? vki_op_in(m, op, 2) : NULL;
-    int wblob = vki_build_weights(b, w, count);
+    int wblob = int8 ? vki_build_weights_q8(b, w, count) : vki_build_weights(b, w, count);
     int bblob = int8 ? vki_int8_bias_blob(b, m, op, (size_t)out_s * 4)
                      : vki_build_bias(b, bt, oc, (size_t)out_s * 4);
     free(w);

@@ -153,7 +153,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
                             dst[lane_o * 4 + lane_i] = w[(size_t)on * k + kk];
                         }
                 }
-    int w_blob = vki_build_weights(b, packed, count);
+    int w_blob = int8 ? vki_build_weights_q8(b, packed, count) : vki_build_weights(b, packed, count);
     int b_blob = int8 ? vki_int8_bias_blob(b, m, op, (size_t)out_slices * 4)
                       : vki_build_bias(b, has_bias(op) ? vki_op_in(m, op, 2) : NULL, n,
                                        (size_t)out_slices * 4);

@@ -88,6 +88,11 @@ int vki_build_weights(vki_build *b, const float *data, size_t count);
 /* Copies count int32 values into the graph's weight memory, stored as int32 whatever the
  * graph's precision (kernels declare the binding ivec4); a blob id, or -1 on OOM. */
 int vki_build_weights_i32(vki_build *b, const int32_t *data, size_t count);
+/* Integer weights (q - zero point, whole numbers) as bytes, four to a 32-bit word, each
+ * plus VKI_WEIGHTS_Q8_OFFSET, when they all fit -128..127 (else as vki_build_weights): a
+ * quarter of the bytes. count is a multiple of 4 (the values of whole vec4s). */
+#define VKI_WEIGHTS_Q8_OFFSET 128
+int vki_build_weights_q8(vki_build *b, const float *values, size_t count);
 /* Packs a dense NHWC constant of shape s into PHWC4 (zero-padded slices) and stores it
  * like vki_build_weights. */
 int vki_build_weights_phwc4(vki_build *b, const float *nhwc, vki_shape4 s);
