@@ -1256,9 +1256,14 @@ def op_quant(b, name):
         return w, wscale
 
     def bias(n, wscale, in_scale):
-        bs = [in_scale * ws for ws in wscale]
+        """An int32 bias on in_scale * w_scale, per channel where the weights are (a uint8
+        model's per-tensor weights take a per-tensor bias: LiteRT misreads a mix)."""
         bt = b.g.tensor([n], 'int32', [r.randint(-200, 200) for _ in range(n)])
-        b.g.tensors[bt]['quant'] = {'scale': bs, 'zero_point': [0] * n, 'axis': 0}
+        if uint8:
+            b.g.tensors[bt]['quant'] = {'scale': [in_scale * wscale[0]], 'zero_point': [0]}
+        else:
+            bs = [in_scale * ws for ws in wscale]
+            b.g.tensors[bt]['quant'] = {'scale': bs, 'zero_point': [0] * n, 'axis': 0}
         return bt
 
     kinds = ['RESHAPE', 'ADD', 'SUB', 'MUL', 'MAX_POOL_2D', 'AVERAGE_POOL_2D', 'RELU', 'RELU6',
