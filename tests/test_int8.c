@@ -1,0 +1,310 @@
+/* test_int8.c: every integer form of engine/ops/int8.h against LiteRT (TFLite's interpreter
+ * with XNNPACK, LiteRT.js 2.5.3), bit for bit. tests/data/int8 holds the models
+ * (tests/make_int8_models.py writes them: CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED,
+ * ADD / SUB / MUL, the pools, MEAN, the table ops on all 256 inputs, QUANTIZE, the value
+ * movers, and small MobileNetV3 / MobileNetV2 / BlazeFace / uint8 networks, on odd shapes,
+ * int8 and uint8), their float inputs (whole steps of the input grids, so the models'
+ * QUANTIZE gives the intended q), LiteRT's outputs, and cases.txt: each model and the grid
+ * scale of each output.
+ *
+ * Every output element must equal LiteRT's exactly (0 LSB) in fp32, fp16 and fp16 storage
+ * (where the device has fp16 storage and VKI_TEST_PRECISIONS allows them) and in the C
+ * references. Each model and precision logs its largest difference in LSB of the output's
+ * grid and how many elements differ. Further tests check that the models run their
+ * integer forms (no float op between a DEQUANTIZE and a QUANTIZE, no separate rounding
+ * dispatch) and that the models cover every op with an integer form. */
+#include "harness.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CASES 128
+#define MAX_IO 16
+
+typedef struct int8_case {
+    char name[96];
+    int n_out;
+    double scale[MAX_IO];       /* each output's grid scale: one LSB */
+} int8_case;
+
+/* cases.txt: "NAME SCALE0 [SCALE1 ...]" per line, '#' comments. */
+static int read_cases(int8_case *cases) {
+    char path[1024], line[2048];
+    snprintf(path, sizeof path, "%.900s/int8/cases.txt", harness_data_dir());
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "%s: cannot open (run tests/make_int8_models.py)", path);
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *p = line;
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p == '#' || *p == '\n' || !*p) continue;
+        cr_assert_lt(n, MAX_CASES, "cases.txt: more than %d cases", MAX_CASES);
+        int8_case *c = &cases[n++];
+        int used = 0;
+        cr_assert_eq(sscanf(p, "%95s%n", c->name, &used), 1, "cases.txt: '%s'", line);
+        p += used;
+        c->n_out = 0;
+        for (;;) {
+            char *end;
+            double s = strtod(p, &end);
+            if (end == p) break;
+            cr_assert_lt(c->n_out, MAX_IO, "%s: too many outputs", c->name);
+            cr_assert(s > 0.0 && isfinite(s), "%s: bad scale", c->name);
+            c->scale[c->n_out++] = s;
+            p = end;
+        }
+        cr_assert_gt(c->n_out, 0, "%s: no output scales", c->name);
+    }
+    fclose(f);
+    cr_assert_gt(n, 0, "%s: no cases", path);
+    return n;
+}
+
+static vki_model *load(const char *name) {
+    char path[1024];
+    snprintf(path, sizeof path, "%.900s/int8/%.96s.tflite", harness_data_dir(), name);
+    vki_model *m = NULL;
+    cr_assert_eq(vki_model_load_file(path, &m), VKI_OK, "%s: %s", path, vki_last_error());
+    return m;
+}
+
+static float *read_f32(const char *name, const char *suffix, size_t count) {
+    char path[1024];
+    snprintf(path, sizeof path, "%.900s/int8/%.96s.%.16s.f32", harness_data_dir(), name, suffix);
+    return harness_read_f32(path, count);
+}
+
+typedef struct run_result {
+    float *out;                 /* every output, concatenated */
+    size_t n[MAX_IO], total;
+    int n_out;
+} run_result;
+
+/* Runs the model on its stored inputs in precision index p (0 fp32, 1 fp16, 2 fp16
+ * storage), or on the C references for p < 0. */
+static run_result run(const char *name, int p) {
+    static const vki_precision precisions[] = {VKI_PRECISION_FP32, VKI_PRECISION_FP16,
+                                               VKI_PRECISION_FP16_STORAGE};
+    vki_model *m = load(name);
+    run_result r = {.n_out = vki_model_output_count(m)};
+    const int n_in = vki_model_input_count(m);
+    cr_assert(r.n_out >= 1 && r.n_out <= MAX_IO && n_in >= 1 && n_in <= MAX_IO, "%s", name);
+    float *in[MAX_IO] = {0}, *outs[MAX_IO];
+    size_t in_n[MAX_IO];
+    for (int i = 0; i < n_in; i++) {
+        vki_tensor_info ti;
+        cr_assert_eq(vki_model_input_info(m, i, &ti), VKI_OK);
+        char suffix[16];
+        snprintf(suffix, sizeof suffix, "in%d", i);
+        in_n[i] = ti.element_count;
+        in[i] = read_f32(name, suffix, ti.element_count);
+    }
+    for (int i = 0; i < r.n_out; i++) {
+        vki_tensor_info to;
+        cr_assert_eq(vki_model_output_info(m, i, &to), VKI_OK);
+        r.n[i] = to.element_count;
+        r.total += to.element_count;
+    }
+    r.out = malloc(r.total * sizeof(float));
+    cr_assert(r.out);
+    for (int i = 0, at = 0; i < r.n_out; at += (int)r.n[i], i++) outs[i] = r.out + at;
+    if (p < 0) {
+        cr_assert_eq(vki_model_reference_run(m, (const float *const *)in, outs), VKI_OK, "%s: %s",
+                     name, vki_last_error());
+    } else {
+        vki_graph_options o = {.precision = precisions[p]};
+        vki_graph *g = NULL;
+        cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_OK, "%s %s: %s", name,
+                     harness_precision_name(p), vki_last_error());
+        for (int i = 0; i < n_in; i++)
+            cr_assert_eq(vki_graph_set_input(g, i, in[i], in_n[i] * sizeof(float)), VKI_OK);
+        cr_assert_eq(vki_graph_run(g), VKI_OK, "%s: %s", name, vki_last_error());
+        for (int i = 0; i < r.n_out; i++)
+            cr_assert_eq(vki_graph_get_output(g, i, outs[i], r.n[i] * sizeof(float)), VKI_OK);
+        vki_graph_destroy(g);
+    }
+    for (int i = 0; i < n_in; i++) free(in[i]);
+    vki_model_destroy(m);
+    return r;
+}
+
+/* Runs every case in precision p (< 0: the C references) and compares each element with
+ * LiteRT's: equal floats (both are DEQUANTIZE's float(q - zero) * scale), else the case
+ * fails with its first differing elements in steps of the grid. */
+static void check_all(int p) {
+    const char *pname = p < 0 ? "C reference" : harness_precision_name(p);
+    if (p >= 0) {
+        if (!(harness_allowed_precisions() & (1u << p)))
+            cr_skip_test("%s: not in VKI_TEST_PRECISIONS", pname);
+        vki_device_info dev;
+        cr_assert_eq(vki_context_device_info(harness_context(), &dev), VKI_OK);
+        if (p > 0 && !dev.fp16_storage) cr_skip_test("%s: the device has no fp16 storage", pname);
+    }
+    static int8_case cases[MAX_CASES];
+    int n_cases = read_cases(cases);
+    size_t compared = 0, differ_total = 0;
+    int failed = 0;
+    for (int k = 0; k < n_cases; k++) {
+        const int8_case *c = &cases[k];
+        run_result r = run(c->name, p);
+        cr_assert_eq(r.n_out, c->n_out, "%s: %d outputs, cases.txt gives %d scales", c->name,
+                     r.n_out, c->n_out);
+        float *want = read_f32(c->name, "litert", r.total);
+        double worst = 0.0;
+        size_t differ = 0;
+        char first[512] = "";
+        int shown = 0;
+        for (int o = 0, at = 0; o < r.n_out; at += (int)r.n[o], o++)
+            for (size_t e = 0; e < r.n[o]; e++) {
+                float got = r.out[at + e], exp = want[at + e];
+                if (got == exp) continue;
+                double lsb = fabs((double)got - (double)exp) / c->scale[o];
+                if (!(lsb <= worst)) worst = lsb;   /* NaN counts as worst */
+                differ++;
+                if (shown < 4) {
+                    size_t len = strlen(first);
+                    snprintf(first + len, sizeof first - len, "%s output %d [%zu]: %.9g (%.3f steps), "
+                             "LiteRT %.9g (%.3f steps)", shown ? ";" : "", o, e, (double)got,
+                             (double)got / c->scale[o], (double)exp, (double)exp / c->scale[o]);
+                    shown++;
+                }
+            }
+        fprintf(stderr, "int8: %s %s: %.3g LSB, %zu of %zu differ%s%s\n", c->name, pname, worst, differ,
+                r.total, differ ? ":" : "", first);
+        cr_expect_eq(differ, 0, "%s %s: %zu of %zu elements differ from LiteRT, %.3g LSB at most:%s",
+                     c->name, pname, differ, r.total, worst, first);
+        failed += differ > 0;
+        compared += r.total;
+        differ_total += differ;
+        free(want);
+        free(r.out);
+    }
+    fprintf(stderr, "int8: %s: %d models, %zu elements compared, %zu differ, %d models differ\n", pname,
+            n_cases, compared, differ_total, failed);
+}
+
+Test(int8, fp32_bit_exact, .timeout = 600) { check_all(0); }
+Test(int8, fp16_bit_exact, .timeout = 600) { check_all(1); }
+Test(int8, fp16_storage_bit_exact, .timeout = 600) { check_all(2); }
+Test(int8, c_reference_bit_exact, .timeout = 600) { check_all(-1); }
+
+/* ---- the integer forms run ---------------------------------------------------------- */
+
+/* After loading, an op without an integer form on int8 tensors runs in float between a
+ * DEQUANTIZE and a QUANTIZE that carry its file index. Every op of every case has an
+ * integer form (or moves values of one grid), so every QUANTIZE and DEQUANTIZE of the
+ * loaded model is one of the file's own. */
+Test(int8, every_case_runs_integer_forms) {
+    static int8_case cases[MAX_CASES];
+    int n_cases = read_cases(cases);
+    for (int k = 0; k < n_cases; k++) {
+        vki_model *m = load(cases[k].name);
+        int steps = 0, file_steps = 0;
+        for (int i = 0; i < vki_model_file_op_count(m); i++) {
+            int code = vki_model_file_op_code(m, i);
+            file_steps += code == VKI_OP_QUANTIZE || code == VKI_OP_DEQUANTIZE;
+        }
+        for (int o = 0; o < m->n_ops; o++) {
+            const vki_op *op = &m->ops[o];
+            if (op->code != VKI_OP_QUANTIZE && op->code != VKI_OP_DEQUANTIZE) continue;
+            steps++;
+            int file_code = op->file_index >= 0 ? vki_model_file_op_code(m, op->file_index) : -1;
+            cr_expect_eq(file_code, (int)op->code, "%s: a %s added at load for file op %d (%s): "
+                         "that op runs in float", cases[k].name, vki_op_name(op->code),
+                         op->file_index, file_code >= 0 ? vki_op_name(file_code) : "graph I/O");
+        }
+        cr_expect_eq(steps, file_steps, "%s: %d QUANTIZE / DEQUANTIZE ops, the file has %d",
+                     cases[k].name, steps, file_steps);
+        vki_model_destroy(m);
+    }
+}
+
+/* The dispatches of a graph that belong to file ops (op_index >= 0; input and output
+ * conversions have -1), per file op, written to per_op[0 .. file ops - 1]; returns their
+ * total. */
+static int op_dispatches(const char *name, int *per_op, int max_ops, int *n_file_ops, bool log) {
+    vki_model *m = load(name);
+    *n_file_ops = vki_model_op_count(m);
+    cr_assert_leq(*n_file_ops, max_ops);
+    memset(per_op, 0, (size_t)max_ops * sizeof *per_op);
+    vki_graph_options o = {.precision = VKI_PRECISION_FP32};
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_OK, "%s", vki_last_error());
+    int n = vki_graph_dispatch_count(g), ops = 0;
+    for (int d = 0; d < n; d++) {
+        vki_dispatch_info info;
+        cr_assert_eq(vki_graph_dispatch_info(g, d, &info), VKI_OK);
+        if (log)
+            fprintf(stderr, "int8: %s dispatch %d: %s op %d %s\n", name, d, info.kernel, info.op_index,
+                info.op_index >= 0 ? vki_model_op_name(m, info.op_index) : "(I/O conversion)");
+        if (info.op_index < 0) continue;
+        cr_assert_lt(info.op_index, *n_file_ops);
+        per_op[info.op_index]++;
+        ops++;
+    }
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
+    return ops;
+}
+
+/* QUANTIZE -> CONV_2D -> DEQUANTIZE (conv_ties): three op dispatches, one per file op; the
+ * convolution requantizes its int32 sums in its own epilogue (no rounding step after it). */
+Test(int8, conv_is_one_integer_dispatch) {
+    int per_op[8], n_ops;
+    int ops = op_dispatches("conv_ties", per_op, 8, &n_ops, true);
+    cr_expect_eq(n_ops, 3);
+    cr_expect_eq(ops, 3, "conv_ties: %d op dispatches, want 3 (QUANTIZE, CONV_2D, DEQUANTIZE)", ops);
+    for (int i = 0; i < n_ops; i++) cr_expect_eq(per_op[i], 1, "file op %d: %d dispatches", i, per_op[i]);
+}
+
+/* The single-op cases of each integer form: one dispatch per file op (the QUANTIZE of
+ * each input, the op, the DEQUANTIZE of each output), so no form is split into a float
+ * computation and a rounding step. */
+Test(int8, each_form_is_one_dispatch) {
+    static const char *const names[] = {
+        "dw_3x3_same_relu6_pc", "dw_u8_3x3_same_relu", "conv_u8_3x3_same_relu",
+        "fc_3x17_relu_pc", "fc_u8_3x17", "add_r3_bcast_relu", "sub_r4_bcast", "mul_r2_bcast",
+        "add_u8_bcast_relu6", "maxpool_2x2_s2_valid", "avgpool_3x3_same_ties",
+        "mean_flat_other_grid", "mean_u8_keep_other_grid", "unary_relu", "unary_relu6",
+        "unary_relu_n1_to_1", "unary_logistic", "unary_tanh", "unary_elu", "unary_leaky_relu",
+        "unary_hard_swish", "unary_quantize",
+    };
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        int per_op[32], n_ops;
+        int ops = op_dispatches(names[k], per_op, 32, &n_ops, false);
+        cr_expect_eq(ops, n_ops, "%s: %d op dispatches for %d file ops", names[k], ops, n_ops);
+        for (int i = 0; i < n_ops; i++)
+            cr_expect_eq(per_op[i], 1, "%s: file op %d: %d dispatches", names[k], i, per_op[i]);
+    }
+}
+
+/* The cases cover every op that has an integer form on int8 / uint8 tensors, and the
+ * value movers. */
+Test(int8, cases_cover_every_integer_form) {
+    static const char *const want[] = {
+        "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "SUB", "MUL", "MAX_POOL_2D",
+        "AVERAGE_POOL_2D", "MEAN", "RELU", "RELU6", "RELU_N1_TO_1", "LOGISTIC", "TANH", "ELU",
+        "LEAKY_RELU", "HARD_SWISH", "QUANTIZE", "DEQUANTIZE", "RESHAPE", "TRANSPOSE",
+        "CONCATENATION", "PAD", "SLICE", "STRIDED_SLICE", "SPACE_TO_DEPTH", "DEPTH_TO_SPACE",
+        "RESIZE_NEAREST_NEIGHBOR", "GATHER",
+    };
+    enum { N_WANT = sizeof want / sizeof *want };
+    int seen[N_WANT] = {0};
+    static int8_case cases[MAX_CASES];
+    int n_cases = read_cases(cases);
+    for (int k = 0; k < n_cases; k++) {
+        vki_model *m = load(cases[k].name);
+        for (int i = 0; i < vki_model_op_count(m); i++) {
+            const char *name = vki_model_op_name(m, i);
+            for (int w = 0; w < N_WANT; w++) seen[w] += name && !strcmp(name, want[w]);
+        }
+        vki_model_destroy(m);
+    }
+    for (int w = 0; w < N_WANT; w++) {
+        fprintf(stderr, "int8: %s in %d op(s) of the cases\n", want[w], seen[w]);
+        cr_expect_gt(seen[w], 0, "no case has a %s", want[w]);
+    }
+}
