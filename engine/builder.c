@@ -157,6 +157,23 @@ vki_status vki_build_alias(vki_build *b, int alias, int of) {
 
 /* ---- emitting ------------------------------------------------------------------------ */
 
+/* The DEQUANTIZE that writes graph output io and nothing else reads, whose input is an
+ * int8 / uint8 activation: the output's conversion dequantizes in its place. -1: none. */
+static int output_dequantize(const vki_build *b, int io) {
+    const vki_model *m = b->m;
+    int t = m->outputs[io], found = -1;
+    for (int o = 0; o < m->n_ops; o++) {
+        if (b->skip[o] && !(m->ops[o].code == VKI_OP_DEQUANTIZE && m->ops[o].outputs[0] == t)) continue;
+        const vki_op *op = &m->ops[o];
+        for (int k = 0; k < op->n_inputs; k++)
+            if (op->inputs[k] == t) return -1;
+        if (op->code == VKI_OP_DEQUANTIZE && op->outputs[0] == t && op->inputs[0] >= 0 &&
+            vki_tensor_quantized(&m->tensors[op->inputs[0]]) && !m->tensors[op->inputs[0]].data)
+            found = o;
+    }
+    return vki_model_is_input(m, t) ? -1 : found;
+}
+
 static vki_status emit_io_conversion(vki_build *b, int io, int is_input) {
     const vki_model *m = b->m;
     int t = is_input ? m->inputs[io] : m->outputs[io];
@@ -164,6 +181,12 @@ static vki_status emit_io_conversion(vki_build *b, int io, int is_input) {
     vki_dispatch_init(&d, is_input ? VKI_KERNEL_to_phwc4 : VKI_KERNEL_from_phwc4, VKI_WG_ELEMENTWISE);
     vki_shape4 s = vki_tensor_rows(&m->tensors[t]);
     vki_define_shape(&d, is_input ? "OUT" : "IN", s);
+    const int dq = is_input ? -1 : output_dequantize(b, io);
+    if (dq >= 0) {   /* read the int8 tensor and dequantize: (q - zero) * scale */
+        t = m->ops[dq].inputs[0];
+        vki_define_float(&d, "DEQUANT_SCALE", m->tensors[t].quant_scale);
+        b->current_op = dq;
+    }
     if (is_input) {
         d.bindings[d.n_bindings++] = (vki_binding){VKI_BIND_INPUT_STAGING, io};
         vki_dispatch_bind_tensor(&d, t);
@@ -172,13 +195,20 @@ static vki_status emit_io_conversion(vki_build *b, int io, int is_input) {
         d.bindings[d.n_bindings++] = (vki_binding){VKI_BIND_OUTPUT_STAGING, io};
     }
     vki_dispatch_grid_phwc4(&d, s);
-    return vki_build_dispatch(b, &d);
+    vki_status st = vki_build_dispatch(b, &d);
+    b->current_op = -1;
+    return st;
 }
 
 static vki_status emit_all(vki_build *b) {
     const vki_model *m = b->m;
     vki_status s = VKI_OK;
     b->current_op = -1;
+    /* An int8 model's closing DEQUANTIZE runs in its output's conversion. */
+    for (int i = 0; i < m->n_outputs; i++) {
+        int dq = output_dequantize(b, i);
+        if (dq >= 0) b->skip[dq] = 1;
+    }
     for (int i = 0; i < m->n_inputs && !s; i++) s = emit_io_conversion(b, i, 1);
     for (int o = 0; o < m->n_ops && !s; o++) {
         if (b->skip[o]) continue;
