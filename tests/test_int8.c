@@ -63,18 +63,10 @@ static int read_cases(int8_case *cases) {
     return n;
 }
 
-static vki_model *load(const char *name) {
-    char path[1024];
-    snprintf(path, sizeof path, "%.900s/int8/%.96s.tflite", harness_data_dir(), name);
-    vki_model *m = NULL;
-    cr_assert_eq(vki_model_load_file(path, &m), VKI_OK, "%s: %s", path, vki_last_error());
-    return m;
-}
+static vki_model *load(const char *name) { return harness_load_data_model("int8", name); }
 
 static float *read_f32(const char *name, const char *suffix, size_t count) {
-    char path[1024];
-    snprintf(path, sizeof path, "%.900s/int8/%.96s.%.16s.f32", harness_data_dir(), name, suffix);
-    return harness_read_f32(path, count);
+    return harness_read_data_f32("int8", name, suffix, count);
 }
 
 typedef struct run_result {
@@ -222,9 +214,9 @@ Test(int8, every_case_runs_integer_forms) {
     }
 }
 
-/* The dispatches of a graph that belong to file ops (op_index >= 0; input and output
- * conversions have -1), per file op, written to per_op[0 .. file ops - 1]; returns their
- * total. */
+/* The dispatches of a graph that belong to file ops (op_index >= 0; a bare input or output
+ * conversion has -1, an output conversion that runs the closing DEQUANTIZE carries that
+ * op's index), per file op, written to per_op[0 .. file ops - 1]; returns their total. */
 static int op_dispatches(const char *name, int *per_op, int max_ops, int *n_file_ops, bool log) {
     vki_model *m = load(name);
     *n_file_ops = vki_model_op_count(m);
@@ -250,8 +242,9 @@ static int op_dispatches(const char *name, int *per_op, int max_ops, int *n_file
     return ops;
 }
 
-/* QUANTIZE -> CONV_2D -> DEQUANTIZE (conv_ties): three op dispatches, one per file op; the
- * convolution requantizes its int32 sums in its own epilogue (no rounding step after it). */
+/* QUANTIZE -> CONV_2D -> DEQUANTIZE (conv_ties): three op dispatches, one per file op (the
+ * DEQUANTIZE in the output's conversion); the convolution requantizes its int32 sums in
+ * its own epilogue (no rounding step after it). */
 Test(int8, conv_is_one_integer_dispatch) {
     int per_op[8], n_ops;
     int ops = op_dispatches("conv_ties", per_op, 8, &n_ops, true);
