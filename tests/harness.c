@@ -365,3 +365,17 @@ const char *harness_data_dir(void) {
     const char *d = getenv("VKI_TEST_DATA");
     return d && *d ? d : "tests/data";
 }
+
+vki_model *harness_load_data_model(const char *dir, const char *name) {
+    char path[1024];
+    snprintf(path, sizeof path, "%.900s/%.32s/%.64s.tflite", harness_data_dir(), dir, name);
+    vki_model *m = NULL;
+    cr_assert_eq(vki_model_load_file(path, &m), VKI_OK, "%s: %s", path, vki_last_error());
+    return m;
+}
+
+float *harness_read_data_f32(const char *dir, const char *name, const char *suffix, size_t count) {
+    char path[1024];
+    snprintf(path, sizeof path, "%.900s/%.32s/%.64s.%.16s.f32", harness_data_dir(), dir, name, suffix);
+    return harness_read_f32(path, count);
+}

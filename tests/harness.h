@@ -146,6 +146,11 @@ typedef struct harness_io_model {
 } harness_io_model;
 harness_io_model harness_load_io_model(const char *file);
 
+/* tests/data/<dir>/<name>.tflite loaded from its file (asserts that it loads), and
+ * tests/data/<dir>/<name>.<suffix>.f32 read as count floats. */
+vki_model *harness_load_data_model(const char *dir, const char *name);
+float *harness_read_data_f32(const char *dir, const char *name, const char *suffix, size_t count);
+
 /* The shared context (created on first use, VKI_DEVICE respected). */
 vki_context *harness_context(void);
 

@@ -18,18 +18,10 @@
 #include <string.h>
 
 static float *read_f32(const char *name, const char *suffix, size_t count) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/quant/%s.%s.f32", harness_data_dir(), name, suffix);
-    return harness_read_f32(path, count);
+    return harness_read_data_f32("quant", name, suffix, count);
 }
 
-static vki_model *load(const char *name) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/quant/%s.tflite", harness_data_dir(), name);
-    vki_model *m = NULL;
-    cr_assert_eq(vki_model_load_file(path, &m), VKI_OK, "%s: %s", path, vki_last_error());
-    return m;
-}
+static vki_model *load(const char *name) { return harness_load_data_model("quant", name); }
 
 typedef struct run_result {
     float *out;                 /* every output, concatenated */
