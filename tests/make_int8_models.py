@@ -47,6 +47,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tflite_writer  # noqa: E402
+from make_quant_models import write_f32  # noqa: E402
 
 RANGE = {'int8': (-128, 127), 'uint8': (0, 255)}
 STD_FULL = 74.0     # standard deviation of q uniform over 256 values
@@ -684,11 +685,6 @@ def net_uint8():
 
 
 # ---- writing ----------------------------------------------------------------------------
-
-def write_f32(path, values):
-    with open(path, 'wb') as f:
-        f.write(struct.pack('<%df' % len(values), *values))
-
 
 def main():
     if len(sys.argv) != 3:
