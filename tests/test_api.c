@@ -117,7 +117,7 @@ Test(api, repeated_runs_with_new_inputs) {
 /* run_timeout_ms bounds vki_graph_run's wait; the run stays in flight and vki_graph_wait
  * finishes it with the answer a patient graph gives. On a CPU device a first run of a
  * 41-dispatch model takes far more than 1 ms (lavapipe: 10 ms, more while it compiles). */
-Test(api, run_timeout_leaves_the_run_in_flight) {
+Test(api, run_timeout_leaves_the_run_in_flight, .timeout = 600) {
     harness_io_model l = harness_load_io_model("face_detection_short_range.tflite");
     vki_context *ctx = harness_context();
     vki_device_info info;
@@ -126,7 +126,9 @@ Test(api, run_timeout_leaves_the_run_in_flight) {
     float *want = malloc(l.out_total * sizeof(float)), *got = malloc(l.out_total * sizeof(float));
     harness_fill(in, l.in_elems[0], 3u, -1.0f, 1.0f);
     for (int hasty = 0; hasty < 2; hasty++) {
-        vki_graph_options o = {.run_timeout_ms = hasty ? 1 : 0};
+        /* The patient graph runs first and compiles every kernel: under qemu (the arm64
+         * run) that takes longer than the default 60 s. */
+        vki_graph_options o = {.run_timeout_ms = hasty ? 1 : 540000};
         vki_graph *g = NULL;
         cr_assert_eq(vki_graph_create(ctx, l.model, &o, &g), VKI_OK, "%s", vki_last_error());
         cr_assert_eq(vki_graph_set_input(g, 0, in, l.in_elems[0] * sizeof(float)), VKI_OK);
