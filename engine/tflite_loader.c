@@ -1368,6 +1368,12 @@ static bool runs_on_q(const vki_model *m, const vki_op *op) {
     return true;
 }
 
+/* A DEQUANTIZE or QUANTIZE step from tensor `from` to tensor `to`, numbered as op file_index. */
+static vki_op conversion(vki_op_code code, int file_index, int from, int to) {
+    return (vki_op){.code = code, .file_index = file_index, .n_inputs = 1, .n_outputs = 1,
+                    .inputs = {from}, .outputs = {to}};
+}
+
 /* int8 and uint8 activations hold q - zero point (whole numbers, exact in float16 too), as
  * TFLite's integer kernels see them. Ops that run on them as they are (runs_on_q) keep
  * them; any other op gets float twins: a DEQUANTIZE before it for each quantized input, a
@@ -1394,8 +1400,7 @@ static vki_status lower_quantized(loader *L) {
         if (!quantized_activation(m, t)) continue;
         int u = float_twin(m, t);
         if (u < 0) { st = oom(L, "quantization steps"); break; }
-        ops[n++] = (vki_op){.code = VKI_OP_QUANTIZE, .file_index = -1, .n_inputs = 1,
-                            .n_outputs = 1, .inputs = {u}, .outputs = {t}};
+        ops[n++] = conversion(VKI_OP_QUANTIZE, -1, u, t);
         m->inputs[i] = u;
     }
     for (int o = 0; o < m->n_ops && st == VKI_OK; o++) {
@@ -1409,8 +1414,7 @@ static vki_status lower_quantized(loader *L) {
             if (!quantized_activation(m, t)) continue;
             int u = float_twin(m, t);
             if (u < 0) { st = oom(L, "quantization steps"); break; }
-            ops[n++] = (vki_op){.code = VKI_OP_DEQUANTIZE, .file_index = op.file_index,
-                                .n_inputs = 1, .n_outputs = 1, .inputs = {t}, .outputs = {u}};
+            ops[n++] = conversion(VKI_OP_DEQUANTIZE, op.file_index, t, u);
             op.inputs[k] = u;
         }
         int at = n;
@@ -1421,8 +1425,7 @@ static vki_status lower_quantized(loader *L) {
             int u = float_twin(m, t);
             if (u < 0) { st = oom(L, "quantization steps"); break; }
             ops[at].outputs[k] = u;
-            ops[n++] = (vki_op){.code = VKI_OP_QUANTIZE, .file_index = op.file_index,
-                                .n_inputs = 1, .n_outputs = 1, .inputs = {u}, .outputs = {t}};
+            ops[n++] = conversion(VKI_OP_QUANTIZE, op.file_index, u, t);
         }
     }
     for (int i = 0; i < m->n_outputs && st == VKI_OK; i++) {
@@ -1430,8 +1433,7 @@ static vki_status lower_quantized(loader *L) {
         if (!quantized_activation(m, t)) continue;
         int u = float_twin(m, t);
         if (u < 0) { st = oom(L, "quantization steps"); break; }
-        ops[n++] = (vki_op){.code = VKI_OP_DEQUANTIZE, .file_index = -1, .n_inputs = 1,
-                            .n_outputs = 1, .inputs = {t}, .outputs = {u}};
+        ops[n++] = conversion(VKI_OP_DEQUANTIZE, -1, t, u);
         m->outputs[i] = u;
     }
     if (st != VKI_OK) {
