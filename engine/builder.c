@@ -116,6 +116,7 @@ vki_status vki_build_bind_output(vki_build *b, vki_dispatch *d, const vki_op *op
     if (fu->dense_out) {
         vki_define_int(d, "DENSE_OUT", 1);
         vki_define_int(d, "DENSE_BASE", fu->dense_base);
+        if (fu->dense_scale != 0.0f) vki_define_float(d, "DENSE_SCALE", fu->dense_scale);
         if (d->n_bindings < VKI_MAX_BINDINGS)
             d->bindings[d->n_bindings++] = (vki_binding){VKI_BIND_OUTPUT_STAGING, fu->dense_output};
         else
@@ -174,6 +175,34 @@ static int output_dequantize(const vki_build *b, int io) {
     return vki_model_is_input(m, t) ? -1 : found;
 }
 
+/* The QUANTIZE that alone reads graph input io, a float tensor that is no graph output,
+ * onto an int8 / uint8 activation: the input's conversion quantizes in its place (one
+ * dispatch, and no float copy of the input on the device). -1: none. */
+static int input_quantize(const vki_build *b, int io) {
+    const vki_model *m = b->m;
+    int t = m->inputs[io], found = -1;
+    if (vki_tensor_quantized(&m->tensors[t]) || vki_model_is_output(m, t)) return -1;
+    for (int i = 0; i < m->n_inputs; i++)
+        if (i != io && m->inputs[i] == t) return -1;
+    for (int o = 0; o < m->n_ops; o++) {
+        if (b->skip[o]) continue;
+        const vki_op *op = &m->ops[o];
+        int reads = op->fused.has_residual && op->fused.residual == t;
+        for (int k = 0; k < op->n_inputs; k++) reads += op->inputs[k] == t;
+        if (!reads) continue;
+        if (found >= 0 || reads != 1 || op->code != VKI_OP_QUANTIZE || op->inputs[0] != t ||
+            op->n_outputs != 1 || !vki_tensor_quantized(&m->tensors[op->outputs[0]]))
+            return -1;
+        found = o;
+    }
+    return found;
+}
+
+int vki_build_input_target(const vki_build *b, int io) {
+    int q = b->input_quantize ? b->input_quantize[io] : -1;
+    return q >= 0 ? b->m->ops[q].outputs[0] : b->m->inputs[io];
+}
+
 static vki_status emit_io_conversion(vki_build *b, int io, int is_input) {
     const vki_model *m = b->m;
     int t = is_input ? m->inputs[io] : m->outputs[io];
@@ -186,6 +215,12 @@ static vki_status emit_io_conversion(vki_build *b, int io, int is_input) {
         t = m->ops[dq].inputs[0];
         vki_define_float(&d, "DEQUANT_SCALE", m->tensors[t].quant_scale);
         b->current_op = dq;
+    }
+    const int q = is_input ? b->input_quantize[io] : -1;
+    if (q >= 0) {   /* write the QUANTIZE's int8 tensor */
+        t = m->ops[q].outputs[0];
+        vki_quantize_define(&d, &m->tensors[t]);
+        b->current_op = q;
     }
     if (is_input) {
         d.bindings[d.n_bindings++] = (vki_binding){VKI_BIND_INPUT_STAGING, io};
@@ -204,11 +239,15 @@ static vki_status emit_all(vki_build *b) {
     const vki_model *m = b->m;
     vki_status s = VKI_OK;
     b->current_op = -1;
-    /* An int8 model's closing DEQUANTIZE runs in its output's conversion. */
+    /* An int8 model's closing DEQUANTIZE runs in its output's conversion (where its
+     * producer does not already store dequantized), its first QUANTIZE in the input's. */
     for (int i = 0; i < m->n_outputs; i++) {
         int dq = output_dequantize(b, i);
         if (dq >= 0) b->skip[dq] = 1;
     }
+    for (int i = 0; i < m->n_inputs; i++) b->input_quantize[i] = input_quantize(b, i);
+    for (int i = 0; i < m->n_inputs; i++)
+        if (b->input_quantize[i] >= 0) b->skip[b->input_quantize[i]] = 1;
     for (int i = 0; i < m->n_inputs && !s; i++) s = emit_io_conversion(b, i, 1);
     for (int o = 0; o < m->n_ops && !s; o++) {
         if (b->skip[o]) continue;
@@ -235,9 +274,11 @@ vki_status vki_build_open(vki_build *b, const vki_context *ctx, const vki_model 
     b->storage_of = vki_malloc(sizeof(int) * nt);
     b->view.ops = vki_malloc(sizeof(vki_op) * no);
     b->skip = vki_calloc(no, 1);
+    b->input_quantize = vki_calloc((size_t)(model->n_inputs ? model->n_inputs : 1), sizeof(int));
     b->op_half = vki_calloc(no, 1);
     b->tensor_half = vki_calloc(nt, 1);
-    if (!b->storage_of || !b->view.ops || !b->skip || !b->op_half || !b->tensor_half)
+    if (!b->storage_of || !b->view.ops || !b->skip || !b->input_quantize || !b->op_half ||
+        !b->tensor_half)
         return vki_fail_oom("graph build");
     vki_precision_ops(model, cfg, b->op_half);
     memcpy(b->view.ops, model->ops, sizeof(vki_op) * (size_t)model->n_ops);
@@ -265,6 +306,7 @@ void vki_build_close(vki_build *b) {
     free(b->storage_of);
     free(b->view.ops);
     free(b->skip);
+    free(b->input_quantize);
     free(b->op_half);
     free(b->tensor_half);
     memset(b, 0, sizeof *b);

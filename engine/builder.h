@@ -33,6 +33,7 @@ struct vki_build {
     int *storage_of;            /* tensor -> tensor whose storage it uses (a root after emit) */
     int current_op;             /* op being built, -1 for I/O conversions */
     unsigned char *skip;        /* ops the passes made redundant */
+    int *input_quantize;        /* per graph input: the QUANTIZE its conversion runs, or -1 */
     unsigned char *op_half;     /* per op: outputs and weights stored fp16 */
     unsigned char *tensor_half; /* per tensor: stored fp16 */
     vki_precision_report precision;
@@ -55,6 +56,10 @@ vki_status vki_build_schedule(vki_build *b);
 
 /* The tensor whose storage t uses, following aliases (and in-place merges) to the end. */
 int vki_build_storage_root(const vki_build *b, int t);
+
+/* The tensor graph input io's conversion (to_phwc4.comp, or image.comp for a camera frame)
+ * writes: the input's own, or the int8 / uint8 output of the QUANTIZE it runs. */
+int vki_build_input_target(const vki_build *b, int io);
 
 /* Bytes of tensor t in PHWC4, in its storage precision. */
 uint64_t vki_build_tensor_bytes(const vki_build *b, int t);

@@ -10,6 +10,7 @@
 #include "graph.h"
 #include "image.h"
 #include "kernels.h"
+#include "ops/ops.h"
 #include "precision.h"
 #include "status.h"
 
@@ -22,7 +23,12 @@
 
 typedef struct image_input {
     VkDescriptorBufferInfo tensor;   /* the input's PHWC4 storage */
-    int half;                        /* stored as float16 */
+    int half;                        /* its storage (VKI_STORE_*) */
+    int target;                      /* the tensor written: the input, or the int8 output of
+                                        the QUANTIZE its conversion runs (builder.h) */
+    int conversion_op;               /* that QUANTIZE's file index (its step's op_index), or -1 */
+    int quantize;                    /* the target is int8 / uint8, on grid's scale and range */
+    vki_tensor grid;                 /* its quant_* fields only */
     vki_buffer frame, params;
     VkDescriptorSet set;
     vki_step step;                   /* the image kernel's step, once made */
@@ -50,9 +56,18 @@ vki_status vki_image_inputs_open(vki_graph *g, const vki_build *b) {
     st->fp16 = b->cfg->fp16;
     st->device = b->device;
     for (int i = 0; i < m->n_inputs; i++) {
-        const vki_binding bd = {VKI_BIND_TENSOR, m->inputs[i]};
+        st->in[i].target = vki_build_input_target(b, i);
+        const int q = b->input_quantize[i];
+        st->in[i].conversion_op = q >= 0 ? m->ops[q].file_index : -1;
+        const vki_tensor *target = &m->tensors[st->in[i].target];
+        st->in[i].quantize = q >= 0;
+        st->in[i].grid.quant_scale = target->quant_scale;
+        st->in[i].grid.quant_zero = target->quant_zero;
+        st->in[i].grid.quant_min = target->quant_min;
+        st->in[i].grid.quant_max = target->quant_max;
+        const vki_binding bd = {VKI_BIND_TENSOR, st->in[i].target};
         st->in[i].tensor = vki_memory_binding(&g->mem, b, &bd);
-        st->in[i].half = b->tensor_half[m->inputs[i]];
+        st->in[i].half = b->tensor_half[st->in[i].target];
     }
     g->images = st;
     return VKI_OK;
@@ -91,9 +106,14 @@ static vki_status make_step(vki_graph *g, int index, const char *where) {
     vki_dispatch d;
     vki_dispatch_init(&d, VKI_KERNEL_image, VKI_WG_ELEMENTWISE);
     vki_define_shape(&d, "OUT", shape);
+    int q8_offset[3] = {0, 0, 0};
+    if (in->quantize) {   /* quantize as the model's first QUANTIZE does */
+        vki_quantize_define(&d, &in->grid);
+        q8_offset[2] = in->grid.quant_zero - in->grid.quant_min;
+    }
     char precision[1024];
     const unsigned char half[3] = {0, 0, (unsigned char)in->half};
-    vki_precision_defines(st->fp16, 0, 3, half, NULL, precision, sizeof precision);
+    vki_precision_defines(st->fp16, 0, 3, half, q8_offset, precision, sizeof precision);
     const vki_kernel_variant v = {VKI_KERNEL_image, d.defines, d.defines_len, precision, 3};
     vki_step step = {.grid = {(uint32_t)shape.w, (uint32_t)shape.h, 1}, .kernel = VKI_KERNEL_image,
                      .op_index = -1};
@@ -173,7 +193,8 @@ vki_status vki_image_inputs_set(vki_graph *g, int index, const vki_image *image,
     image_input *in = &g->images->in[index];
     const vki_step *current = in->active ? &in->float_step
                               : index < g->rec.n_steps ? &g->rec.steps[index] : NULL;
-    if (!current || strcmp(current->kernel, VKI_KERNEL_to_phwc4) || current->op_index != -1)
+    if (!current || strcmp(current->kernel, VKI_KERNEL_to_phwc4) ||
+        current->op_index != in->conversion_op)
         return vki_fail(VKI_ERROR_INTERNAL, "%s: %s: step %d is not the input's conversion", call,
                         where, index);
     if (!in->step.pipeline) s = make_step(g, index, where);

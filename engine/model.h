@@ -126,6 +126,10 @@ typedef struct vki_fused {
     bool dense_out;
     int dense_output;
     long dense_base;
+    /* With dense_out on an integer form: the graph output is a DEQUANTIZE of the op's
+     * result, folded in: the op writes its q - zero point times this scale (the grid's),
+     * which is TFLite's dequantization exactly. 0: the op's output is float. */
+    float dense_scale;
     /* An integer form's epilogue (engine/ops/int8.c): 1 + the tensor whose grid the op's
      * own sum is requantized onto (its output before a fused ADD or table op took it over),
      * 1 + the index of a fused integer ADD (the op's output is one of its operands, the

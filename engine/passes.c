@@ -370,35 +370,57 @@ static int fuse_channel_pads(vki_model *m, unsigned char *skip) {
 typedef struct dense_plan {
     int producers[MAX_DENSE_PRODUCERS];
     long bases[MAX_DENSE_PRODUCERS];
+    float scales[MAX_DENSE_PRODUCERS];   /* dense_scale of each producer */
     int n;
     int folded[MAX_DENSE_PRODUCERS];   /* RESHAPE / CONCATENATION ops made redundant */
     int n_folded;
 } dense_plan;
 
 /* Plans tensor t to be written densely at float offset `base` of its graph output: walks
- * back through RESHAPEs (dense order is unchanged) and CONCATENATIONs whose inputs are
- * contiguous chunks (every axis before the concatenation axis has extent 1) down to
- * convolutions, whose epilogue then writes there. Fails (0) on anything else. */
+ * back through RESHAPEs (dense order is unchanged), CONCATENATIONs whose inputs are
+ * contiguous chunks (every axis before the concatenation axis has extent 1) and a
+ * DEQUANTIZE of an int8 / uint8 activation, down to convolutions, whose epilogue then
+ * writes there. Below a DEQUANTIZE (`grid`: its input) every tensor must be on that grid
+ * and the producers run their integer forms, which then dequantize as they store. Fails
+ * (0) on anything else. */
 static int plan_dense(const vki_model *m, const graph_index *g, int t, long base, int top,
-                      dense_plan *plan) {
+                      const vki_tensor *grid, dense_plan *plan) {
     if (!top && !private_to_reader(m, g, t)) return 0;
     int p = g->producer[t];
     if (p < 0) return 0;
     const vki_op *op = &m->ops[p];
+    const vki_tensor *tt = &m->tensors[t];
+    if (grid && (!vki_tensor_quantized(tt) || tt->quant_scale != grid->quant_scale ||
+                 tt->quant_zero != grid->quant_zero))
+        return 0;
+    if (!grid && vki_tensor_quantized(tt)) return 0;
     if (has_epilogue(op)) {
         if (op->fused.dense_out || op->n_outputs != 1 || plan->n == MAX_DENSE_PRODUCERS) return 0;
+        if (grid) {
+            const vki_op_def *def = vki_op_find(op);
+            if (!def || !def->integer || !def->integer(m, op)) return 0;
+        }
         plan->producers[plan->n] = p;
+        plan->scales[plan->n] = grid ? grid->quant_scale : 0.0f;
         plan->bases[plan->n++] = base;
         return 1;
     }
     if (plan->n_folded == MAX_DENSE_PRODUCERS) return 0;
+    if (op->code == VKI_OP_DEQUANTIZE) {
+        int u = op->inputs[0];
+        if (grid || u < 0 || m->tensors[u].data || !vki_tensor_quantized(&m->tensors[u]) ||
+            m->tensors[u].n_qscale > 1)
+            return 0;
+        plan->folded[plan->n_folded++] = p;
+        return plan_dense(m, g, u, base, 0, &m->tensors[u], plan);
+    }
     if (op->code == VKI_OP_RESHAPE) {
         int u = op->inputs[0];
         if (u < 0 || m->tensors[u].data ||
             vki_tensor_elements(&m->tensors[u]) != vki_tensor_elements(&m->tensors[t]))
             return 0;
         plan->folded[plan->n_folded++] = p;
-        return plan_dense(m, g, u, base, 0, plan);
+        return plan_dense(m, g, u, base, 0, grid, plan);
     }
     if (op->code == VKI_OP_CONCATENATION) {
         const vki_tensor *to = &m->tensors[t];
@@ -410,7 +432,7 @@ static int plan_dense(const vki_model *m, const graph_index *g, int t, long base
         long at = base;
         for (int i = 0; i < op->n_inputs; i++) {
             int u = op->inputs[i];
-            if (u < 0 || m->tensors[u].data || !plan_dense(m, g, u, at, 0, plan)) return 0;
+            if (u < 0 || m->tensors[u].data || !plan_dense(m, g, u, at, 0, grid, plan)) return 0;
             at += (long)vki_tensor_elements(&m->tensors[u]);
         }
         return 1;
@@ -429,12 +451,13 @@ static int fuse_output_layouts(vki_model *m, unsigned char *skip) {
         /* The graph output's own readers still need its PHWC4 tensor. */
         if (twice != 1 || g.readers[t] || vki_model_is_input(m, t)) continue;
         dense_plan plan = {.n = 0};
-        if (!plan_dense(m, &g, t, 0, 1, &plan)) continue;
+        if (!plan_dense(m, &g, t, 0, 1, NULL, &plan)) continue;
         for (int k = 0; k < plan.n; k++) {
             vki_op *op = &m->ops[plan.producers[k]];
             op->fused.dense_out = true;
             op->fused.dense_output = io;
             op->fused.dense_base = plan.bases[k];
+            op->fused.dense_scale = plan.scales[k];
         }
         for (int k = 0; k < plan.n_folded; k++) skip[plan.folded[k]] = 1;
         fused += plan.n_folded + 1;   /* and the output's conversion */

@@ -189,13 +189,30 @@ TENSOR_IN(RES_BINDING, residual)
 #define ADD_RESIDUAL(v, x, y, s)
 #endif
 #ifdef DENSE_OUT
+// DENSE_SCALE: an integer form's q - zero point dequantized as it is stored (a closing
+// DEQUANTIZE folded in): one float32 product, as TFLite's.
+#ifdef DENSE_SCALE
+#define DENSE_VALUE(v) ((v) * DENSE_SCALE)
+#else
+#define DENSE_VALUE(v) (v)
+#endif
 #define OUTPUT(b) RAW_OUT(b, dst) \
     void output_put(int x, int y, int s, vec4 v) { \
         int base = DENSE_BASE + (y * OUT_W + x) * OUT_C + s * 4; \
-        for (int i = 0; i < 4; i++) if (s * 4 + i < OUT_C) dst[base + i] = v[i]; }
+        for (int i = 0; i < 4; i++) if (s * 4 + i < OUT_C) dst[base + i] = DENSE_VALUE(v[i]); }
 #else
 #define OUTPUT(b) TENSOR_OUT(b, dst) \
     void output_put(int x, int y, int s, vec4 v) { STORE(dst, IDX(OUT, x, y, s), v); }
+#endif
+#ifdef INV_SCALE
+// Real values onto an int8 / uint8 grid as q - zero point, as XNNPACK's f32-qs8-vcvt
+// does: times the reciprocal scale in float32 (`precise`: one rounding), ties to even,
+// clamped (engine/ops/quantize.c's vki_quantize_define sets the constants). quant.comp's
+// QUANTIZE, and the input conversions that run a model's first QUANTIZE.
+vec4 quantize_q(vec4 v) {
+    precise vec4 scaled = v * INV_SCALE;
+    return clamp(roundEven(scaled) + float(ZERO), vec4(QMIN), vec4(QMAX)) - float(ZERO);
+}
 #endif
 // An integer form's result c (q - zero point, already clamped), padded lanes zeroed.
 #define STORE_Q(x, y, s, v) { \

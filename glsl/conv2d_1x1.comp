@@ -15,6 +15,8 @@
 // variant: @bindings=4 TILE_S={3|8} TILE_X={1|3|16} $CONV_WINDOW
 // variant: @bindings=4 INT8 RQ_BASE=3 OUT_QMIN=-120 OUT_QMAX=100 TILE_S={1|2|4} TILE_X={4|8}
 //   + $CONV_WINDOW
+// variant: @bindings=4 INT8 RQ_BASE=3 OUT_QMIN=-120 OUT_QMAX=100 TILE_S=4 TILE_X=8 DENSE_OUT
+//   + DENSE_BASE=12 DENSE_SCALE=float(0.0235) $CONV_WINDOW
 // variant: @bindings=N_BINDINGS ACT_RELU TILE_S=4 TILE_X=8 $EPILOGUE $CONV_WINDOW
 #extension GL_EXT_control_flow_attributes : require
 TENSOR_IN(0, src)

@@ -10,6 +10,8 @@
 // compiles each in fp32, fp16 storage and fp16 arithmetic).
 // image_input.c: an RGB or a luma input; binding 0 the frame bytes, 1 the params.
 // variant: @bindings=3 OUT_W=17 OUT_H=13 {OUT_C=3|OUT_C=1} OUT_S=1
+// variant: @bindings=3 OUT_W=17 OUT_H=13 OUT_C=3 OUT_S=1 INV_SCALE=float(127.5) ZERO=-1
+//   + QMIN=-128 QMAX=127
 layout(std430, set = 0, binding = 0) readonly restrict buffer frame_block { uint frame[]; };
 layout(std430, set = 0, binding = 1) readonly restrict buffer params_block {
     int format;              // 0 RGBA8888, 1 RGB888, 2 NV21, 3 NV12
@@ -91,9 +93,15 @@ void main() {
     }
     precise vec3 o = v * vec3(P.norm_scale[0], P.norm_scale[1], P.norm_scale[2]) +
                      vec3(P.norm_bias[0], P.norm_bias[1], P.norm_bias[2]);
-#if OUT_C == 1
-    STORE(dst, IDX(OUT, x, y, 0), vec4(o.x, 0.0, 0.0, 0.0));
+#ifdef INV_SCALE
+    // The model's first QUANTIZE, run here: dst is its int8 / uint8 output.
+    vec3 q = quantize_q(vec4(o, 0.0)).xyz;
 #else
-    STORE(dst, IDX(OUT, x, y, 0), vec4(o, 0.0));
+    vec3 q = o;
+#endif
+#if OUT_C == 1
+    STORE(dst, IDX(OUT, x, y, 0), vec4(q.x, 0.0, 0.0, 0.0));
+#else
+    STORE(dst, IDX(OUT, x, y, 0), vec4(q, 0.0));
 #endif
 }

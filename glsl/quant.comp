@@ -24,9 +24,7 @@ void main() {
     int at = IDX(OUT, x, y, s);
     vec4 v = LOAD(src, at);
 #if defined(OP_QUANTIZE)
-    precise vec4 scaled = v * INV_SCALE;
-    vec4 q = clamp(roundEven(scaled) + float(ZERO), vec4(QMIN), vec4(QMAX));
-    v = q - float(ZERO);
+    v = quantize_q(v);
 #elif defined(OP_DEQUANTIZE)
     precise vec4 real = v * SCALE;
     v = real;

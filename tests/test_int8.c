@@ -14,6 +14,7 @@
  * integer forms (no float op between a DEQUANTIZE and a QUANTIZE, no separate rounding
  * dispatch) and that the models cover every op with an integer form. */
 #include "harness.h"
+#include "image.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -216,8 +217,10 @@ Test(int8, every_case_runs_integer_forms) {
 
 /* The dispatches of a graph that belong to file ops (op_index >= 0; a bare input or output
  * conversion has -1, an output conversion that runs the closing DEQUANTIZE carries that
- * op's index), per file op, written to per_op[0 .. file ops - 1]; returns their total. */
-static int op_dispatches(const char *name, int *per_op, int max_ops, int *n_file_ops, bool log) {
+ * op's index), per file op, written to per_op[0 .. file ops - 1], and all dispatches in
+ * *total; returns the file ops' total. */
+static int op_dispatches(const char *name, int *per_op, int max_ops, int *n_file_ops, int *total,
+                        bool log) {
     vki_model *m = load(name);
     *n_file_ops = vki_model_op_count(m);
     cr_assert_leq(*n_file_ops, max_ops);
@@ -226,6 +229,7 @@ static int op_dispatches(const char *name, int *per_op, int max_ops, int *n_file
     vki_graph *g = NULL;
     cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_OK, "%s", vki_last_error());
     int n = vki_graph_dispatch_count(g), ops = 0;
+    *total = n;
     for (int d = 0; d < n; d++) {
         vki_dispatch_info info;
         cr_assert_eq(vki_graph_dispatch_info(g, d, &info), VKI_OK);
@@ -242,20 +246,24 @@ static int op_dispatches(const char *name, int *per_op, int max_ops, int *n_file
     return ops;
 }
 
-/* QUANTIZE -> CONV_2D -> DEQUANTIZE (conv_ties): three op dispatches, one per file op (the
- * DEQUANTIZE in the output's conversion); the convolution requantizes its int32 sums in
- * its own epilogue (no rounding step after it). */
+/* QUANTIZE -> CONV_2D -> DEQUANTIZE (conv_ties): two dispatches in all. The input's
+ * conversion quantizes (it carries the QUANTIZE's index), the convolution requantizes its
+ * int32 sums in its own epilogue (no rounding step after it) and, the DEQUANTIZE being
+ * the graph output, stores them dequantized in the output's dense layout (no output
+ * conversion). */
 Test(int8, conv_is_one_integer_dispatch) {
-    int per_op[8], n_ops;
-    int ops = op_dispatches("conv_ties", per_op, 8, &n_ops, true);
+    int per_op[8], n_ops, total;
+    int ops = op_dispatches("conv_ties", per_op, 8, &n_ops, &total, true);
     cr_expect_eq(n_ops, 3);
-    cr_expect_eq(ops, 3, "conv_ties: %d op dispatches, want 3 (QUANTIZE, CONV_2D, DEQUANTIZE)", ops);
-    for (int i = 0; i < n_ops; i++) cr_expect_eq(per_op[i], 1, "file op %d: %d dispatches", i, per_op[i]);
+    cr_expect_eq(ops, 2, "conv_ties: %d op dispatches, want 2 (QUANTIZE, CONV_2D)", ops);
+    cr_expect_eq(total, 2, "conv_ties: %d dispatches, want 2 (no bare I/O conversion)", total);
+    for (int i = 0; i < 2; i++) cr_expect_eq(per_op[i], 1, "file op %d: %d dispatches", i, per_op[i]);
+    cr_expect_eq(per_op[2], 0, "the closing DEQUANTIZE: %d dispatches, want 0", per_op[2]);
 }
 
 /* The single-op cases of each integer form: one dispatch per file op (the QUANTIZE of
- * each input, the op, the DEQUANTIZE of each output), so no form is split into a float
- * computation and a rounding step. */
+ * each input, the op), so no form is split into a float computation and a rounding step;
+ * a closing DEQUANTIZE runs in its producer's store or in the output's conversion. */
 Test(int8, each_form_is_one_dispatch) {
     static const char *const names[] = {
         "dw_3x3_same_relu6_pc", "dw_u8_3x3_same_relu", "conv_u8_3x3_same_relu",
@@ -266,11 +274,17 @@ Test(int8, each_form_is_one_dispatch) {
         "unary_hard_swish", "unary_quantize",
     };
     for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
-        int per_op[32], n_ops;
-        int ops = op_dispatches(names[k], per_op, 32, &n_ops, false);
-        cr_expect_eq(ops, n_ops, "%s: %d op dispatches for %d file ops", names[k], ops, n_ops);
-        for (int i = 0; i < n_ops; i++)
-            cr_expect_eq(per_op[i], 1, "%s: file op %d: %d dispatches", names[k], i, per_op[i]);
+        int per_op[32], n_ops, total;
+        op_dispatches(names[k], per_op, 32, &n_ops, &total, false);
+        vki_model *m = load(names[k]);
+        for (int i = 0; i < n_ops; i++) {
+            const bool closing = !strcmp(vki_model_op_name(m, i), "DEQUANTIZE");
+            if (closing)
+                cr_expect_leq(per_op[i], 1, "%s: file op %d: %d dispatches", names[k], i, per_op[i]);
+            else
+                cr_expect_eq(per_op[i], 1, "%s: file op %d: %d dispatches", names[k], i, per_op[i]);
+        }
+        vki_model_destroy(m);
     }
 }
 
@@ -299,5 +313,66 @@ Test(int8, cases_cover_every_integer_form) {
     for (int w = 0; w < N_WANT; w++) {
         fprintf(stderr, "int8: %s in %d op(s) of the cases\n", want[w], seen[w]);
         cr_expect_gt(seen[w], 0, "no case has a %s", want[w]);
+    }
+}
+
+/* ---- camera frames --------------------------------------------------------------------- */
+
+/* A model whose first op is its QUANTIZE runs it in the input's conversion, and so in the
+ * image kernel that replaces the conversion for a camera frame: an RGBA frame must give,
+ * bit for bit, what the image reference's floats given as the input give, in every
+ * precision (net_blazeface and net_uint8: int8 and uint8 grids, 3 channels). */
+Test(int8, camera_frame_quantizes_as_the_first_quantize) {
+    static const char *const names[] = {"net_blazeface", "net_uint8"};
+    const vki_precision precisions[] = {VKI_PRECISION_FP32, VKI_PRECISION_FP16,
+                                        VKI_PRECISION_FP16_STORAGE};
+    enum { W = 23, H = 17 };
+    static uint8_t rgba[W * H * 4];
+    for (int i = 0; i < W * H * 4; i++) rgba[i] = (uint8_t)((i * 37 + (i / 92) * 11) & 255);
+    const vki_image img = {.format = VKI_PIXEL_RGBA8888, .width = W, .height = H, .data = rgba};
+    const vki_image_transform tr = {.rotation = 90, .mirror = 1, .mean = {127.5f, 120.0f, 110.0f},
+                                    .std = {127.5f, 60.0f, 64.0f}};
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        vki_model *m = load(names[k]);
+        vki_tensor_info in, out;
+        cr_assert_eq(vki_model_input_info(m, 0, &in), VKI_OK);
+        cr_assert_eq(vki_model_output_info(m, 0, &out), VKI_OK);
+        cr_assert_eq(in.shape[3], 3);
+        float *ref_in = malloc(in.element_count * sizeof(float));
+        float *a = malloc(out.element_count * sizeof(float)), *b = malloc(out.element_count * sizeof(float));
+        cr_assert(ref_in && a && b);
+        cr_assert_eq(vki_image_reference(&img, &tr, in.shape[1], in.shape[2], 3, ref_in), VKI_OK, "%s",
+                     vki_last_error());
+        for (int p = 0; p < 3; p++) {
+            vki_graph_options o = {.precision = precisions[p]};
+            vki_graph *g = NULL;
+            if (vki_graph_create(harness_context(), m, &o, &g) != VKI_OK) {
+                cr_assert(p > 0, "%s: %s", names[k], vki_last_error());   /* no fp16 storage */
+                continue;
+            }
+            vki_dispatch_info info;
+            cr_assert_eq(vki_graph_dispatch_info(g, 0, &info), VKI_OK);
+            const int first = info.op_index;
+            const char *op = first >= 0 ? vki_model_op_name(m, first) : NULL;
+            cr_expect(op && !strcmp(op, "QUANTIZE"),
+                      "%s: the input's conversion runs op %d, not the QUANTIZE", names[k], first);
+            cr_assert_eq(vki_graph_set_input_image(g, 0, &img, &tr), VKI_OK, "%s", vki_last_error());
+            cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+            cr_assert_eq(vki_graph_get_output(g, 0, a, out.element_count * sizeof(float)), VKI_OK);
+            cr_assert_eq(vki_graph_set_input(g, 0, ref_in, in.element_count * sizeof(float)), VKI_OK);
+            cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+            cr_assert_eq(vki_graph_get_output(g, 0, b, out.element_count * sizeof(float)), VKI_OK);
+            size_t differ = 0;
+            for (size_t i = 0; i < out.element_count; i++) differ += memcmp(&a[i], &b[i], sizeof(float)) != 0;
+            fprintf(stderr, "int8: %s %s camera frame: %zu of %zu output elements differ from the "
+                    "floats' run\n", names[k], harness_precision_name(p), differ, out.element_count);
+            cr_expect_eq(differ, 0, "%s %s: %zu elements differ", names[k], harness_precision_name(p),
+                         differ);
+            vki_graph_destroy(g);
+        }
+        free(ref_in);
+        free(a);
+        free(b);
+        vki_model_destroy(m);
     }
 }

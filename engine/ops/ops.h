@@ -190,6 +190,9 @@ vki_status vki_unary_emit(vki_build *b, const vki_model *m, const vki_op *op, vk
 /* q - zero point of real value x on quantized tensor t's grid, as LiteRT's QUANTIZE
  * rounds it (quantize.c): for references and tables of integer forms. */
 float vki_quantize_value(const vki_tensor *t, float x);
+/* The defines quant.comp's OP_QUANTIZE and the input conversions (to_phwc4.comp,
+ * image.comp) round with, common.glsl's quantize_q: INV_SCALE, ZERO, QMIN, QMAX of t. */
+void vki_quantize_define(vki_dispatch *d, const vki_tensor *t);
 
 /* A validated PAD's leading and trailing zeros per NHWC axis (pad.c; for graph passes). */
 void vki_pad_amounts(const vki_model *m, const vki_op *op, vki_shape4 *before, vki_shape4 *after);

@@ -44,12 +44,16 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
         vki_define_float(&d, "SCALE", in->quant_scale);
     } else {
         vki_define_int(&d, "OP_QUANTIZE", 1);
-        vki_define_float(&d, "INV_SCALE", inverse_scale(out_t));
-        vki_define_int(&d, "ZERO", out_t->quant_zero);
-        vki_define_int(&d, "QMIN", out_t->quant_min);
-        vki_define_int(&d, "QMAX", out_t->quant_max);
+        vki_quantize_define(&d, out_t);
     }
     return vki_unary_emit(b, m, op, &d);
+}
+
+void vki_quantize_define(vki_dispatch *d, const vki_tensor *t) {
+    vki_define_float(d, "INV_SCALE", inverse_scale(t));
+    vki_define_int(d, "ZERO", t->quant_zero);
+    vki_define_int(d, "QMIN", t->quant_min);
+    vki_define_int(d, "QMAX", t->quant_max);
 }
 
 /* q - zero point of real value x on t's grid, as XNNPACK's f32-qs8-vcvt: x times the
