@@ -149,10 +149,21 @@ static int int8_epilogue(const vki_model *m, const vki_op *op) {
            op->n_outputs == 1 && !op->fused.dense_out;
 }
 
+/* An integer ADD, SUB or MUL (binary.comp) that may take a table op after it: its own
+ * dispatch, nothing fused into it yet. */
+static int int8_binary_epilogue(const vki_model *m, const vki_op *op) {
+    if (op->code != VKI_OP_ADD && op->code != VKI_OP_SUB && op->code != VKI_OP_MUL) return 0;
+    const vki_op_def *def = vki_op_find(op);
+    return def && def->integer && quantized(m, op) && def->integer(m, op) && !op->fused.int8_table &&
+           op->n_outputs == 1 && !op->fused.dense_out && !op->fused.has_residual;
+}
+
 /* A table op (int8.h) reading integer convolution p's private output t joins p's epilogue:
- * p requantizes onto t's grid, then maps through the table. */
-static int fuse_int8_table(const vki_model *m, vki_op *ops, int p, int o, int t) {
-    if (!int8_epilogue(m, &ops[p]) || !vki_int8_table_ok(m, &ops[o]) || ops[p].outputs[0] != t)
+ * p requantizes onto t's grid, then maps through the table. binary: p may be an integer
+ * ADD / SUB / MUL too. */
+static int fuse_int8_table(const vki_model *m, vki_op *ops, int p, int o, int t, int binary) {
+    if (!(int8_epilogue(m, &ops[p]) || (binary && int8_binary_epilogue(m, &ops[p]))) ||
+        !vki_int8_table_ok(m, &ops[o]) || ops[p].outputs[0] != t)
         return 0;
     if (!ops[p].fused.int8_own) ops[p].fused.int8_own = t + 1;
     ops[p].fused.int8_table = o + 1;
@@ -173,7 +184,7 @@ int vki_fuse_activations(const vki_model *m, vki_op *ops, unsigned char *skip) {
         if (!private_to_reader(m, &g, t)) continue;
         int p = g.producer[t];
         if (quantized(m, &ops[p]) || quantized(m, &ops[o])) {
-            if (fuse_int8_table(m, ops, p, o, t)) {
+            if (fuse_int8_table(m, ops, p, o, t, 0)) {
                 g.producer[ops[o].outputs[0]] = p;
                 skip[o] = 1;
                 fused++;
@@ -195,7 +206,9 @@ int vki_fuse_activations(const vki_model *m, vki_op *ops, unsigned char *skip) {
     return fused;
 }
 
-/* The table ops that read an integer convolution's output after its ADD was fused. */
+/* The table ops that read an integer convolution's output after its ADD was fused, or an
+ * integer ADD, SUB or MUL's that no convolution took (after the residual pass, so that a
+ * convolution, its ADD and the table after it stay one dispatch). */
 static int fuse_int8_tables(vki_model *m, unsigned char *skip) {
     graph_index g;
     if (!index_build(m, skip, &g)) return 0;
@@ -205,7 +218,7 @@ static int fuse_int8_tables(vki_model *m, unsigned char *skip) {
         int t = m->ops[o].inputs[0];
         if (t < 0 || !private_to_reader(m, &g, t)) continue;
         int p = g.producer[t];
-        if (!m->ops[p].fused.int8_add || !fuse_int8_table(m, m->ops, p, o, t)) continue;
+        if (!fuse_int8_table(m, m->ops, p, o, t, 1)) continue;
         g.producer[m->ops[o].outputs[0]] = p;
         skip[o] = 1;
         fused++;

@@ -288,6 +288,29 @@ Test(int8, each_form_is_one_dispatch) {
     }
 }
 
+/* A table op after an integer ADD that no convolution takes runs in the ADD's dispatch:
+ * net_mobilenet_v3's hard sigmoid (ADD 3 then RELU6, file ops 7 and 8) and net_blazeface's
+ * ADD then RELU (12 and 13); net_mobilenet_v3's HARD_SWISH (2) in its CONV_2D's (1). */
+Test(int8, table_ops_run_in_their_producers_dispatch) {
+    static const struct { const char *name; int producer, table; } cases[] = {
+        {"net_mobilenet_v3", 7, 8}, {"net_blazeface", 12, 13}, {"net_mobilenet_v3", 1, 2},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        int per_op[32], n_ops, total;
+        op_dispatches(cases[k].name, per_op, 32, &n_ops, &total, false);
+        vki_model *m = load(cases[k].name);
+        const char *table = vki_model_op_name(m, cases[k].table);
+        cr_assert(table && (!strcmp(table, "RELU6") || !strcmp(table, "RELU") ||
+                            !strcmp(table, "HARD_SWISH")), "%s: op %d is %s", cases[k].name,
+                  cases[k].table, table ? table : "?");
+        cr_expect_eq(per_op[cases[k].producer], 1, "%s: op %d: %d dispatches", cases[k].name,
+                     cases[k].producer, per_op[cases[k].producer]);
+        cr_expect_eq(per_op[cases[k].table], 0, "%s: %s (op %d) runs in %d dispatches of its own",
+                     cases[k].name, table, cases[k].table, per_op[cases[k].table]);
+        vki_model_destroy(m);
+    }
+}
+
 /* The cases cover every op that has an integer form on int8 / uint8 tensors, and the
  * value movers. */
 Test(int8, cases_cover_every_integer_form) {

@@ -179,6 +179,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     define_operand(&d, "OUT", out, NULL);
     vki_shape4 so = {1, out[0] * out[1] * out[2], out[3], out[4]};
     vki_status bound = vki_build_bind_output(b, &d, op);
+    if (!bound && int8) bound = vki_int8_define_table(b, &d, m, op);
     if (bound) return bound;
     vki_dispatch_grid_phwc4(&d, so);
     return vki_build_dispatch(b, &d);

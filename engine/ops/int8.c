@@ -114,19 +114,23 @@ vki_status vki_int8_define_epilogue(vki_build *b, vki_dispatch *d, const vki_mod
         vki_define_int(d, "ADD_QMIN", p.lo);
         vki_define_int(d, "ADD_QMAX", p.hi);
     }
-    if (op->fused.int8_table) {   /* the table op's 256 results, bound last */
-        const vki_op *t = &m->ops[op->fused.int8_table - 1];
-        const vki_tensor *in = vki_op_in(m, t, 0), *out = vki_op_out(m, t, 0);
-        float table[256] = {0};
-        for (int q = in->quant_min; q <= in->quant_max; q++)
-            table[q - in->quant_min] = (float)(vki_int8_table_entry(m, t, q) - out->quant_zero);
-        int blob = vki_build_weights(b, table, 256);
-        if (blob < 0) return vki_fail_oom("graph build");
-        vki_define_int(d, "INT8_TABLE", 1);
-        vki_define_int(d, "TABLE_BINDING", d->n_bindings);
-        vki_define_int(d, "TABLE_OFFSET", in->quant_zero - in->quant_min);
-        vki_dispatch_bind_weights(d, blob);
-    }
+    return vki_int8_define_table(b, d, m, op);
+}
+
+vki_status vki_int8_define_table(vki_build *b, vki_dispatch *d, const vki_model *m, const vki_op *op) {
+    if (!op->fused.int8_table) return VKI_OK;
+    /* The table op's 256 results, bound last. */
+    const vki_op *t = &m->ops[op->fused.int8_table - 1];
+    const vki_tensor *in = vki_op_in(m, t, 0), *out = vki_op_out(m, t, 0);
+    float table[256] = {0};
+    for (int q = in->quant_min; q <= in->quant_max; q++)
+        table[q - in->quant_min] = (float)(vki_int8_table_entry(m, t, q) - out->quant_zero);
+    int blob = vki_build_weights(b, table, 256);
+    if (blob < 0) return vki_fail_oom("graph build");
+    vki_define_int(d, "INT8_TABLE", 1);
+    vki_define_int(d, "TABLE_BINDING", d->n_bindings);
+    vki_define_int(d, "TABLE_OFFSET", in->quant_zero - in->quant_min);
+    vki_dispatch_bind_weights(d, blob);
     return VKI_OK;
 }
 
@@ -159,7 +163,7 @@ static bool binary_operand(const vki_tensor *t, const vki_tensor *out) {
 }
 
 static bool add_params(const vki_model *m, const vki_op *op, vki_int8_binary *p) {
-    const vki_tensor *a = vki_op_in(m, op, 0), *b = vki_op_in(m, op, 1), *out = vki_op_out(m, op, 0);
+    const vki_tensor *a = vki_op_in(m, op, 0), *b = vki_op_in(m, op, 1), *out = vki_int8_own(m, op);
     volatile float a_os = operand_scale(a) / out->quant_scale;
     volatile float b_os = operand_scale(b) / out->quant_scale;
     /* The XNNPACK delegate takes a quantized ADD / SUB only with each input's scale within
@@ -180,7 +184,7 @@ static bool add_params(const vki_model *m, const vki_op *op, vki_int8_binary *p)
 bool vki_int8_binary_ok(const vki_model *m, const vki_op *op) {
     if (op->code != VKI_OP_ADD && op->code != VKI_OP_SUB && op->code != VKI_OP_MUL) return false;
     if (op->n_inputs != 2 || op->n_outputs != 1) return false;
-    const vki_tensor *a = vki_op_in(m, op, 0), *b = vki_op_in(m, op, 1), *out = vki_op_out(m, op, 0);
+    const vki_tensor *a = vki_op_in(m, op, 0), *b = vki_op_in(m, op, 1), *out = vki_int8_own(m, op);
     if (!quantized_activation(out) || !binary_operand(a, out) || !binary_operand(b, out) ||
         (a->data && b->data))
         return false;
@@ -193,7 +197,7 @@ bool vki_int8_binary_ok(const vki_model *m, const vki_op *op) {
 
 vki_int8_binary vki_int8_binary_params(const vki_model *m, const vki_op *op) {
     vki_int8_binary p = {0};
-    const vki_tensor *a = vki_op_in(m, op, 0), *b = vki_op_in(m, op, 1), *out = vki_op_out(m, op, 0);
+    const vki_tensor *a = vki_op_in(m, op, 0), *b = vki_op_in(m, op, 1), *out = vki_int8_own(m, op);
     if (op->code == VKI_OP_MUL) {
         volatile float product = operand_scale(a) * operand_scale(b);
         volatile float scale = product / out->quant_scale;

@@ -36,6 +36,10 @@ const vki_tensor *vki_int8_own(const vki_model *m, const vki_op *op);
  * table, bound as the dispatch's next binding (INT8_TABLE). Call after binding the output. */
 vki_status vki_int8_define_epilogue(vki_build *b, vki_dispatch *d, const vki_model *m,
                                     const vki_op *op, vki_activation act, size_t bias_count);
+/* A fused table op's table (op->fused.int8_table), bound as the dispatch's next binding,
+ * and its defines INT8_TABLE, TABLE_BINDING, TABLE_OFFSET (common.glsl's INT8_APPLY_TABLE);
+ * nothing without one. For the integer ADD / SUB / MUL too (binary.c). */
+vki_status vki_int8_define_table(vki_build *b, vki_dispatch *d, const vki_model *m, const vki_op *op);
 
 /* The range of q - zero point that a fused activation leaves on tensor t's grid. */
 void vki_int8_activation_range(const vki_tensor *t, vki_activation act, int *lo, int *hi);
