@@ -17,6 +17,17 @@
 //  2. Each thread then accumulates, for its pixels, PW_TILE_S output slices at a time over
 //     the depthwise slices read from shared memory, sums in vec4, and stores each output
 //     vec4 through STORE_OUTPUT (residual, the 1x1 op's activation ACT_*, padded lanes).
+// INT8 (both ops int8 / uint8 with integer forms, int8.h): the same steps on q - zero
+// point, as the unfused integer kernels compute them (common.glsl's INT8 section). The
+// depthwise part sums (q - zero) products in int32 onto its int32 bias (binding 2, its
+// requantization scales from vec4 DW_RQ_BASE on), requantizes in fp32 ties to even onto
+// its output's grid clamped to DW_QMIN..DW_QMAX (a fused table op, DW_TABLE, maps it
+// after), and keeps that whole number, which is exactly the q - zero point the unfused
+// graph stores, as an ivec4; the 1x1 part sums those times its weights in int32 onto its
+// bias (binding 4, named `bias` for STORE_OUTPUT's scales at RQ_BASE) and stores through
+// the integer epilogue with whatever the passes fused into the 1x1 conv (INT8_ADD with
+// RESIDUAL, INT8_TABLE). Integer tensors are bytes in every precision, so the result is
+// the same bit for bit in fp32, fp16 and fp16 storage.
 // With CHUNK_S == IN_S (all depthwise slices fit) the depthwise work is done once and
 // each thread loops over its groups. Otherwise (large channel counts) the kernel takes
 // the depthwise slices chunk by chunk, and each thread then owns exactly one group
@@ -46,17 +57,51 @@
 //   + |DW_ACT_SIGMOID|DW_ACT_HARD_SWISH} ACT_RELU6 $DW_PW_GPU CHUNK_S=1 $CONV_WINDOW
 // variant: @bindings=N_BINDINGS ACT_RELU DW_ACT_RELU $DW_PW_EPILOGUE $DW_PW_GPU CHUNK_S=1
 //   + $CONV_WINDOW
+// The integer form: both tilings; the 1x1's fused integer ADD and table op; a depthwise
+// table op (bound after the 1x1's).
+// variant-set: DW_PW_INT8 = INT8 RQ_BASE=3 OUT_QMIN=-120 OUT_QMAX=100 DW_RQ_BASE=2 DW_QMIN=-128
+//   + DW_QMAX=127
+// variant: @bindings=6 $DW_PW_INT8 {$DW_PW_CPU|$DW_PW_GPU CHUNK_S=2|$DW_PW_GPU CHUNK_S=1}
+//   + $CONV_WINDOW
+// variant: @bindings=6 $DW_PW_INT8 TILE_W=8 TILE_H=2 TILE_X={1|2} WG_Z=1 PW_TILE_S=1 BLOCK_G=3
+//   + CHUNK_S=2 $CONV_WINDOW
+// variant: @bindings=6 $DW_PW_INT8 $DW_PW_CPU IN_W=9 IN_H=7 IN_C=5 IN_S=2 OUT_W=9 OUT_H=7
+//   + OUT_C=10 OUT_S=3 KH=3 KW=3 STRIDE_H=1 STRIDE_W=1 DIL_H=1 DIL_W=1 PAD_H=1 PAD_W=1
+// variant: @bindings=N_BINDINGS $DW_PW_INT8 {$DW_PW_CPU|$DW_PW_GPU CHUNK_S=1}
+//   + {N_BINDINGS=7 RESIDUAL RES_BINDING=6 RES_W=5 RES_H=4 RES_C=6 RES_S=2 INT8_ADD OWN_MULT=5000
+//   + RES_MULT=-3000 Q_SHIFT=12 ADD_QMIN=-128 ADD_QMAX=127
+//   + |N_BINDINGS=8 RESIDUAL RES_BINDING=6 RES_W=5 RES_H=4 RES_C=6 RES_S=2 INT8_ADD OWN_MULT=5000
+//   + RES_MULT=3000 Q_SHIFT=12 ADD_QMIN=-128 ADD_QMAX=127 INT8_TABLE TABLE_BINDING=7
+//   + TABLE_OFFSET=128|N_BINDINGS=8 INT8_TABLE TABLE_BINDING=6 TABLE_OFFSET=128 DW_TABLE
+//   + DW_TABLE_BINDING=7 DW_TABLE_OFFSET=128|N_BINDINGS=6 DENSE_OUT DENSE_BASE=12
+//   + DENSE_SCALE=float(0.0235)} $CONV_WINDOW
 TENSOR_IN(0, src)
 WEIGHTS(1, dw_weights)
+#ifdef INT8
+// int32 biases, then the requantization scales (int8.c's vki_int8_bias_blob). The 1x1's
+// is named `bias`: common.glsl's integer STORE_OUTPUT reads its scales there.
+BIAS_BUFFER(2, dw_bias)
+WEIGHTS(3, pw_weights)
+BIAS_BUFFER(4, bias)
+#define PW_BIAS bias
+#ifdef DW_TABLE
+WEIGHTS(DW_TABLE_BINDING, dw_qtable)
+#endif
+// A depthwise value in shared memory: its q - zero point.
+#define MID4 ivec4
+#else
 WEIGHTS(2, dw_bias)
 WEIGHTS(3, pw_weights)
 WEIGHTS(4, pw_bias)
+#define PW_BIAS pw_bias
+#define MID4 FLT4
+#endif
 OUTPUT(5)
 
 #define TILE_PIX (TILE_W * TILE_X * TILE_H)
 #define N_GROUPS ((OUT_S + PW_TILE_S - 1) / PW_TILE_S)
 
-shared FLT4 mid[CHUNK_S * TILE_PIX];
+shared MID4 mid[CHUNK_S * TILE_PIX];
 #define MID(c, p) mid[(c) * TILE_PIX + (p)]
 
 // The depthwise op's activation, in fp32 as its epilogue applies it: common.glsl's
@@ -81,6 +126,23 @@ vec4 dw_activate(vec4 v) {
 #endif
 }
 
+#ifdef INT8
+// The depthwise op's integer epilogue on slice s (common.glsl's integer STORE_OUTPUT with
+// the depthwise op's scales and range): float(sum) times the scale in one float32
+// rounding, ties to even, clamped; then its fused table op, if any.
+ivec4 dw_requantize(ivec4 acc, int s) {
+    precise vec4 f = vec4(acc) * intBitsToFloat(dw_bias[DW_RQ_BASE + s]);
+    vec4 v = clamp(roundEven(f), vec4(DW_QMIN), vec4(DW_QMAX));
+#ifdef DW_TABLE
+    for (int k = 0; k < 4; k++) {
+        int e = clamp(int(v[k]) + DW_TABLE_OFFSET, 0, 255);
+        v[k] = LOAD(dw_qtable, e >> 2)[e & 3];
+    }
+#endif
+    return ivec4(v);
+}
+#endif
+
 // Depthwise slices [first, first + count) of the thread's TILE_X pixels (columns x..,
 // row y, tile index p..) into mid. Thread z takes slices lz, lz + WG_Z, ...: with one
 // thread per pixel (CPU devices) the slice, and so the weights' index, is the same for
@@ -89,8 +151,8 @@ vec4 dw_activate(vec4 v) {
 void depthwise_chunk(int x, int y, int p, int lz, int first, int count) {
     for (int c = lz; c < count; c += WG_Z) {
         int s = first + c;
-        vec4 b = LOAD(dw_bias, s);
-        vec4 acc[TILE_X];
+        ACC4 b = LOADACC(dw_bias, s);
+        ACC4 acc[TILE_X];
         for (int t = 0; t < TILE_X; t++) acc[t] = b;
         if (y < OUT_H) {
             int w = s * (KH * KW);
@@ -100,46 +162,50 @@ void depthwise_chunk(int x, int y, int p, int lz, int first, int count) {
 #if STRIDE_W == 1 && DIL_W == 1 && TILE_X > 1
                 // Adjacent columns share KW - 1 of their taps: KW + TILE_X - 1 loads a row
                 // instead of KW * TILE_X (columns past OUT_W are computed, never stored).
-                FLT4 row[KW + TILE_X - 1];
+                VAL4 row[KW + TILE_X - 1];
                 for (int j = 0; j < KW + TILE_X - 1; j++) {
                     int ix = x - PAD_W + j;
-                    row[j] = ix >= 0 && ix < IN_W ? LOADF(src, IDX(IN, ix, iy, s)) : FLT4(0.0);
+                    row[j] = ix >= 0 && ix < IN_W ? LOADV(src, IDX(IN, ix, iy, s)) : VAL4(0);
                 }
                 for (int kx = 0; kx < KW; kx++) {
-                    FLT4 wt = LOADF(dw_weights, w + ky * KW + kx);
-                    for (int t = 0; t < TILE_X; t++) acc[t] += vec4(wt * row[t + kx]);
+                    VAL4 wt = LOADV(dw_weights, w + ky * KW + kx);
+                    for (int t = 0; t < TILE_X; t++) acc[t] += ACC4(wt * row[t + kx]);
                 }
 #else
                 for (int kx = 0; kx < KW; kx++) {
-                    FLT4 wt = LOADF(dw_weights, w + ky * KW + kx);
+                    VAL4 wt = LOADV(dw_weights, w + ky * KW + kx);
                     for (int t = 0; t < TILE_X; t++) {
                         int ix = (x + t) * STRIDE_W - PAD_W + kx * DIL_W;
                         if (x + t < OUT_W && ix >= 0 && ix < IN_W)
-                            acc[t] += vec4(wt * LOADF(src, IDX(IN, ix, iy, s)));
+                            acc[t] += ACC4(wt * LOADV(src, IDX(IN, ix, iy, s)));
                     }
                 }
 #endif
             }
         }
+#ifdef INT8
+        for (int t = 0; t < TILE_X; t++) MID(c, p + t) = dw_requantize(acc[t], s);
+#else
         for (int t = 0; t < TILE_X; t++) MID(c, p + t) = FLT4(STORAGE_TYPE(1)(dw_activate(acc[t])));
+#endif
     }
 }
 
 // acc[j * TILE_X + t] += the 1x1 weights of group g times depthwise slices
 // [first, first + count) of tile pixel p + t (mid holds them from slice `first` on).
-void pointwise(inout vec4 acc[PW_TILE_S * TILE_X], int g, int p, int first, int count) {
+void pointwise(inout ACC4 acc[PW_TILE_S * TILE_X], int g, int p, int first, int count) {
     int w = (g * IN_S + first) * (PW_TILE_S * 4);
     for (int c = 0; c < count; c++) {
-        FLT4 v[TILE_X];
+        MID4 v[TILE_X];
         for (int t = 0; t < TILE_X; t++) v[t] = MID(c, p + t);
         for (int j = 0; j < PW_TILE_S; j++) {
-            FLT4 w0 = LOADF(pw_weights, w + 0);
-            FLT4 w1 = LOADF(pw_weights, w + 1);
-            FLT4 w2 = LOADF(pw_weights, w + 2);
-            FLT4 w3 = LOADF(pw_weights, w + 3);
+            VAL4 w0 = LOADV(pw_weights, w + 0);
+            VAL4 w1 = LOADV(pw_weights, w + 1);
+            VAL4 w2 = LOADV(pw_weights, w + 2);
+            VAL4 w3 = LOADV(pw_weights, w + 3);
             w += 4;
             for (int t = 0; t < TILE_X; t++) {
-                vec4 a = acc[j * TILE_X + t];
+                ACC4 a = acc[j * TILE_X + t];
                 MAC4(a, w0, w1, w2, w3, v[t]);
                 acc[j * TILE_X + t] = a;
             }
@@ -147,7 +213,7 @@ void pointwise(inout vec4 acc[PW_TILE_S * TILE_X], int g, int p, int first, int 
     }
 }
 
-void store_group(vec4 acc[PW_TILE_S * TILE_X], int g, int x, int y) {
+void store_group(ACC4 acc[PW_TILE_S * TILE_X], int g, int x, int y) {
     for (int j = 0; j < PW_TILE_S; j++) {
         int s = g * PW_TILE_S + j;
         if (s >= OUT_S) break;
@@ -173,14 +239,14 @@ void main() {
     int first_g = int(gl_WorkGroupID.z) * BLOCK_G;
     int end_g = min(first_g + BLOCK_G, N_GROUPS);
     bool live = x < OUT_W && y < OUT_H;
-    vec4 acc[PW_TILE_S * TILE_X];
+    ACC4 acc[PW_TILE_S * TILE_X];
 #if CHUNK_S >= IN_S
     depthwise_chunk(x, y, p, lz, 0, IN_S);
     SHARED_BARRIER();
     if (!live) return;
     for (int g = first_g + lz; g < end_g; g += WG_Z) {
         for (int j = 0; j < PW_TILE_S; j++) {
-            vec4 b = LOAD(pw_bias, g * PW_TILE_S + j);
+            ACC4 b = LOADACC(PW_BIAS, g * PW_TILE_S + j);
             for (int t = 0; t < TILE_X; t++) acc[j * TILE_X + t] = b;
         }
         pointwise(acc, g, p, 0, IN_S);
@@ -191,7 +257,7 @@ void main() {
     int g = first_g + lz;
     bool mine = live && g < end_g;
     for (int j = 0; j < PW_TILE_S; j++) {
-        vec4 b = mine ? LOAD(pw_bias, g * PW_TILE_S + j) : vec4(0.0);
+        ACC4 b = mine ? LOADACC(PW_BIAS, g * PW_TILE_S + j) : ACC4(0);
         for (int t = 0; t < TILE_X; t++) acc[j * TILE_X + t] = b;
     }
     for (int first = 0; first < IN_S; first += CHUNK_S) {

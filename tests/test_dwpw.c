@@ -3,10 +3,13 @@
  * against the C reference of the unfused ops, in every precision, fused (VKI_DWPW=1: the
  * device's tiling; VKI_DWPW=2: the GPU tiling in one-slice chunks, whatever the device)
  * and with the pass disabled; the dispatch counts say whether the pair was fused, and
- * fused and unfused graphs agree to the bit. */
+ * fused and unfused graphs agree to the bit. int8 / uint8 pairs (the kernel's integer
+ * form) must equal the C references of the unfused integer ops element for element (0 LSB)
+ * fused and unfused, in every precision. */
 #include "harness.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -295,4 +298,329 @@ Test(dwpw, bit_identical_to_the_two_dispatches) {
     }
     free(in);
     vki_model_destroy(m);
+}
+
+/* ---- the integer form ------------------------------------------------------------------ */
+
+/* A quantized grid: real = scale * (q - zero), q in lo..hi. */
+typedef struct qgrid {
+    float scale;
+    int zero, lo, hi;
+} qgrid;
+
+typedef struct qpair {
+    int h, w, cin, cout, k, stride;
+    vki_padding padding;
+    vki_activation dw_act, pw_act;
+    int uint8;          /* uint8 tensors and weights (per tensor, zero point 120) */
+    int per_channel;    /* int8 weights with a scale per output channel */
+    int ties;           /* power-of-two scales: many sums fall halfway between two steps */
+    int no_bias;
+    int residual;       /* an integer ADD of a second quantized input after the 1x1 conv */
+    int pw_table;       /* a RELU6 op after the 1x1 conv (after its ADD) */
+    int dw_table;       /* a HARD_SWISH op between the two convolutions */
+} qpair;
+
+static void set_grid(vki_model *m, int t, qgrid g) {
+    m->tensors[t].quant_scale = g.scale;
+    m->tensors[t].quant_zero = g.zero;
+    m->tensors[t].quant_min = g.lo;
+    m->tensors[t].quant_max = g.hi;
+}
+
+static qgrid grid_of(const qpair *p, float scale, int zero) {
+    return p->uint8 ? (qgrid){scale, 128 + zero, 0, 255} : (qgrid){scale, zero, -128, 127};
+}
+
+/* A constant the file would have quantized: q drawn in qlo..qhi from seed, scale per index
+ * along axis (n_scales of them; 1: per tensor) and one zero point, the float data its
+ * dequantized values (as the loader keeps both). */
+static int qconst(vki_model *m, int rank, const int *shape, uint32_t seed, int qlo, int qhi,
+                  int axis, int n_scales, const float *scales, int zero) {
+    size_t n = 1, inner = 1;
+    for (int i = 0; i < rank; i++) n *= (size_t)shape[i];
+    for (int i = axis + 1; i < rank; i++) inner *= (size_t)shape[i];
+    int t = harness_const(m, rank, shape, seed, 0.0f, 1.0f);
+    vki_tensor *c = &m->tensors[t];
+    float *u = malloc(n * sizeof(float));
+    c->qdata = malloc(n * sizeof(int32_t));
+    c->qscale = malloc((size_t)n_scales * sizeof(float));
+    c->qzero = malloc((size_t)n_scales * sizeof(int32_t));
+    cr_assert(u && c->qdata && c->qscale && c->qzero);
+    harness_fill(u, n, seed, 0.0f, 1.0f);
+    for (int i = 0; i < n_scales; i++) c->qscale[i] = scales[i], c->qzero[i] = zero;
+    c->qaxis = axis;
+    c->n_qscale = n_scales;
+    float *data = c->data;
+    for (size_t e = 0; e < n; e++) {
+        int q = qlo + (int)(u[e] * (float)(qhi - qlo + 1));
+        c->qdata[e] = q > qhi ? qhi : q;
+        size_t at = n_scales > 1 ? (e / inner) % (size_t)n_scales : 0;
+        data[e] = scales[at] * (float)(c->qdata[e] - zero);
+    }
+    free(u);
+    return t;
+}
+
+/* The weights [.., channels] of a convolution on grid `in`: per-channel scales (or one),
+ * and the int32 bias (scale in * w per channel, zero point 0) unless no_bias. *w_base is
+ * the first weight scale. Returns the weight tensor; *bias the bias (-1: none). */
+static int qweights(vki_model *m, const qpair *p, int rank, const int *shape, int axis,
+                    int channels, qgrid in, uint32_t seed, int *bias, float *w_base) {
+    const int per_channel = p->per_channel && !p->uint8;
+    const float base = p->ties ? 1.0f / 128 : 0.0173f;
+    const int wq = p->ties ? 15 : 127;
+    float *ws = malloc((size_t)channels * sizeof(float));
+    float *bs = malloc((size_t)channels * sizeof(float));
+    cr_assert(ws && bs);
+    for (int c = 0; c < channels; c++) {
+        /* powers of two with ties, else scales no product rounds the same way twice */
+        ws[c] = !per_channel ? base
+                : p->ties    ? base / (float)(1 << (c % 3))
+                             : base / (1.0f + 0.37f * (float)(c % 5));
+        bs[c] = in.scale * ws[c];
+    }
+    const int n_scales = per_channel ? channels : 1;
+    int wt = p->uint8 ? qconst(m, rank, shape, seed, 0, 255, axis, 1, ws, 120)
+                      : qconst(m, rank, shape, seed, -wq, wq, axis, n_scales, ws, 0);
+    *bias = -1;
+    if (!p->no_bias) {
+        int bshape[1] = {channels};
+        /* about a product's size times 25, less than a sum's spread */
+        *bias = qconst(m, 1, bshape, seed + 1, -25 * wq, 25 * wq, 0, n_scales, bs, 0);
+    }
+    *w_base = base;
+    free(ws);
+    free(bs);
+    return wt;
+}
+
+/* input -> QUANTIZE -> DEPTHWISE_CONV_2D [-> HARD_SWISH] -> CONV_2D 1x1 [-> ADD of a
+ * second input's QUANTIZE] [-> RELU6] -> DEQUANTIZE -> output, every tensor between the
+ * QUANTIZE and the DEQUANTIZE on its own grid. The grids' scales are chosen so the sums
+ * spread over most of each grid (with ties, so that requantization scales are powers of
+ * two). Returns the model; *out_scale the output grid's scale (one LSB). */
+static vki_model *qpair_model(const qpair *p, float *out_scale) {
+    vki_model *m = vki_model_new("dwpw_int8");
+    const int oh = out_size(p->padding, p->h, p->k, p->stride);
+    const int ow = out_size(p->padding, p->w, p->k, p->stride);
+    /* Requantization scales: 1 / (step * a power of two) of a sum, so with ties exactly a
+     * power of two (every scale derives from the input's by powers of two). */
+    const float step = p->ties ? 8.0f : 23.7f;
+    int x = harness_tensor(m, p->h, p->w, p->cin), xq = harness_tensor(m, p->h, p->w, p->cin);
+    const qgrid in = grid_of(p, p->uint8 ? 1.0f / 128 : 1.0f / 100, p->uint8 ? -3 : 5);
+    set_grid(m, xq, in);
+    harness_op(m, VKI_OP_QUANTIZE, 1, &x, xq);
+    int inputs[2] = {x, -1}, n_in = 1, r = -1;
+    qgrid rg = {0};
+    if (p->residual) {   /* quantized before the pair runs, so the ADD can join its epilogue */
+        int xr = harness_tensor(m, oh, ow, p->cout);
+        r = harness_tensor(m, oh, ow, p->cout);
+        inputs[n_in++] = xr;
+        harness_op(m, VKI_OP_QUANTIZE, 1, &xr, r);
+    }
+    int dshape[4] = {1, p->k, p->k, p->cin}, dbias, pbias;
+    float dw_base, pw_base;
+    int dwt = qweights(m, p, 4, dshape, 3, p->cin, in, 101, &dbias, &dw_base);
+    /* The depthwise sums: k * k products of |q| ~58 (rms) by |w| ~73 (9 with ties), some
+     * 60 steps of the grid. */
+    const qgrid midg = grid_of(p, in.scale * dw_base * step * (p->k >= 5 ? 8.0f : 4.0f), -7);
+    int mid = harness_tensor(m, oh, ow, p->cin);
+    set_grid(m, mid, midg);
+    int din[3] = {xq, dwt, dbias};
+    vki_op *dw = harness_op(m, VKI_OP_DEPTHWISE_CONV_2D, p->no_bias ? 2 : 3, din, mid);
+    dw->opt.conv = conv_options(p->padding, p->stride, p->dw_act);
+    dw->opt.conv.depth_multiplier = 1;
+    qgrid pw_in = midg;
+    if (p->dw_table) {
+        int hs = harness_tensor(m, oh, ow, p->cin);
+        pw_in = grid_of(p, midg.scale * 0.75f, 11);
+        set_grid(m, hs, pw_in);
+        harness_op(m, VKI_OP_HARD_SWISH, 1, &mid, hs);
+        mid = hs;
+    }
+    int pshape[4] = {p->cout, 1, 1, p->cin};
+    int pwt = qweights(m, p, 4, pshape, 0, p->cout, pw_in, 103, &pbias, &pw_base);
+    /* ~sqrt(channels) products of |q| ~40 by |w| ~73 (9). */
+    const float spread = p->cin < 4 ? 2.0f : p->cin < 16 ? 4.0f : p->cin < 64 ? 8.0f : 16.0f;
+    qgrid g = grid_of(p, pw_in.scale * pw_base * step * spread, 3);
+    int out = harness_tensor(m, oh, ow, p->cout);
+    set_grid(m, out, g);
+    int pin[3] = {mid, pwt, pbias};
+    vki_op *pw = harness_op(m, VKI_OP_CONV_2D, p->no_bias ? 2 : 3, pin, out);
+    pw->opt.conv = conv_options(VKI_PAD_SAME, 1, p->pw_act);
+    if (p->residual) {
+        rg = grid_of(p, g.scale * 0.8f, -9);
+        set_grid(m, r, rg);
+        int sum = harness_tensor(m, oh, ow, p->cout);
+        g = grid_of(p, g.scale * 1.3f, -2);
+        set_grid(m, sum, g);
+        harness_binary(m, VKI_OP_ADD, out, r, sum);
+        out = sum;
+    }
+    if (p->pw_table) {
+        int relu = harness_tensor(m, oh, ow, p->cout);
+        g = grid_of(p, g.scale * 0.5f, -100);
+        set_grid(m, relu, g);
+        harness_op(m, VKI_OP_RELU6, 1, &out, relu);
+        out = relu;
+    }
+    int y = harness_tensor(m, oh, ow, p->cout);
+    harness_op(m, VKI_OP_DEQUANTIZE, 1, &out, y);
+    cr_assert(vki_model_set_io(m, n_in, inputs, 1, &y));
+    *out_scale = g.scale;
+    return m;
+}
+
+/* A graph of m in `precision` with name=value while it builds; NULL where the precision
+ * cannot run here. */
+static vki_graph *qgraph(const vki_model *m, vki_precision precision, const char *name,
+                         const char *value) {
+    setenv(name, value, 1);
+    vki_graph_options o = {.precision = precision, .debug_guards = 1};
+    vki_graph *g = NULL;
+    vki_status s = vki_graph_create(harness_context(), m, &o, &g);
+    unsetenv(name);
+    cr_assert_eq(s, VKI_OK, "%s=%s: %s", name, value, vki_last_error());
+    return g;
+}
+
+/* Output 0 of graph g on inputs in[0..n_in) (sizes n[]), n_out floats, malloc'd. */
+static float *qrun(vki_graph *g, float *const *in, const size_t *n, int n_in, size_t n_out) {
+    float *out = malloc(n_out * sizeof(float));
+    cr_assert(out);
+    for (int i = 0; i < n_in; i++)
+        cr_assert_eq(vki_graph_set_input(g, i, in[i], n[i] * sizeof(float)), VKI_OK);
+    cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_get_output(g, 0, out, n_out * sizeof(float)), VKI_OK);
+    return out;
+}
+
+/* Every element equal (0 LSB): the first differences, in steps of the output grid. */
+static void expect_same(const float *got, const float *want, size_t n, float lsb, const char *what,
+                        size_t at_case) {
+    size_t bad = 0, first = 0;
+    double worst = 0.0;
+    for (size_t i = 0; i < n; i++)
+        if (got[i] != want[i]) {
+            if (!bad++) first = i;
+            double d = (got[i] - want[i]) / lsb;
+            if (d < 0) d = -d;
+            if (d > worst) worst = d;
+        }
+    cr_assert_eq(bad, 0, "case %zu, %s: %zu of %zu elements differ, worst %.0f LSB; first at %zu: "
+                 "%g, want %g", at_case, what, bad, n, worst, first, got[first], want[first]);
+}
+
+/* The pair's integer graph fused (VKI_DWPW=1 and 2, one dispatch fewer, none of it
+ * binary or table dispatches: the ADD and the table ops run in the convolutions') and
+ * with the pass disabled, in every precision the device runs, element for element equal
+ * to the C references of the unfused ops. Consumes nothing. */
+static void check_qpair(const qpair *p, size_t at_case, uint32_t seed) {
+    float lsb;
+    vki_model *m = qpair_model(p, &lsb);
+    cr_assert_eq(vki_model_validate(m), VKI_OK, "case %zu: %s", at_case, vki_last_error());
+    const int oh = out_size(p->padding, p->h, p->k, p->stride);
+    const int ow = out_size(p->padding, p->w, p->k, p->stride);
+    size_t n[2] = {(size_t)p->h * p->w * p->cin, (size_t)oh * ow * p->cout};
+    const size_t n_out = (size_t)oh * ow * p->cout;
+    const int n_in = p->residual ? 2 : 1;
+    float *in[2] = {malloc(n[0] * sizeof(float)), malloc(n[1] * sizeof(float))};
+    float *ref = malloc(n_out * sizeof(float));
+    cr_assert(in[0] && in[1] && ref);
+    for (int i = 0; i < 2; i++) harness_fill(in[i], n[i], seed + 77 * (uint32_t)i, -1.0f, 1.0f);
+    cr_assert_eq(vki_model_reference_run(m, (const float *const *)in, (float *const[]){ref}),
+                 VKI_OK, "%s", vki_last_error());
+    /* The output is not all one value (the grids were chosen to spread it). */
+    size_t distinct = 0;
+    for (size_t i = 1; i < n_out; i++) distinct += ref[i] != ref[0];
+    cr_assert(n_out < 4 || distinct > 0, "case %zu: a constant output", at_case);
+    const int off = dispatches(m, "VKI_DISABLE_PASSES", "dw_pw");
+    static const char *const modes[][2] = {
+        {"VKI_DWPW", "1"}, {"VKI_DWPW", "2"}, {"VKI_DISABLE_PASSES", "dw_pw"}};
+    const vki_precision precisions[] = {VKI_PRECISION_FP32, VKI_PRECISION_FP16,
+                                        VKI_PRECISION_FP16_STORAGE};
+    vki_device_info dev;
+    vki_context_device_info(harness_context(), &dev);
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 3; i++) {
+            if (!(harness_allowed_precisions() & (1u << i)) || (i > 0 && !dev.fp16_storage))
+                continue;
+            vki_graph *g = qgraph(m, precisions[i], modes[k][0], modes[k][1]);
+            const int nd = vki_graph_dispatch_count(g);
+            cr_assert_eq(nd, k < 2 ? off - 1 : off, "case %zu %s=%s: %d dispatches, %d unfused",
+                         at_case, modes[k][0], modes[k][1], nd, off);
+            for (int d = 0; d < nd; d++) {
+                vki_dispatch_info info;
+                cr_assert_eq(vki_graph_dispatch_info(g, d, &info), VKI_OK);
+                cr_assert(strcmp(info.kernel, "binary") && strcmp(info.kernel, "quant"),
+                          "case %zu: dispatch %d runs %s (op %d)", at_case, d, info.kernel,
+                          info.op_index);
+                if (k < 2) cr_assert(strcmp(info.kernel, "depthwise_conv2d"), "case %zu", at_case);
+            }
+            float *got = qrun(g, in, n, n_in, n_out);
+            char what[96];
+            snprintf(what, sizeof what, "%s=%s %s", modes[k][0], modes[k][1],
+                     harness_precision_name(i));
+            expect_same(got, ref, n_out, lsb, what, at_case);
+            free(got);
+            vki_graph_destroy(g);
+        }
+    free(in[0]);
+    free(in[1]);
+    free(ref);
+    vki_model_destroy(m);
+}
+
+Test(dwpw, int8_pairs_fuse_bit_exact, .timeout = 600) {
+    const qpair cases[] = {
+        /* C = 1, 3, 5, 17; odd H and W; stride 2 on odd inputs; both paddings */
+        {.h = 7, .w = 5, .cin = 1, .cout = 1, .k = 3, .stride = 1, .padding = VKI_PAD_SAME,
+         .ties = 1},
+        {.h = 9, .w = 7, .cin = 3, .cout = 5, .k = 3, .stride = 2, .padding = VKI_PAD_SAME,
+         .per_channel = 1, .dw_act = VKI_ACT_RELU6},
+        {.h = 11, .w = 9, .cin = 5, .cout = 17, .k = 5, .stride = 1, .padding = VKI_PAD_VALID,
+         .per_channel = 1, .ties = 1, .pw_act = VKI_ACT_RELU},
+        {.h = 13, .w = 11, .cin = 17, .cout = 3, .k = 3, .stride = 2, .padding = VKI_PAD_SAME,
+         .dw_act = VKI_ACT_RELU, .pw_act = VKI_ACT_RELU_N1_TO_1},
+        {.h = 15, .w = 13, .cin = 17, .cout = 17, .k = 3, .stride = 1, .padding = VKI_PAD_SAME,
+         .per_channel = 1, .ties = 1, .dw_act = VKI_ACT_RELU6, .no_bias = 1},
+        /* uint8 (weights per tensor with a zero point: q - zero reaches 135) */
+        {.h = 9, .w = 7, .cin = 5, .cout = 3, .k = 3, .stride = 2, .padding = VKI_PAD_SAME,
+         .uint8 = 1, .dw_act = VKI_ACT_RELU},
+        {.h = 7, .w = 9, .cin = 17, .cout = 5, .k = 3, .stride = 1, .padding = VKI_PAD_VALID,
+         .uint8 = 1, .ties = 1, .pw_act = VKI_ACT_RELU6},
+        /* 35 x 33 outputs: several tiles each way, the last ones partial */
+        {.h = 35, .w = 33, .cin = 5, .cout = 3, .k = 3, .stride = 1, .padding = VKI_PAD_SAME,
+         .per_channel = 1, .ties = 1},
+        /* 133 channels: on lavapipe's 32 KB the CPU tile narrows to two columns */
+        {.h = 9, .w = 11, .cin = 133, .cout = 17, .k = 3, .stride = 1, .padding = VKI_PAD_SAME,
+         .per_channel = 1, .dw_act = VKI_ACT_RELU6},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        check_qpair(&cases[i], i, 800 + 10 * (uint32_t)i);
+}
+
+Test(dwpw, int8_pairs_with_fused_add_and_tables, .timeout = 600) {
+    /* MobileNetV2's block: the residual ADD joins the 1x1 conv's epilogue, and the pair
+     * still fuses; a table op after it (RELU6) or between the convolutions (HARD_SWISH,
+     * in the depthwise part) too. */
+    const qpair cases[] = {
+        {.h = 9, .w = 7, .cin = 17, .cout = 5, .k = 3, .stride = 1, .padding = VKI_PAD_SAME,
+         .per_channel = 1, .dw_act = VKI_ACT_RELU6, .residual = 1},
+        {.h = 11, .w = 9, .cin = 3, .cout = 17, .k = 3, .stride = 2, .padding = VKI_PAD_SAME,
+         .ties = 1, .residual = 1},
+        {.h = 7, .w = 5, .cin = 1, .cout = 3, .k = 5, .stride = 1, .padding = VKI_PAD_SAME,
+         .per_channel = 1, .ties = 1, .residual = 1, .pw_act = VKI_ACT_RELU},
+        {.h = 9, .w = 9, .cin = 5, .cout = 5, .k = 3, .stride = 1, .padding = VKI_PAD_SAME,
+         .uint8 = 1, .residual = 1, .dw_act = VKI_ACT_RELU6},
+        {.h = 9, .w = 7, .cin = 5, .cout = 17, .k = 3, .stride = 1, .padding = VKI_PAD_SAME,
+         .per_channel = 1, .residual = 1, .pw_table = 1},
+        {.h = 13, .w = 7, .cin = 17, .cout = 5, .k = 3, .stride = 2, .padding = VKI_PAD_SAME,
+         .per_channel = 1, .ties = 1, .dw_table = 1},
+        {.h = 9, .w = 11, .cin = 5, .cout = 5, .k = 3, .stride = 1, .padding = VKI_PAD_SAME,
+         .uint8 = 1, .dw_table = 1, .pw_table = 1, .residual = 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        check_qpair(&cases[i], i, 900 + 10 * (uint32_t)i);
 }

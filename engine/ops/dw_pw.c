@@ -1,11 +1,18 @@
 /* dw_pw.c: a DEPTHWISE_CONV_2D and the 1x1 CONV_2D that reads it, in one dispatch
  * (glsl/dw_pw.comp): the pass that picks the pairs and the pair's build.
  *
+ * int8 / uint8 pairs whose two ops both have integer forms (int8.h) run the kernel's
+ * integer form (INT8): the depthwise op's weights, int32 bias and requantization onto its
+ * output's grid (and a table op fused after it), then the 1x1 op's with its integer
+ * epilogue as conv2d.c builds it (a fused integer ADD and table op included), so the pair
+ * computes exactly what the two integer dispatches do.
+ *
  * The kernel's work group is a fixed tile of output pixels (tuner/workgroup.c, class
  * VKI_WG_DW_PW, never fitted to the grid nor tuned), so the plan below reads it from
  * vki_wg_pick, and both the pass (does it fit, does it pay) and the build use the plan.
  */
 #include "conv_common.h"
+#include "int8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +25,8 @@
  * stay resident to hide the loads. Not measured: no GPU here. */
 #define VKI_DWPW_GPU_SHARED 16384u
 /* Bytes of one depthwise value in shared memory: an FLT4, which is a vec4 where the
- * graph computes fp32; the plan does not know the precision and assumes it. */
+ * graph computes fp32 (the plan does not know the precision and assumes it), or the
+ * integer form's ivec4. */
 #define VKI_DWPW_VALUE_BYTES 16u
 
 typedef struct dwpw_plan {
@@ -126,6 +134,19 @@ static int written_after(const vki_model *m, const vki_op *ops, const unsigned c
     return 0;
 }
 
+/* Whether the pair runs one form: both ops float, or both quantized with an integer form
+ * (int8.h; weights per channel along the output channels' axis, 3 for a depthwise filter,
+ * 0 for a CONV_2D's). A depthwise op may carry a table op the passes fused after it
+ * (dw_pw.comp's DW_TABLE), not an integer ADD. */
+static int same_form(const vki_model *m, const vki_op *dw, const vki_op *pw) {
+    const int qdw = vki_tensor_quantized(vki_op_out(m, dw, 0));
+    const int qpw = vki_tensor_quantized(vki_op_out(m, pw, 0)) ||
+                    vki_tensor_quantized(vki_op_in(m, pw, 0));
+    if (!qdw && !qpw) return 1;
+    return qdw && qpw && !dw->fused.int8_add && vki_int8_conv_ok(m, dw, 3) &&
+           vki_int8_conv_ok(m, pw, 0);
+}
+
 int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
                    const vki_wg_device *dev) {
     const int mode = dwpw_override();
@@ -146,8 +167,7 @@ int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
     for (int o = 0; o < m->n_ops; o++) {
         vki_op *dw = &ops[o];
         if (skip[o] || dw->code != VKI_OP_DEPTHWISE_CONV_2D || dw->n_outputs != 1 ||
-            dw->fused.pointwise || dw->fused.has_residual || dw->fused.dense_out ||
-            vki_tensor_quantized(vki_op_out(m, dw, 0)))   /* dw_pw.comp has no integer form */
+            dw->fused.pointwise || dw->fused.has_residual || dw->fused.dense_out)
             continue;
         const vki_tensor *dwf = vki_op_in(m, dw, 1);
         if (dwf->shape[3] != vki_tensor_shape4(vki_op_in(m, dw, 0)).c) continue;   /* multiplier 1 */
@@ -155,7 +175,9 @@ int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
         if (readers[t] != 1 || vki_model_is_output(m, t)) continue;
         int q = reader[t];
         vki_op *pw = &ops[q];
-        if (pw->code != VKI_OP_CONV_2D || pw->inputs[0] != t || pw->n_outputs != 1) continue;
+        if (pw->code != VKI_OP_CONV_2D || pw->inputs[0] != t || pw->n_outputs != 1 ||
+            !same_form(m, dw, pw))
+            continue;
         const vki_tensor *pwf = vki_op_in(m, pw, 1);
         const vki_conv_options *c = &pw->opt.conv;
         const vki_fused *pf = &pw->fused;
@@ -226,29 +248,83 @@ static float *pack_pointwise(const float *f, int ic, int oc, int tile_s, int gro
     return out;
 }
 
+/* The depthwise op as it was before the pass gave its output to the pair: its output is
+ * the tensor the 1x1 conv reads (or, with a table op fused after it, that op's output, its
+ * own grid being fused.int8_own), and nothing runs after it. int8.c reads its channels,
+ * scales and activation range from this. */
+static vki_op depthwise_alone(const vki_op *dw, const vki_op *pw) {
+    vki_op op = *dw;
+    op.outputs[0] = pw->inputs[0];
+    op.fused.pointwise = 0;
+    return op;
+}
+
+/* The integer form's defines and bindings for the depthwise op, after the 1x1 op's
+ * epilogue: its requantization (DW_RQ_BASE: the scales' vec4 in its bias blob of
+ * `count` values; DW_QMIN..DW_QMAX, its activation's range) and a fused table op's 256
+ * results (DW_TABLE), bound next, as int8.c's vki_int8_define_table binds the 1x1's. */
+static vki_status define_dw_int8(vki_build *b, vki_dispatch *d, const vki_model *m,
+                                 const vki_op *dw, size_t count) {
+    int lo, hi;
+    vki_int8_activation_range(vki_int8_own(m, dw), dw->opt.conv.activation, &lo, &hi);
+    vki_define_int(d, "DW_RQ_BASE", (long long)(count / 4));
+    vki_define_int(d, "DW_QMIN", lo);
+    vki_define_int(d, "DW_QMAX", hi);
+    if (!dw->fused.int8_table) return VKI_OK;
+    const vki_op *t = &m->ops[dw->fused.int8_table - 1];
+    const vki_tensor *in = vki_op_in(m, t, 0), *out = vki_op_out(m, t, 0);
+    float table[256] = {0};
+    for (int q = in->quant_min; q <= in->quant_max; q++)
+        table[q - in->quant_min] = (float)(vki_int8_table_entry(m, t, q) - out->quant_zero);
+    int blob = vki_build_weights(b, table, 256);
+    if (blob < 0) return vki_fail_oom("graph build");
+    vki_define_int(d, "DW_TABLE", 1);
+    vki_define_int(d, "DW_TABLE_BINDING", d->n_bindings);
+    vki_define_int(d, "DW_TABLE_OFFSET", in->quant_zero - in->quant_min);
+    vki_dispatch_bind_weights(d, blob);
+    return VKI_OK;
+}
+
 vki_status vki_build_dw_pw(vki_build *b, const vki_model *m, int dw_op, int pw_op) {
-    const vki_op *dw = &m->ops[dw_op], *pw = &m->ops[pw_op];
+    const vki_op *pw = &m->ops[pw_op];
+    const vki_op dw_alone = depthwise_alone(&m->ops[dw_op], pw), *dw = &dw_alone;
     vki_conv_window w = vki_conv_window_of(m, dw);
-    w.out.c = w.in.c;   /* the depthwise output; dw->outputs[0] is now the pair's */
+    w.out.c = w.in.c;   /* the depthwise output (multiplier 1) */
     const vki_shape4 out = vki_tensor_shape4(vki_op_out(m, pw, 0));
     const int mid_s = (w.in.c + 3) / 4;
+    /* The pass fused only pairs of one form: both integer or both float. */
+    const bool int8 = vki_tensor_quantized(vki_op_out(m, pw, 0));
     dwpw_plan p;
     if (!plan_tiles(vki_build_device(b), mid_s, out, &p))
         return vki_op_fail(m, dw_op, VKI_ERROR_INTERNAL,
                            "depthwise + pointwise tile does not fit shared memory");
 
-    size_t dcount, pcount;
-    float *dwts = pack_depthwise(vki_op_in(m, dw, 1)->data, &w, &dcount);
-    float *pwts = pack_pointwise(vki_op_in(m, pw, 1)->data, w.in.c, out.c, p.pw_tile_s, p.groups,
-                                 &pcount);
-    int dblob = dwts ? vki_build_weights(b, dwts, dcount) : -1;
-    int pblob = pwts ? vki_build_weights(b, pwts, pcount) : -1;
+    /* The integer form packs the weights' q - zero point the same way, as int8 bytes. */
+    float *dvals = int8 ? vki_int8_weight_values(vki_op_in(m, dw, 1)) : NULL;
+    float *pvals = int8 ? vki_int8_weight_values(vki_op_in(m, pw, 1)) : NULL;
+    size_t dcount = 0, pcount = 0;
+    float *dwts = NULL, *pwts = NULL;
+    if (!int8 || (dvals && pvals)) {
+        dwts = pack_depthwise(int8 ? dvals : vki_op_in(m, dw, 1)->data, &w, &dcount);
+        pwts = pack_pointwise(int8 ? pvals : vki_op_in(m, pw, 1)->data, w.in.c, out.c,
+                              p.pw_tile_s, p.groups, &pcount);
+    }
+    free(dvals);
+    free(pvals);
+    int dblob = !dwts ? -1 : int8 ? vki_build_weights_q8(b, dwts, dcount)
+                                  : vki_build_weights(b, dwts, dcount);
+    int pblob = !pwts ? -1 : int8 ? vki_build_weights_q8(b, pwts, pcount)
+                                  : vki_build_weights(b, pwts, pcount);
     free(dwts);
     free(pwts);
+    const size_t dbias_count = (size_t)mid_s * 4, pbias_count = (size_t)p.groups * p.pw_tile_s * 4;
     const vki_tensor *dbt = dw->n_inputs > 2 ? vki_op_in(m, dw, 2) : NULL;
     const vki_tensor *pbt = pw->n_inputs > 2 ? vki_op_in(m, pw, 2) : NULL;
-    int dbias = vki_build_bias(b, dbt, w.in.c, (size_t)mid_s * 4);
-    int pbias = vki_build_bias(b, pbt, out.c, (size_t)p.groups * p.pw_tile_s * 4);
+    /* Integer biases as int32, then the requantization scales (int8.h). */
+    int dbias = int8 ? vki_int8_bias_blob(b, m, dw, dbias_count)
+                     : vki_build_bias(b, dbt, w.in.c, dbias_count);
+    int pbias = int8 ? vki_int8_bias_blob(b, m, pw, pbias_count)
+                     : vki_build_bias(b, pbt, out.c, pbias_count);
     if (dblob < 0 || pblob < 0 || dbias < 0 || pbias < 0) return vki_fail_oom("graph build");
 
     vki_dispatch d;
@@ -263,8 +339,11 @@ vki_status vki_build_dw_pw(vki_build *b, const vki_model *m, int dw_op, int pw_o
     vki_define_int(&d, "DIL_W", w.dil_w);
     vki_define_int(&d, "PAD_H", w.pad_h);
     vki_define_int(&d, "PAD_W", w.pad_w);
-    define_dw_activation(&d, dw->opt.conv.activation);
-    vki_define_activation(&d, pw->opt.conv.activation);
+    /* The integer form's activations are ranges of its epilogues (below). */
+    if (!int8) {
+        define_dw_activation(&d, dw->opt.conv.activation);
+        vki_define_activation(&d, pw->opt.conv.activation);
+    }
     vki_define_int(&d, "TILE_W", p.wg[0]);
     vki_define_int(&d, "TILE_H", p.wg[1]);
     vki_define_int(&d, "TILE_X", p.tile_x);
@@ -279,6 +358,12 @@ vki_status vki_build_dw_pw(vki_build *b, const vki_model *m, int dw_op, int pw_o
     vki_dispatch_bind_weights(&d, pbias);
     vki_status st = vki_build_bind_output(b, &d, pw);
     if (st) return st;
+    /* The 1x1 op's epilogue as conv2d.c defines it (its table op bound next), then the
+     * depthwise op's requantization and table. */
+    if (int8 && ((st = vki_int8_define_epilogue(b, &d, m, pw, pw->opt.conv.activation,
+                                                pbias_count)) ||
+                 (st = define_dw_int8(b, &d, m, dw, dbias_count))))
+        return st;
     /* Whole tiles: the work group is the tile, so the grid is a multiple of it. */
     const uint32_t tile_w = p.wg[0] * (uint32_t)p.tile_x;
     d.grid[0] = ((uint32_t)out.w + tile_w - 1) / tile_w * p.wg[0];
