@@ -11,6 +11,7 @@
 #include <string.h>
 
 const vki_wg_device *vki_build_device(const vki_build *b) { return &b->device; }
+int vki_build_int_dot(const vki_build *b) { return b->cfg->int_dot; }
 
 /* ---- the API op files call ---------------------------------------------------------- */
 

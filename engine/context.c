@@ -200,8 +200,9 @@ static int type_rank(VkPhysicalDeviceType t) {
 typedef struct fp16_features {
     VkPhysicalDevice16BitStorageFeatures storage;
     VkPhysicalDeviceShaderFloat16Int8FeaturesKHR arith;
+    VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR dot;
     VkPhysicalDeviceFeatures2 all;
-    int has_arith_ext;
+    int has_arith_ext, has_dot_ext;
 } fp16_features;
 
 static int has_device_extension(const vki_vk_instance *vi, VkPhysicalDevice pd, const char *name) {
@@ -216,13 +217,18 @@ static int has_device_extension(const vki_vk_instance *vi, VkPhysicalDevice pd, 
     return found;
 }
 
-/* 16-bit storage is core in 1.1; float16 arithmetic needs VK_KHR_shader_float16_int8. */
+/* 16-bit storage is core in 1.1; float16 arithmetic needs VK_KHR_shader_float16_int8, and
+ * packed int8 dot products VK_KHR_shader_integer_dot_product (core in 1.3, which still
+ * lists it; the instance asks for 1.1, so the extension is what is enabled). */
 static void query_fp16(const vki_vk_instance *vi, VkPhysicalDevice pd, fp16_features *f) {
     memset(f, 0, sizeof *f);
     f->has_arith_ext = has_device_extension(vi, pd, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+    f->has_dot_ext = has_device_extension(vi, pd, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
     f->storage.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
     f->arith.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES_KHR;
-    f->storage.pNext = f->has_arith_ext ? &f->arith : NULL;
+    f->dot.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES_KHR;
+    f->dot.pNext = f->has_arith_ext ? &f->arith : NULL;
+    f->storage.pNext = f->has_dot_ext ? (void *)&f->dot : f->dot.pNext;
     f->all.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
     f->all.pNext = &f->storage;
     vi->vkGetPhysicalDeviceFeatures2(pd, &f->all);
@@ -249,6 +255,7 @@ static void fill_info(const vki_vk_instance *vi, VkPhysicalDevice pd, vki_device
     query_fp16(vi, pd, &f);
     out->fp16_storage = f.storage.storageBuffer16BitAccess == VK_TRUE;
     out->fp16_arithmetic = f.has_arith_ext && f.arith.shaderFloat16 == VK_TRUE;
+    out->int_dot_product = f.has_dot_ext && f.dot.shaderIntegerDotProduct == VK_TRUE;
 }
 
 /* By index, by part of the name, or the best type (options.c resolved VKI_DEVICE). */
@@ -400,6 +407,7 @@ static vki_status create_device(vki_context *ctx, unsigned disable) {
     query_fp16(&ctx->vi, ctx->physical, &f);
     if (disable & VKI_FEATURE_FP16_STORAGE) f.storage.storageBuffer16BitAccess = VK_FALSE;
     if (disable & VKI_FEATURE_FP16_ARITHMETIC) f.arith.shaderFloat16 = VK_FALSE;
+    if (disable & VKI_FEATURE_INT_DOT_PRODUCT) f.dot.shaderIntegerDotProduct = VK_FALSE;
     VkPhysicalDevice16BitStorageFeatures storage = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
         .storageBuffer16BitAccess = f.storage.storageBuffer16BitAccess,
@@ -408,18 +416,28 @@ static vki_status create_device(vki_context *ctx, unsigned disable) {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES_KHR,
         .shaderFloat16 = f.arith.shaderFloat16,
     };
-    const char *ext = VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME;
+    VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR dot = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES_KHR,
+        .shaderIntegerDotProduct = VK_TRUE,
+    };
+    const char *ext[2];
+    uint32_t n_ext = 0;
     int use_arith = f.has_arith_ext && f.arith.shaderFloat16;
-    storage.pNext = use_arith ? &arith : NULL;
+    int use_dot = f.has_dot_ext && f.dot.shaderIntegerDotProduct;
+    if (use_arith) ext[n_ext++] = VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME;
+    if (use_dot) ext[n_ext++] = VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME;
+    dot.pNext = use_arith ? &arith : NULL;
+    storage.pNext = use_dot ? (void *)&dot : dot.pNext;
     ctx->fp16_storage = storage.storageBuffer16BitAccess == VK_TRUE;
     ctx->fp16_arithmetic = use_arith;
+    ctx->int_dot_product = use_dot;
     VkDeviceCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
         .pNext = &storage,
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &q,
-        .enabledExtensionCount = use_arith ? 1 : 0,
-        .ppEnabledExtensionNames = &ext,
+        .enabledExtensionCount = n_ext,
+        .ppEnabledExtensionNames = ext,
     };
     VkResult r = ctx->vi.vkCreateDevice(ctx->physical, &info, NULL, &ctx->device);
     if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, "context", "vkCreateDevice");
@@ -530,6 +548,7 @@ vki_status vki_context_device_info(const vki_context *ctx, vki_device_info *out)
     /* What this context enabled, which disable_features may have narrowed. */
     out->fp16_storage = ctx->fp16_storage;
     out->fp16_arithmetic = ctx->fp16_arithmetic;
+    out->int_dot_product = ctx->int_dot_product;
     return VKI_OK;
 }
 

@@ -39,6 +39,7 @@ struct vki_context {
     VkPhysicalDeviceMemoryProperties mem_props;
     uint32_t subgroup_size;
     int fp16_storage, fp16_arithmetic;   /* enabled on the device */
+    int int_dot_product;                 /* shaderIntegerDotProduct enabled */
     shaderc_compiler_t compiler;
     VkPipelineCache pipeline_cache;
     char *cache_dir;                /* compiled kernels and the pipeline cache; NULL: none */

@@ -111,6 +111,7 @@ vki_status vki_graph_config_resolve(const vki_context *ctx, const vki_model *m,
         .precision = o->precision,
         .fp16 = fp16,
         .fp16_arith = o->precision == VKI_PRECISION_FP16 && ctx->fp16_arithmetic,
+        .int_dot = ctx->int_dot_product,
         .memory = o->memory,
         .spin_ns = o->wait == VKI_WAIT_SPIN ? UINT64_MAX
                    : o->wait == VKI_WAIT_AUTO && !cpu ? VKI_DEFAULT_SPIN_NS : 0,

@@ -47,6 +47,7 @@ typedef struct vki_graph_config {
     vki_precision precision;
     int fp16;                    /* an fp16 precision: fp16 storage for the ops not kept fp32 */
     int fp16_arith;              /* and fp16 arithmetic (the device has shaderFloat16) */
+    int int_dot;                 /* int8 sums by packed dot products (shaderIntegerDotProduct) */
     vki_memory_strategy memory;
     uint64_t spin_ns;            /* poll the fence this long before sleeping; UINT64_MAX: spin */
     uint64_t fence_timeout_ns;

@@ -97,6 +97,33 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 #define DOT4(a, b) ((a).x * (b).x + (a).y * (b).y + (a).z * (b).z + (a).w * (b).w)
 #undef MAC4
 #define MAC4(acc, w0, w1, w2, w3, v) acc += w0 * v.x + w1 * v.y + w2 * v.z + w3 * v.w
+#ifdef INT8_PACKED
+// Packed int8 sums (INT8_PACKED): a 32-bit word's 4 bytes are 4 lanes' raw q (two's
+// complement where signed). DOT_SS(a, b) is the int32 dot product of two words of signed
+// bytes, DOT_SU(a, b) of signed a and unsigned b: the device's packed dot product
+// instruction where it has one (INT8_DOT: OpSDot / OpSUDot of SPV_KHR_integer_dot_product,
+// opcodes 4450 / 4452 and capabilities DotProduct, DotProductInput4x8BitPacked, declared
+// through GL_EXT_spirv_intrinsics, as glslang before 14 has no GLSL names for
+// them), else four integer products. The same exact int32 either way.
+#ifdef INT8_DOT
+#extension GL_EXT_spirv_intrinsics : require
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
+int vki_sdot(uint a, uint b, spirv_literal int packed_format);
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4452)
+int vki_sudot(uint a, uint b, spirv_literal int packed_format);
+#define DOT_SS(a, b) vki_sdot(a, b, 0)
+#define DOT_SU(a, b) vki_sudot(a, b, 0)
+#else
+ivec4 vki_s8(uint x) {
+    int i = int(x);
+    return ivec4(bitfieldExtract(i, 0, 8), bitfieldExtract(i, 8, 8), bitfieldExtract(i, 16, 8),
+                 bitfieldExtract(i, 24, 8));
+}
+ivec4 vki_u8(uint x) { return ivec4((uvec4(x) >> uvec4(0u, 8u, 16u, 24u)) & uvec4(255u)); }
+#define DOT_SS(a, b) DOT4(vki_s8(a), vki_s8(b))
+#define DOT_SU(a, b) DOT4(vki_s8(a), vki_u8(b))
+#endif
+#endif
 #else
 #define BIAS_BUFFER(b, name) WEIGHTS(b, name)
 #define ACC4 vec4

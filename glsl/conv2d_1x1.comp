@@ -15,6 +15,8 @@
 // variant: @bindings=4 TILE_S={3|8} TILE_X={1|3|16} $CONV_WINDOW
 // variant: @bindings=4 INT8 RQ_BASE=3 OUT_QMIN=-120 OUT_QMAX=100 TILE_S={1|2|4} TILE_X={4|8}
 //   + $CONV_WINDOW
+// variant: @bindings=4 INT8 RQ_BASE=3 OUT_QMIN=-120 OUT_QMAX=100 TILE_S={1|4} TILE_X=8
+//   + INT8_PACKED {SRC_SIGNED|} {INT8_DOT|} $CONV_WINDOW
 // variant: @bindings=4 INT8 RQ_BASE=3 OUT_QMIN=-120 OUT_QMAX=100 TILE_S=4 TILE_X=8 DENSE_OUT
 //   + DENSE_BASE=12 DENSE_SCALE=float(0.0235) $CONV_WINDOW
 // variant: @bindings=N_BINDINGS ACT_RELU TILE_S=4 TILE_X=8 $EPILOGUE $CONV_WINDOW
@@ -26,6 +28,22 @@ OUTPUT(3)
 
 #define PLANE (OUT_W * OUT_H)
 #define TILE (TILE_S * TILE_X)
+
+// INT8_PACKED (conv2d.c): the words as stored, 4 input lanes each: the input's bytes are
+// q - quant_min (q + 128 for int8: flipping the top bits gives q's two's complement), the
+// weights' (q - zero point) + 128, packed so that a word holds one output channel's 4
+// input lanes. The sums are of q products; the bias took the input's zero point times the
+// weights' sum off already.
+#ifdef INT8_PACKED
+#ifdef SRC_SIGNED
+#define SRC_WORD(i) (src[i] ^ 0x80808080u)
+#define DOT_WX(w, x) DOT_SS(w, x)
+#else
+#define SRC_WORD(i) src[i]
+#define DOT_WX(w, x) DOT_SU(w, x)
+#endif
+#define W_WORD(i) (weights[i] ^ 0x80808080u)
+#endif
 
 void main() {
     int p0 = int(gl_GlobalInvocationID.x) * TILE_X;
@@ -42,6 +60,17 @@ void main() {
     [[unroll]] for (int t = 0; t < TILE_X; t++) at[t] = min(p0 + t, PLANE - 1);
     int w = group * (IN_S * TILE_S * 4);
     for (int is = 0; is < IN_S; is++) {
+#ifdef INT8_PACKED
+        uint x[TILE_X];
+        [[unroll]] for (int t = 0; t < TILE_X; t++) x[t] = SRC_WORD(is * PLANE + at[t]);
+        [[unroll]] for (int j = 0; j < TILE_S; j++) {
+            uint w0 = W_WORD(w + 0), w1 = W_WORD(w + 1), w2 = W_WORD(w + 2), w3 = W_WORD(w + 3);
+            w += 4;
+            [[unroll]] for (int t = 0; t < TILE_X; t++)
+                acc[j * TILE_X + t] += ivec4(DOT_WX(w0, x[t]), DOT_WX(w1, x[t]), DOT_WX(w2, x[t]),
+                                             DOT_WX(w3, x[t]));
+        }
+#else
         VAL4 v[TILE_X];
         [[unroll]] for (int t = 0; t < TILE_X; t++) v[t] = LOADV(src, is * PLANE + at[t]);
         [[unroll]] for (int j = 0; j < TILE_S; j++) {
@@ -56,6 +85,7 @@ void main() {
                 acc[j * TILE_X + t] = a;
             }
         }
+#endif
     }
 
     [[unroll]] for (int j = 0; j < TILE_S; j++) {

@@ -172,6 +172,8 @@ typedef struct vki_kernel_stats {
 enum {
     VKI_FEATURE_FP16_STORAGE = 1u << 0,      /* storageBuffer16BitAccess */
     VKI_FEATURE_FP16_ARITHMETIC = 1u << 1,   /* shaderFloat16 */
+    VKI_FEATURE_INT_DOT_PRODUCT = 1u << 2,   /* shaderIntegerDotProduct: int8 sums by plain
+                                                integer math instead (the same results) */
 };
 
 typedef struct vki_device_info {
@@ -188,6 +190,8 @@ typedef struct vki_device_info {
     uint64_t max_storage_buffer_range;
     int fp16_storage;            /* storageBuffer16BitAccess: VKI_PRECISION_FP16 works */
     int fp16_arithmetic;         /* shaderFloat16 */
+    int int_dot_product;         /* shaderIntegerDotProduct (VK_KHR_shader_integer_dot_product):
+                                    int8 convolutions sum 4 products per instruction */
 } vki_device_info;
 
 /* Loads the Vulkan loader (at run time), picks a device and creates the context.

@@ -76,6 +76,10 @@ typedef struct run_result {
     int n_out;
 } run_result;
 
+/* The context graphs run on: the harness's, or one without packed dot products. */
+static vki_context *no_dot_context;
+static vki_context *run_context(void) { return no_dot_context ? no_dot_context : harness_context(); }
+
 /* Runs the model on its stored inputs in precision index p (0 fp32, 1 fp16, 2 fp16
  * storage), or on the C references for p < 0. */
 static run_result run(const char *name, int p) {
@@ -110,7 +114,7 @@ static run_result run(const char *name, int p) {
     } else {
         vki_graph_options o = {.precision = precisions[p]};
         vki_graph *g = NULL;
-        cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_OK, "%s %s: %s", name,
+        cr_assert_eq(vki_graph_create(run_context(), m, &o, &g), VKI_OK, "%s %s: %s", name,
                      harness_precision_name(p), vki_last_error());
         for (int i = 0; i < n_in; i++)
             cr_assert_eq(vki_graph_set_input(g, i, in[i], in_n[i] * sizeof(float)), VKI_OK);
@@ -183,6 +187,45 @@ Test(int8, fp32_bit_exact, .timeout = 600) { check_all(0); }
 Test(int8, fp16_bit_exact, .timeout = 600) { check_all(1); }
 Test(int8, fp16_storage_bit_exact, .timeout = 600) { check_all(2); }
 Test(int8, c_reference_bit_exact, .timeout = 600) { check_all(-1); }
+
+/* The 1x1 integer convolutions of a case network sum packed bytes (INT8_PACKED): by the
+ * device's dot product instructions where it has them, and by plain integer products on
+ * a context told the device lacks them (VKI_FEATURE_INT_DOT_PRODUCT); every case stays
+ * bit-identical to LiteRT there too. */
+static int packed_convs(vki_context *ctx, const char *name, const char *form) {
+    vki_model *m = load(name);
+    vki_graph_options o = {.precision = VKI_PRECISION_FP32};
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(ctx, m, &o, &g), VKI_OK, "%s: %s", name, vki_last_error());
+    int n = 0;
+    for (int d = 0; d < vki_graph_dispatch_count(g); d++) {
+        vki_dispatch_info info;
+        cr_assert_eq(vki_graph_dispatch_info(g, d, &info), VKI_OK);
+        const char *v = strrchr(info.variant, ' ');
+        n += v && !strcmp(v + 1, form);
+    }
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
+    return n;
+}
+
+Test(int8, packed_sums_with_and_without_dot_products, .timeout = 600) {
+    vki_device_info dev;
+    cr_assert_eq(vki_context_device_info(harness_context(), &dev), VKI_OK);
+    if (dev.int_dot_product)
+        cr_expect_gt(packed_convs(harness_context(), "net_mobilenet_v2", "q8dot"), 0,
+                     "the device has integer dot products, no 1x1 convolution uses them");
+    vki_context_options co = {.disable_features = VKI_FEATURE_INT_DOT_PRODUCT};
+    cr_assert_eq(vki_context_create(&co, &no_dot_context), VKI_OK, "%s", vki_last_error());
+    vki_device_info nd;
+    cr_assert_eq(vki_context_device_info(no_dot_context, &nd), VKI_OK);
+    cr_expect_eq(nd.int_dot_product, 0);
+    cr_expect_gt(packed_convs(no_dot_context, "net_mobilenet_v2", "q8"), 0);
+    cr_expect_eq(packed_convs(no_dot_context, "net_mobilenet_v2", "q8dot"), 0);
+    check_all(0);
+    vki_context_destroy(no_dot_context);
+    no_dot_context = NULL;
+}
 
 /* ---- the integer forms run ---------------------------------------------------------- */
 
@@ -272,6 +315,8 @@ Test(int8, each_form_is_one_dispatch) {
         "mean_flat_other_grid", "mean_u8_keep_other_grid", "unary_relu", "unary_relu6",
         "unary_relu_n1_to_1", "unary_logistic", "unary_tanh", "unary_elu", "unary_leaky_relu",
         "unary_hard_swish", "unary_quantize",
+        "concat_u8_grids_c", "concat_u8_grids_h", "concat_u8_grids_w", "padv2_int8", "padv2_uint8",
+        "quantize_types", "softmax_uint8", "prelu_int8", "resize_bilinear_uint8",
     };
     for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
         int per_op[32], n_ops, total;
@@ -319,7 +364,7 @@ Test(int8, cases_cover_every_integer_form) {
         "AVERAGE_POOL_2D", "MEAN", "RELU", "RELU6", "RELU_N1_TO_1", "LOGISTIC", "TANH", "ELU",
         "LEAKY_RELU", "HARD_SWISH", "QUANTIZE", "DEQUANTIZE", "RESHAPE", "TRANSPOSE",
         "CONCATENATION", "PAD", "SLICE", "STRIDED_SLICE", "SPACE_TO_DEPTH", "DEPTH_TO_SPACE",
-        "RESIZE_NEAREST_NEIGHBOR", "GATHER",
+        "RESIZE_NEAREST_NEIGHBOR", "GATHER", "PADV2", "SOFTMAX", "PRELU", "RESIZE_BILINEAR",
     };
     enum { N_WANT = sizeof want / sizeof *want };
     int seen[N_WANT] = {0};

@@ -521,18 +521,18 @@ static int cmd_info(const cli *c) {
             cli_json_string(f, d->name);
             fprintf(f, ", \"type\": \"%s\", \"vendor_id\": %u, \"device_id\": %u, "
                        "\"vulkan\": \"%u.%u.%u\", \"subgroup_size\": %u, \"fp16_storage\": %s, "
-                       "\"fp16_arithmetic\": %s, \"chosen\": %s}", type_name(d->type),
-                    d->vendor_id, d->device_id, d->api_version >> 22,
+                       "\"fp16_arithmetic\": %s, \"int8_dot_product\": %s, \"chosen\": %s}",
+                    type_name(d->type), d->vendor_id, d->device_id, d->api_version >> 22,
                     (d->api_version >> 12) & 0x3ff, d->api_version & 0xfff, d->subgroup_size,
                     d->fp16_storage ? "true" : "false", d->fp16_arithmetic ? "true" : "false",
-                    i == chosen ? "true" : "false");
+                    d->int_dot_product ? "true" : "false", i == chosen ? "true" : "false");
         } else {
             fprintf(f, "%c device %d: %s (%s, vendor 0x%04x, device 0x%04x, Vulkan %u.%u.%u, "
-                       "subgroup %u, fp16 storage %s, fp16 arithmetic %s)\n",
+                       "subgroup %u, fp16 storage %s, fp16 arithmetic %s, int8 dot product %s)\n",
                     i == chosen ? '*' : ' ', i, d->name, type_name(d->type), d->vendor_id,
                     d->device_id, d->api_version >> 22, (d->api_version >> 12) & 0x3ff,
                     d->api_version & 0xfff, d->subgroup_size, d->fp16_storage ? "yes" : "no",
-                    d->fp16_arithmetic ? "yes" : "no");
+                    d->fp16_arithmetic ? "yes" : "no", d->int_dot_product ? "yes" : "no");
         }
     }
     if (c->json) fprintf(f, "]");

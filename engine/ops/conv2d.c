@@ -207,6 +207,32 @@ static bool runs_integer(const vki_model *m, const vki_op *op) {
     return vki_tensor_quantized(vki_op_out(m, op, 0)) && integer(m, op);
 }
 
+/* The integer 1x1 kernel's packed form (INT8_PACKED, conv2d_1x1.comp): it sums products of
+ * the raw q bytes, 4 per 32-bit word, by packed dot products where the device has them,
+ * so each 4x4 block of pack_weights' output is transposed (a word holds one output
+ * channel's weights for 4 input lanes), and the input's zero point times each output
+ * channel's weight sum comes off its bias (adjust, oc values). False, and the plain form
+ * runs, where a weight (q - zero point) does not fit a signed byte. */
+static bool pack_q8_dot(float *w, size_t count, const float *values, const vki_conv_window *g,
+                        int zero, int32_t *adjust) {
+    for (size_t i = 0; i < count; i++)
+        if (w[i] < -128.0f || w[i] > 127.0f) return false;
+    for (size_t blk = 0; blk + 16 <= count; blk += 16)
+        for (int i = 0; i < 4; i++)
+            for (int o = i + 1; o < 4; o++) {
+                float t = w[blk + i * 4 + o];
+                w[blk + i * 4 + o] = w[blk + o * 4 + i];
+                w[blk + o * 4 + i] = t;
+            }
+    const size_t taps = (size_t)g->kh * g->kw * g->in.c;
+    for (int co = 0; co < g->out.c; co++) {
+        int64_t sum = 0;
+        for (size_t k = 0; k < taps; k++) sum += (int64_t)values[(size_t)co * taps + k];
+        adjust[co] = (int32_t)(-(int64_t)zero * sum);
+    }
+    return true;
+}
+
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     vki_conv_window g = vki_conv_window_of(m, op);
@@ -225,15 +251,23 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     float *values = int8 ? vki_int8_weight_values(vki_op_in(m, op, 1)) : NULL;
     if (int8 && !values) return vki_fail_oom("graph build");
     float *w = pack_weights(int8 ? values : vki_op_in(m, op, 1)->data, &g, group_s, &count);
+    int32_t *adjust = int8 && p.kernel == VKI_CONV_1X1 ? vki_calloc((size_t)g.out.c, sizeof *adjust) : NULL;
+    const bool packed = w && adjust &&
+                        pack_q8_dot(w, count, values, &g, vki_op_in(m, op, 0)->quant_zero, adjust);
     free(values);
-    if (!w) return vki_fail_oom("graph build");
+    if (!w || (int8 && p.kernel == VKI_CONV_1X1 && !adjust)) {
+        free(w);
+        free(adjust);
+        return vki_fail_oom("graph build");
+    }
     int wblob = int8 ? vki_build_weights_q8(b, w, count) : vki_build_weights(b, w, count);
     free(w);
     /* Bias padded to whole groups so the kernel reads it without a bound check. */
     const vki_tensor *bt = op->n_inputs > 2 ? vki_op_in(m, op, 2) : NULL;
     const size_t bias_count = (size_t)groups * group_s * 4;
-    int bblob = int8 ? vki_int8_bias_blob(b, m, op, bias_count)
+    int bblob = int8 ? vki_int8_bias_blob_adjusted(b, m, op, bias_count, packed ? adjust : NULL)
                      : vki_build_bias(b, bt, g.out.c, bias_count);
+    free(adjust);
     if (wblob < 0 || bblob < 0) return vki_fail_oom("graph build");
 
     static const char *const kernels[] = {VKI_KERNEL_conv2d, VKI_KERNEL_conv2d_1x1,
@@ -248,6 +282,11 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     if (st) return st;
     if (int8 && (st = vki_int8_define_epilogue(b, &d, m, op, op->opt.conv.activation, bias_count)))
         return st;
+    if (packed) {
+        vki_define_int(&d, "INT8_PACKED", 1);
+        if (vki_op_in(m, op, 0)->quant_min < 0) vki_define_int(&d, "SRC_SIGNED", 1);
+        if (vki_build_int_dot(b)) vki_define_int(&d, "INT8_DOT", 1);
+    }
     vki_define_int(&d, "TILE_S", p.tile_s);
     vki_define_int(&d, "TILE_X", p.tile_x);
     const long plane = (long)g.out.w * g.out.h;
@@ -271,7 +310,9 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
         d.grid[1] = d.grid[2] = 1;
         return vki_build_dispatch(b, &d);
     } else {
-        snprintf(d.variant, sizeof d.variant, "1x1 %dsx%dp", p.tile_s, p.tile_x);
+        /* The packed integer form says how it sums: dot product instructions or not. */
+        snprintf(d.variant, sizeof d.variant, "1x1 %dsx%dp%s", p.tile_s, p.tile_x,
+                 !packed ? "" : vki_build_int_dot(b) ? " q8dot" : " q8");
         d.grid[0] = (uint32_t)((plane + p.tile_x - 1) / p.tile_x);
         d.grid[1] = 1;
     }

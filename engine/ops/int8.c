@@ -60,11 +60,16 @@ int32_t vki_int8_bias(const vki_model *m, const vki_op *op, int c) {
 }
 
 int vki_int8_bias_blob(vki_build *b, const vki_model *m, const vki_op *op, size_t count) {
+    return vki_int8_bias_blob_adjusted(b, m, op, count, NULL);
+}
+
+int vki_int8_bias_blob_adjusted(vki_build *b, const vki_model *m, const vki_op *op, size_t count,
+                                const int32_t *adjust) {
     const int oc = vki_op_out(m, op, 0)->shape[vki_op_out(m, op, 0)->rank - 1];
     int32_t *v = vki_calloc(2 * count, sizeof *v);
     if (!v) return -1;
     for (int c = 0; c < oc && (size_t)c < count; c++) {
-        v[c] = vki_int8_bias(m, op, c);
+        v[c] = vki_int8_bias(m, op, c) + (adjust ? adjust[c] : 0);
         float s = vki_int8_conv_scale(m, op, c);
         memcpy(&v[count + (size_t)c], &s, 4);
     }

@@ -25,6 +25,11 @@ float vki_int8_conv_scale(const vki_model *m, const vki_op *op, int c);
  * epilogue finds channel c's scale at vec4 count / 4 + c / 4 (RQ_BASE). Returns the blob,
  * or -1 on OOM. */
 int vki_int8_bias_blob(vki_build *b, const vki_model *m, const vki_op *op, size_t count);
+/* The same with adjust[c] added to output channel c's bias (NULL: nothing): a kernel that
+ * sums q products (INT8_PACKED) takes the input's zero point times the weights' sum off
+ * there once. */
+int vki_int8_bias_blob_adjusted(vki_build *b, const vki_model *m, const vki_op *op, size_t count,
+                                const int32_t *adjust);
 
 /* The tensor whose grid the op's own int32 sum is requantized onto: its output, or the
  * output it had before the passes fused an ADD or a table op after it (op->fused). */

@@ -81,6 +81,9 @@ void vki_dispatch_grid_phwc4(vki_dispatch *d, vki_shape4 out);
 /* The device the graph is built for, for ops whose best kernel shape depends on it
  * (a CPU implementation wants more work per invocation than a GPU). */
 const vki_wg_device *vki_build_device(const vki_build *b);
+/* Nonzero where the device sums packed int8 products in one instruction
+ * (shaderIntegerDotProduct, enabled on the context): kernels define INT8_DOT. */
+int vki_build_int_dot(const vki_build *b);
 
 /* Copies count floats into the graph's weight memory; returns a blob id, or -1 on OOM
  * (the builder then reports VKI_ERROR_OUT_OF_MEMORY). */
