@@ -574,6 +574,52 @@ CASES.append(lambda: movers('movers_int8', 900, 'int8'))
 CASES.append(lambda: movers('movers_uint8', 901, 'uint8'))
 
 
+def softmax_case(name, seed, typ, branches):
+    """SOFTMAX onto TFLite's output grid (1/256, zero point -128 for int8, 0 for uint8), an
+    output per branch (shape, input grid, beta, spread): rank 4 and rank 2, 1 to 33
+    channels (the reduction's axis), input scales from 0.004 to 0.5, beta 0.3 to 2. With a
+    spread, each row's q lie within that many steps of its max, so that most of the row
+    keeps a share; without, they span the type's range."""
+    n = Net(name, seed)
+    R = n.R
+    lo, hi = RANGE[typ]
+    for shape, grid, beta, spread in branches:
+        qs = None
+        if spread:
+            c = shape[-1]
+            qs = []
+            for _ in range(count(shape) // c):
+                top = R.randint(lo + spread, hi)
+                qs += [R.randint(top - spread, top) for _ in range(c)]
+        x = n.input(shape, typ, *grid, qs=qs)
+        y = n.act(shape, typ, f32(1 / 256.0), lo)
+        n.output(n.op('SOFTMAX', [x], [y], beta=beta))
+    return n
+
+
+SOFTMAX_CASES = [
+    ('softmax_int8', 'int8', [([1, 3, 5, 1], (0.05, -5), 1.0, None),
+                              ([1, 3, 5, 3], (0.1, 7), 1.0, 40),
+                              ([1, 5, 3, 5], (0.02, -5), 1.0, None),
+                              ([1, 3, 5, 17], (0.25, 0), 0.5, 20),
+                              ([1, 1, 3, 33], (0.0125, -20), 2.0, 100),
+                              ([7, 5], (0.07, 3), 0.3, None),
+                              ([5, 17], (0.0039, -5), 1.7, None),
+                              ([3, 33], (0.5, 11), 1.0, 8),
+                              ([9, 1], (0.1, 0), 1.0, None)]),
+    ('softmax_uint8', 'uint8', [([1, 3, 5, 1], (0.05, 130), 1.0, None),
+                                ([1, 5, 3, 3], (0.1, 128), 1.0, 40),
+                                ([1, 3, 5, 5], (0.02, 120), 2.0, 100),
+                                ([1, 3, 3, 17], (0.25, 140), 0.5, 20),
+                                ([1, 1, 5, 33], (0.0125, 128), 1.0, None),
+                                ([7, 3], (0.07, 100), 0.3, None),
+                                ([5, 17], (0.0039, 128), 1.7, None),
+                                ([3, 33], (0.5, 131), 1.0, 8)]),
+]
+for i, c in enumerate(SOFTMAX_CASES):
+    CASES.append(lambda c=c, i=i: softmax_case(c[0], 980 + i, *c[1:]))
+
+
 # ---- networks -------------------------------------------------------------------------
 
 @case
