@@ -44,6 +44,10 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
                            (Q8_BYTE((v).z, off) << 16) | (Q8_BYTE((v).w, off) << 24))
 #define DECODE(b, x) VKI_CAT(DECODE_, b)(x)
 #define ENCODE(b, v) VKI_CAT(ENCODE_, b)(v)
+// Element i of binding b as a word of 4 bytes (INT8_PACKED): a byte binding's as stored;
+// a float one's values packed (only tests/test_kernels compiles that: the engine packs
+// byte-stored tensors and weights only).
+#define RAW_WORD(b, buf, i) VKI_CAT(WORD_, b)(buf[i])
 #define LOADERS(b, name) \
     vec4 name##_load(int i) { return vec4(DECODE(b, name[i])); } \
     FLT4 name##_loadf(int i) { return FLT4(DECODE(b, name[i])); }

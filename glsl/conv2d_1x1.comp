@@ -36,13 +36,13 @@ OUTPUT(3)
 // weights' sum off already.
 #ifdef INT8_PACKED
 #ifdef SRC_SIGNED
-#define SRC_WORD(i) (src[i] ^ 0x80808080u)
+#define SRC_WORD(i) (RAW_WORD(0, src, i) ^ 0x80808080u)
 #define DOT_WX(w, x) DOT_SS(w, x)
 #else
-#define SRC_WORD(i) src[i]
+#define SRC_WORD(i) RAW_WORD(0, src, i)
 #define DOT_WX(w, x) DOT_SU(w, x)
 #endif
-#define W_WORD(i) (weights[i] ^ 0x80808080u)
+#define W_WORD(i) (RAW_WORD(1, weights, i) ^ 0x80808080u)
 #endif
 
 void main() {
