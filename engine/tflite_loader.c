@@ -1349,9 +1349,10 @@ static bool quantized_activation(const vki_model *m, int t) {
  * form (vki_op_def.integer), a QUANTIZE or DEQUANTIZE, or an op that moves values of one
  * grid. */
 static bool runs_on_q(const vki_model *m, const vki_op *op) {
-    /* A requantization between types runs as a DEQUANTIZE and a QUANTIZE. */
+    /* A requantization: a table, on one type's grids or across int8 and uint8. */
     if (op->code == VKI_OP_QUANTIZE)
-        return !quantized_activation(m, op->inputs[0]) || vki_int8_table_ok(m, op);
+        return !quantized_activation(m, op->inputs[0]) || vki_int8_table_ok(m, op) ||
+               vki_int8_requantize_types_ok(m, op);
     if (op->code == VKI_OP_DEQUANTIZE) return true;
     const vki_op_def *def = vki_op_find(op);
     if (def && def->integer && def->integer(m, op)) return true;

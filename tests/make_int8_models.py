@@ -574,6 +574,25 @@ CASES.append(lambda: movers('movers_int8', 900, 'int8'))
 CASES.append(lambda: movers('movers_uint8', 901, 'uint8'))
 
 
+def quantize_types():
+    """QUANTIZE between int8 and uint8 on all 256 inputs: TFLite's Requantize (the same
+    scale and zero points 128 apart an offset, else a fixed-point multiplier)."""
+    n = Net('quantize_types', 970)
+    for typ, gi, otyp, go in (('int8', (0.04, -3), 'uint8', (0.04, 125)),
+                              ('int8', (0.05, 3), 'uint8', (0.1, 130)),
+                              ('int8', (0.02, -30), 'uint8', (0.011, 7)),
+                              ('uint8', (0.04, 128), 'int8', (0.04, 0)),
+                              ('uint8', (0.03, 120), 'int8', (0.0731, -11)),
+                              ('uint8', (0.02, 100), 'int8', (0.02, -20))):
+        x = n.input(UNARY_SHAPE, typ, *gi, every=True)
+        y = n.act(UNARY_SHAPE, otyp, f32(go[0]), go[1])
+        n.output(n.op('QUANTIZE', [x], [y]))
+    return n
+
+
+CASES.append(quantize_types)
+
+
 def softmax_case(name, seed, typ, branches):
     """SOFTMAX onto TFLite's output grid (1/256, zero point -128 for int8, 0 for uint8), an
     output per branch (shape, input grid, beta, spread): rank 4 and rank 2, 1 to 33

@@ -512,3 +512,49 @@ void vki_int8_mean_params(const vki_model *m, const vki_op *op, int n, float *in
     *inv = i;
     *zpf = z;
 }
+
+/* ---- requantization between int8 and uint8, concatenation of other grids -------------- */
+
+bool vki_int8_requantize_types_ok(const vki_model *m, const vki_op *op) {
+    if (op->code != VKI_OP_QUANTIZE || op->n_inputs != 1 || op->n_outputs != 1) return false;
+    const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
+    return quantized_activation(in) && quantized_activation(out) &&
+           in->quant_max - in->quant_min == 255 && out->quant_max - out->quant_min == 255 &&
+           in->quant_min != out->quant_min;
+}
+
+/* TFLite's quantize.cc: QuantizeMultiplier of in_scale / out_scale in double, then
+ * reference_ops::Requantize: MultiplyByQuantizedMultiplier(q - in_zero) + out_zero,
+ * clamped to the output type (its int8 <-> uint8 fast path, an offset of 128 when the
+ * scales are equal, gives the same). */
+int32_t vki_int8_requantize_types_entry(const vki_tensor *in, const vki_tensor *out, int q) {
+    int32_t mult;
+    int shift;
+    quantize_multiplier((double)in->quant_scale / (double)out->quant_scale, &mult, &shift);
+    return clamp32(mbqm(q - in->quant_zero, mult, shift) + out->quant_zero, out->quant_min,
+                   out->quant_max);
+}
+
+vki_status vki_int8_build_lut(vki_build *b, const vki_model *m, const vki_op *op,
+                              int32_t (*entry)(const vki_tensor *in, const vki_tensor *out, int q)) {
+    const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
+    float table[256] = {0};
+    for (int q = in->quant_min; q <= in->quant_max; q++)
+        table[q - in->quant_min] = (float)(entry(in, out, q) - out->quant_zero);
+    int blob = vki_build_weights(b, table, 256);
+    if (blob < 0) return vki_fail_oom("graph build");
+    vki_dispatch d;
+    vki_dispatch_init(&d, VKI_KERNEL_quant, VKI_WG_ELEMENTWISE);
+    vki_define_int(&d, "OP_LUT", 1);
+    vki_define_int(&d, "ZERO", in->quant_zero);
+    vki_define_int(&d, "QMIN", in->quant_min);
+    vki_shape4 s = vki_tensor_rows(out);
+    vki_define_shape(&d, "OUT", s);
+    vki_dispatch_bind_tensor(&d, op->inputs[0]);
+    vki_dispatch_bind_tensor(&d, op->outputs[0]);
+    vki_dispatch_bind_weights(&d, blob);
+    d.same_index_reads = 1u << 0;
+    d.out_binding = 1;
+    vki_dispatch_grid_phwc4(&d, s);
+    return vki_build_dispatch(b, &d);
+}

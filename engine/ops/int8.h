@@ -97,4 +97,14 @@ bool vki_int8_mean_ok(const vki_model *m, const vki_op *op, bool spatial);
  * and zpf in float32 as xnn's rsum + convert derive them for n cells. */
 void vki_int8_mean_params(const vki_model *m, const vki_op *op, int n, float *inv, float *zpf);
 
+/* QUANTIZE between int8 and uint8 activations (TFLite's quantize.cc Requantize: the
+ * delegate takes no conversion across types), as a table of every q. */
+bool vki_int8_requantize_types_ok(const vki_model *m, const vki_op *op);
+/* Its output q for input q. */
+int32_t vki_int8_requantize_types_entry(const vki_tensor *in, const vki_tensor *out, int q);
+/* A one-input op as one glsl/quant.comp OP_LUT dispatch over the table of entry(in, out, q)
+ * (vki_int8_build_table with entries of its own). */
+vki_status vki_int8_build_lut(vki_build *b, const vki_model *m, const vki_op *op,
+                              int32_t (*entry)(const vki_tensor *in, const vki_tensor *out, int q));
+
 #endif

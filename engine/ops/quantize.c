@@ -4,7 +4,8 @@
  * reciprocal scale, ties to even, clamped to the type's range. DEQUANTIZE gives
  * (q - zero) * scale; of a float tensor it is a copy, of a constant it folded at load.
  * QUANTIZE between two grids of one type (a requantization) is XNNPACK's qs8 vcvt, by a
- * table (int8.c); between int8 and uint8 it runs as a DEQUANTIZE and a QUANTIZE. */
+ * table (int8.c); between int8 and uint8 (which the delegate does not take) it is TFLite's
+ * own Requantize (quantize.cc: a fixed-point multiplier), by a table too. */
 #include "int8.h"
 #include "ops.h"
 
@@ -35,6 +36,8 @@ static bool quantized_input(const vki_model *m, const vki_op *op) {
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     const vki_tensor *in = vki_op_in(m, op, 0), *out_t = vki_op_out(m, op, 0);
+    if (op->code == VKI_OP_QUANTIZE && vki_int8_requantize_types_ok(m, op))
+        return vki_int8_build_lut(b, m, op, vki_int8_requantize_types_entry);
     if (op->code == VKI_OP_QUANTIZE && quantized_input(m, op)) return vki_int8_build_table(b, m, op);
     vki_dispatch d;
     vki_dispatch_init(&d, VKI_KERNEL_quant, VKI_WG_ELEMENTWISE);
@@ -68,6 +71,12 @@ float vki_quantize_value(const vki_tensor *t, float x) {
 static void reference(const vki_model *m, const vki_op *op, const float *const *in,
                       float *const *out) {
     const vki_tensor *src = vki_op_in(m, op, 0), *t = vki_op_out(m, op, 0);
+    if (op->code == VKI_OP_QUANTIZE && vki_int8_requantize_types_ok(m, op)) {
+        for (size_t i = 0, n = vki_tensor_elements(t); i < n; i++)
+            out[0][i] = (float)(vki_int8_requantize_types_entry(src, t, (int)in[0][i] + src->quant_zero) -
+                                t->quant_zero);
+        return;
+    }
     if (op->code == VKI_OP_QUANTIZE && vki_tensor_quantized(src)) {
         vki_int8_table_reference(m, op, in[0], out[0]);
         return;
