@@ -7,11 +7,32 @@
 // compiles each in fp32, fp16 storage and fp16 arithmetic).
 // variant: @bindings=N_INPUTS+1 {AXIS_H|AXIS_W|AXIS_C} N_INPUTS={1..15} $ACT
 //   + [IN#_W=5 IN#_H=3 IN#_C=6 IN#_S=2 OFF#=#]*N_INPUTS OUT_W=5 OUT_H=3 OUT_C=9 OUT_S=3
+// variant: @bindings=5 {AXIS_H|AXIS_W|AXIS_C} N_INPUTS=3 INT8_LUT TABLE_BINDING=4
+//   + [IN#_W=5 IN#_H=3 IN#_C=6 IN#_S=2 OFF#=# LUT#=-1 LUTZ#=128]*N_INPUTS OUT_W=5 OUT_H=3
+//   + OUT_C=9 OUT_S=3
+//
+// INT8_LUT (uint8 inputs on other grids than the output's, engine/ops/concatenation.c):
+// input k's q - zero point values go through its table in binding TABLE_BINDING, whose
+// entry for q - zero point v is at LUT<k> + v + LUTZ<k> (LUT<k> < 0: input k is copied).
+
+#ifdef INT8_LUT
+WEIGHTS(TABLE_BINDING, table)
+vec4 requantize(vec4 v, int base, int zero) {
+    for (int i = 0; i < 4; i++) {
+        int e = base + clamp(int(v[i]) + zero, 0, 255);
+        v[i] = LOAD(table, e >> 2)[e & 3];
+    }
+    return v;
+}
+#define MAP(k, v) (LUT##k >= 0 ? requantize(v, LUT##k, LUTZ##k) : v)
+#else
+#define MAP(k, v) v
+#endif
 
 #define DECLARE_INPUT(k) \
     TENSOR_IN(k, src##k) \
     vec4 slice##k(int x, int y, int sl) { \
-        return sl >= 0 && sl < IN##k##_S ? LOAD(src##k, IDX(IN##k, x, y, sl)) : vec4(0.0); \
+        return sl >= 0 && sl < IN##k##_S ? MAP(k, LOAD(src##k, IDX(IN##k, x, y, sl))) : vec4(0.0); \
     }
 
 #if defined(AXIS_H)

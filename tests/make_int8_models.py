@@ -574,6 +574,33 @@ CASES.append(lambda: movers('movers_int8', 900, 'int8'))
 CASES.append(lambda: movers('movers_uint8', 901, 'uint8'))
 
 
+def concat_grids(name, seed, typ, axis, shapes, grids, out_grid):
+    """CONCATENATION of inputs on grids other than the output's (one of them on the
+    output's): TFLite's ConcatenationWithScaling requantizes each such input."""
+    n = Net(name, seed)
+    xs = [n.input(s, typ, *g) for s, g in zip(shapes, grids)]
+    shape = list(shapes[0])
+    shape[axis] = sum(s[axis] for s in shapes)
+    y = n.act(shape, typ, f32(out_grid[0]), out_grid[1])
+    n.output(n.op('CONCATENATION', xs, [y], axis=axis))
+    return n
+
+
+# uint8 only: TFLite's int8 CONCATENATION takes inputs on the output's grid alone (its
+# Prepare fails otherwise), and the XNNPACK delegate takes no rescaling either. The first
+# case's 0.03125 over 0.0625 makes every odd q - zero a tie.
+CONCAT_GRID_CASES = [
+    ('concat_u8_grids_c', 3, [[1, 5, 7, 1], [1, 5, 7, 3], [1, 5, 7, 5]],
+     [(0.03125, 120), (0.0625, 128), (0.0517, 101)], (0.0625, 128)),
+    ('concat_u8_grids_h', 1, [[1, 3, 5, 17], [1, 4, 5, 17]], [(0.0731, 90), (0.05, 131)],
+     (0.05, 131)),
+    ('concat_u8_grids_w', 2, [[1, 5, 3, 3], [1, 5, 1, 3], [1, 5, 5, 3]],
+     [(0.1, 140), (0.02, 128), (0.02, 100)], (0.02, 128)),
+]
+for i, c in enumerate(CONCAT_GRID_CASES):
+    CASES.append(lambda c=c, i=i: concat_grids(c[0], 950 + i, 'uint8', *c[1:]))
+
+
 def quantize_types():
     """QUANTIZE between int8 and uint8 on all 256 inputs: TFLite's Requantize (the same
     scale and zero points 128 apart an offset, else a fixed-point multiplier)."""

@@ -1,10 +1,17 @@
 /* concatenation.c: CONCATENATION of 1 to 15 tensors along H, W or C, with a fused
  * activation, in one dispatch (glsl/concat.comp). The axis is relative to the tensors'
  * rank and is mapped onto the NHWC view the same way vki_tensor_shape4 maps shapes. Channel
- * counts need not be multiples of 4. Constant inputs are packed into the weights. */
+ * counts need not be multiples of 4. Constant inputs are packed into the weights.
+ *
+ * uint8 inputs on grids other than the output's take TFLite's ConcatenationWithScaling
+ * (the XNNPACK delegate declines them): each such input goes through a 256-entry table of
+ * its requantization (int8.c), the rest are copied. TFLite refuses int8 inputs on other
+ * grids (its Prepare), so those run in float between the loader's conversions. */
+#include "int8.h"
 #include "remap.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 /* 16 bindings: up to 15 inputs and the output. */
 #define MAX_INPUTS (VKI_MAX_BINDINGS - 1)
@@ -38,6 +45,57 @@ static bool fast_path(const vki_model *m, const vki_op *op) {
         if (vki_op_in(m, op, i)->rank > 4 || vki_tensor_shape4(vki_op_in(m, op, i)).n != 1)
             return false;
     return true;
+}
+
+/* An input the integer form maps through a table: on another grid than the output's. */
+static bool rescaled(const vki_tensor *in, const vki_tensor *out) {
+    return in->quant_scale != out->quant_scale || in->quant_zero != out->quant_zero;
+}
+
+/* The integer form (int8.h): uint8 activations in and out, some input on another grid,
+ * concat.comp's form with a binding left for the tables. */
+static bool integer(const vki_model *m, const vki_op *op) {
+    const vki_tensor *out = vki_op_out(m, op, 0);
+    if (op->n_outputs != 1 || out->data || !vki_tensor_quantized(out) || out->quant_min != 0 ||
+        out->quant_max != 255 || op->n_inputs >= MAX_INPUTS || !fast_path(m, op))
+        return false;
+    int tables = 0;
+    for (int i = 0; i < op->n_inputs; i++) {
+        const vki_tensor *in = vki_op_in(m, op, i);
+        if (in->data || !vki_tensor_quantized(in) || in->quant_min != 0 || in->quant_max != 255)
+            return false;
+        tables += rescaled(in, out);
+    }
+    return tables > 0;
+}
+
+/* The tables of the rescaled inputs, one after another (q - zero point of the output for
+ * every input q), bound as the dispatch's next binding; LUT<k> is input k's table's first
+ * entry (-1: copied), LUTZ<k> its zero point less its quant_min. */
+static vki_status define_tables(vki_build *b, vki_dispatch *d, const vki_model *m, const vki_op *op) {
+    const vki_tensor *out = vki_op_out(m, op, 0);
+    float *table = vki_calloc((size_t)op->n_inputs * 256, sizeof *table);
+    if (!table) return vki_fail_oom("graph build");
+    int n = 0;
+    for (int i = 0; i < op->n_inputs; i++) {
+        const vki_tensor *in = vki_op_in(m, op, i);
+        char name[16];
+        snprintf(name, sizeof name, "LUT%d", i);
+        vki_define_int(d, name, rescaled(in, out) ? n * 256 : -1);
+        snprintf(name, sizeof name, "LUTZ%d", i);
+        vki_define_int(d, name, in->quant_zero - in->quant_min);
+        if (!rescaled(in, out)) continue;
+        for (int q = in->quant_min; q <= in->quant_max; q++)
+            table[n * 256 + q - in->quant_min] = (float)(vki_int8_concat_entry(in, out, q) - out->quant_zero);
+        n++;
+    }
+    int blob = vki_build_weights(b, table, (size_t)n * 256);
+    free(table);
+    if (blob < 0) return vki_fail_oom("graph build");
+    vki_define_int(d, "INT8_LUT", 1);
+    vki_define_int(d, "TABLE_BINDING", d->n_bindings);
+    vki_dispatch_bind_weights(d, blob);
+    return VKI_OK;
 }
 
 static vki_status validate(const vki_model *m, int o) {
@@ -124,6 +182,10 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     }
     vki_define_shape(&d, "OUT", so);
     vki_dispatch_bind_tensor(&d, op->outputs[0]);
+    if (integer(m, op)) {
+        vki_status st = define_tables(b, &d, m, op);
+        if (st) return st;
+    }
     vki_dispatch_grid_phwc4(&d, so);
     return vki_build_dispatch(b, &d);
 }
@@ -137,13 +199,21 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     size_t outer = 1, inner = 1;
     for (int d = 0; d < axis; d++) outer *= (size_t)to->shape[d];
     for (int d = axis + 1; d < to->rank; d++) inner *= (size_t)to->shape[d];
+    const bool int8 = integer(m, op);
     float *dst = out[0];
     for (size_t k = 0; k < outer; k++)
         for (int i = 0; i < op->n_inputs; i++) {
-            size_t block = (size_t)vki_op_in(m, op, i)->shape[axis] * inner;
+            const vki_tensor *ti = vki_op_in(m, op, i);
+            size_t block = (size_t)ti->shape[axis] * inner;
             const float *src = in[i] + k * block;
-            for (size_t e = 0; e < block; e++)
+            for (size_t e = 0; e < block; e++) {
+                if (int8) {   /* q - zero point onto the output's grid */
+                    int q = (int)src[e] + ti->quant_zero;
+                    *dst++ = (float)(vki_int8_concat_entry(ti, to, q) - to->quant_zero);
+                    continue;
+                }
                 *dst++ = vki_apply_activation(op->opt.concat.activation, src[e]);
+            }
         }
 }
 
@@ -170,4 +240,4 @@ static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op
 
 const vki_op_def vki_op_concatenation = {.validate = validate, .build = build,
                                           .reference = reference, .options = read_options,
-                                          .general = true};
+                                          .general = true, .integer = integer};

@@ -535,6 +535,19 @@ int32_t vki_int8_requantize_types_entry(const vki_tensor *in, const vki_tensor *
                    out->quant_max);
 }
 
+/* TFLite's reference_ops::ConcatenationWithScaling (uint8): scale = in_scale * (1 / out_scale)
+ * and bias = -in_zero * scale in float32, then round(q * scale + bias), half away from
+ * zero, plus out_zero, clamped. An input on the output's grid is copied. */
+int32_t vki_int8_concat_entry(const vki_tensor *in, const vki_tensor *out, int q) {
+    if (in->quant_scale == out->quant_scale && in->quant_zero == out->quant_zero) return q;
+    volatile float inv = 1.0f / out->quant_scale;
+    volatile float scale = in->quant_scale * inv;
+    volatile float bias = (float)(-in->quant_zero) * scale;
+    volatile float product = (float)q * scale;
+    volatile float sum = product + bias;
+    return clamp32(round_half_away((double)sum) + out->quant_zero, out->quant_min, out->quant_max);
+}
+
 vki_status vki_int8_build_lut(vki_build *b, const vki_model *m, const vki_op *op,
                               int32_t (*entry)(const vki_tensor *in, const vki_tensor *out, int q)) {
     const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);

@@ -102,6 +102,9 @@ void vki_int8_mean_params(const vki_model *m, const vki_op *op, int n, float *in
 bool vki_int8_requantize_types_ok(const vki_model *m, const vki_op *op);
 /* Its output q for input q. */
 int32_t vki_int8_requantize_types_entry(const vki_tensor *in, const vki_tensor *out, int q);
+/* The output q of input q of a uint8 CONCATENATION whose input `in` is on another grid
+ * than `out` (TFLite's ConcatenationWithScaling; q itself on the output's grid). */
+int32_t vki_int8_concat_entry(const vki_tensor *in, const vki_tensor *out, int q);
 /* A one-input op as one glsl/quant.comp OP_LUT dispatch over the table of entry(in, out, q)
  * (vki_int8_build_table with entries of its own). */
 vki_status vki_int8_build_lut(vki_build *b, const vki_model *m, const vki_op *op,
