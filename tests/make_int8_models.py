@@ -601,6 +601,25 @@ for i, c in enumerate(CONCAT_GRID_CASES):
     CASES.append(lambda c=c, i=i: concat_grids(c[0], 950 + i, 'uint8', *c[1:]))
 
 
+def padv2_case(name, seed, typ, shape, grid, pads, fills):
+    """PADV2 with constant values off the zero point (on the output's grid, as TFLite's
+    int8 / uint8 PAD requires): one output per fill q."""
+    n = Net(name, seed)
+    x = n.input(shape, typ, *grid)
+    for q in fills:
+        out = [d + pads[2 * k] + pads[2 * k + 1] for k, d in enumerate(shape)]
+        y = n.act(out, typ, *n.grid(x))
+        c = n.const([1], typ, n.grid(x)[0], n.grid(x)[1], [q])
+        n.output(n.op('PADV2', [x, n.tensor([4, 2], 'int32', data=pads), c], [y]))
+    return n
+
+
+CASES.append(lambda: padv2_case('padv2_int8', 960, 'int8', [1, 5, 7, 3], (0.04, -5),
+                                [0, 0, 1, 2, 2, 1, 1, 1], [90, -128, 127]))
+CASES.append(lambda: padv2_case('padv2_uint8', 961, 'uint8', [1, 3, 5, 17], (0.05, 130),
+                                [0, 0, 2, 1, 0, 3, 3, 2], [0, 255, 17]))
+
+
 def quantize_types():
     """QUANTIZE between int8 and uint8 on all 256 inputs: TFLite's Requantize (the same
     scale and zero points 128 apart an offset, else a fixed-point multiplier)."""

@@ -1,6 +1,11 @@
 /* mirror_pad.c: MIRROR_PAD (REFLECT and SYMMETRIC) and PADV2 (padding with a constant), on
  * any axis of up to 5, as remap descriptions (remap.h). PAD has its own kernel (pad.c) and
- * takes this description for what that kernel does not cover. */
+ * takes this description for what that kernel does not cover.
+ *
+ * An int8 / uint8 PADV2 moves q - zero point as it is and fills with the constant's q less
+ * the zero point, as TFLite's pad.cc does (it takes the constant's quantized value, and
+ * refuses one on another grid than the output's). */
+#include "int8.h"
 #include "remap.h"
 
 #include <math.h>
@@ -47,6 +52,8 @@ static vki_status describe_mirror_pad(const vki_model *m, int o, int output, vki
                            0.0f);
 }
 
+static bool padv2_integer(const vki_model *m, const vki_op *op);
+
 /* PADV2(input, paddings, constant_values): a scalar fill. */
 static vki_status describe_padv2(const vki_model *m, int o, int output, vki_remap *r) {
     (void)output;
@@ -54,7 +61,10 @@ static vki_status describe_padv2(const vki_model *m, int o, int output, vki_rema
     vki_status s = vki_op_check_io(m, o, 2, 3);
     if (s) return s;
     float fill = 0.0f;
-    if (op->n_inputs == 3 && op->inputs[2] >= 0) {
+    if (op->n_inputs == 3 && op->inputs[2] >= 0 && padv2_integer(m, op)) {
+        /* The integer form: the constant's q on the output's grid (padv2_integer). */
+        fill = (float)vki_tensor_qvalue(vki_op_in(m, op, 2), 0, 1);
+    } else if (op->n_inputs == 3 && op->inputs[2] >= 0) {
         const vki_tensor *c = vki_op_in(m, op, 2);
         if (!c->data || c->dtype != VKI_DTYPE_FLOAT32 || vki_tensor_elements(c) != 1 ||
             c->data_bytes < sizeof(float))
@@ -81,4 +91,29 @@ static vki_status read_mirror_pad(vki_options_reader *rd, const vki_model *m, vk
 }
 
 VKI_REMAP_OP(mirror_pad, describe_mirror_pad, read_mirror_pad);
-VKI_REMAP_OP(padv2, describe_padv2, NULL);
+/* The integer form (int8.h): input and output on one int8 / uint8 grid, the constant (if
+ * any) quantized per tensor on that grid too. */
+static bool padv2_integer(const vki_model *m, const vki_op *op) {
+    if (op->n_inputs < 2 || op->n_outputs != 1) return false;
+    const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
+    if (in->data || out->data || !vki_tensor_quantized(in) || !vki_tensor_quantized(out) ||
+        in->quant_scale != out->quant_scale || in->quant_zero != out->quant_zero ||
+        in->quant_min != out->quant_min || in->quant_max != out->quant_max)
+        return false;
+    if (op->n_inputs < 3 || op->inputs[2] < 0) return true;
+    const vki_tensor *c = vki_op_in(m, op, 2);
+    return c->qdata && c->n_qscale == 1 && vki_tensor_elements(c) == 1 &&
+           c->qscale[0] == out->quant_scale && c->qzero[0] == out->quant_zero;
+}
+
+static vki_status padv2_validate(const vki_model *m, int o) { return vki_remap_validate(m, o, describe_padv2); }
+static vki_status padv2_build(vki_build *b, const vki_model *m, int o) {
+    return vki_remap_build(b, m, o, describe_padv2);
+}
+static void padv2_reference(const vki_model *m, const vki_op *op, const float *const *in,
+                            float *const *out) {
+    vki_remap_reference(m, op, in, out, describe_padv2);
+}
+const vki_op_def vki_op_padv2 = {.validate = padv2_validate, .build = padv2_build,
+                                 .reference = padv2_reference, .general = true,
+                                 .integer = padv2_integer};
