@@ -20,6 +20,8 @@
 // variant: @bindings=3 INT8 OUT_QMIN=-100 OUT_QMAX=127
 //   + {OP_ADD A_MULT=1048576 B_MULT=-524288 Q_SHIFT=20|OP_MUL Q_SCALE=float(0.0125)}
 //   + $BINARY_OPERANDS
+// variant: @bindings=3 INT8 OUT_QMIN=-100 OUT_QMAX=155 OP_PRELU PRELU_MULT1=1518500250
+//   + PRELU_SHIFT1=1 PRELU_MULT2=1288490189 PRELU_SHIFT2=-6 $BINARY_OPERANDS
 // variant: @bindings=4 N_OPERANDS=3 OP_SELECT $BINARY_OPERANDS
 //   + C_W=6 C_H=5 C_C=7 C_S=2 C_R0=1 C_R1=1 C_R2=5 C_ROWS
 // variant: @bindings=N_BINDINGS OP_MUL ACT_RELU OUT_W=6 OUT_H=5 OUT_C=7 OUT_S=2 OUT_R0=1
@@ -89,14 +91,39 @@ float pow1(float a, float b) {
 
 #define BOOL4(x) mix(FLT4(0.0), FLT4(1.0), x)
 
+#if defined(INT8) && defined(OP_PRELU)
+// TFLite's MultiplyByQuantizedMultiplier (double rounding) of x by a Q31 multiplier m >= 0
+// and a power-of-two exponent: x shifted left by the positive part, the doubled high
+// product (|x| * m + 2^30, less one for x < 0, over 2^31, with x's sign: the rounding
+// toward zero of SaturatingRoundingDoublingHighMul), then divided by 2^-shift, ties away
+// from zero (RoundingDivideByPOT). Exact int32 arithmetic, as engine/ops/int8.c's mbqm.
+int prelu_scale(int x, int m, int shift) {
+    int a = x << max(shift, 0), right = max(-shift, 0);
+    uint hi, lo, carry;
+    umulExtended(uint(abs(a)), uint(m), hi, lo);
+    lo = uaddCarry(lo, a < 0 ? 0x3fffffffu : 0x40000000u, carry);
+    int h = int(((hi + carry) << 1) | (lo >> 31));
+    if (a < 0) h = -h;
+    int mask = (1 << right) - 1;
+    int threshold = (mask >> 1) + (h < 0 ? 1 : 0);
+    return (h >> right) + ((h & mask) > threshold ? 1 : 0);
+}
+#endif
+
 void main() {
     OUTPUT_POSITION(OUT, x, y, s)
     FLT4 va = fetch_a(x, y, s), vb = fetch_b(x, y, s);
 #if defined(INT8)
     // Integer forms on q - zero point (engine/ops/int8.c): XNNPACK's vadd (fixed-point
-    // multipliers, half up by the shift) and vmul (fp32 requantization, ties to even).
+    // multipliers, half up by the shift) and vmul (fp32 requantization, ties to even);
+    // TFLite's PRELU (b the alpha's q - zero point; a fixed-point multiplier per sign).
     ivec4 ia = ivec4(va), ib = ivec4(vb);
-#if defined(OP_MUL)
+#if defined(OP_PRELU)
+    vec4 q;
+    for (int k = 0; k < 4; k++)
+        q[k] = float(ia[k] >= 0 ? prelu_scale(ia[k], PRELU_MULT1, PRELU_SHIFT1)
+                                : prelu_scale(ia[k] * ib[k], PRELU_MULT2, PRELU_SHIFT2));
+#elif defined(OP_MUL)
     precise vec4 f = vec4(ia * ib) * Q_SCALE;
     vec4 q = roundEven(f);
 #else

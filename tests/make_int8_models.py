@@ -24,6 +24,8 @@ spread over their grid rather than saturate. The cases:
     HARD_SWISH and int8->int8 / uint8->uint8 QUANTIZE on all 256 inputs, two or three grids
     each (LOGISTIC's 1/256 zero point -128, TANH's 1/128 zero point 0 among them);
   - QUANTIZE of float inputs on ties and past the grid's ends;
+  - PRELU by constant alphas (per channel, one value, the input's shape; negative and
+    over 1; ties), int8 and uint8;
   - the value movers (RESHAPE, TRANSPOSE, CONCATENATION, PAD, SLICE, STRIDED_SLICE,
     SPACE_TO_DEPTH, DEPTH_TO_SPACE, RESIZE_NEAREST_NEIGHBOR, GATHER) on int8 and uint8;
   - small networks: MobileNetV3-style (conv + HARD_SWISH, depthwise, squeeze-excite with a
@@ -637,6 +639,48 @@ def quantize_types():
 
 
 CASES.append(quantize_types)
+
+
+def prelu_case(name, seed, typ, branches):
+    """PRELU by a constant alpha on its own grid (TFLite's own kernel: fixed-point
+    multipliers for each sign, double rounding): each branch an input shape, the alpha's
+    shape and real values (cycled), its grid, the output's scale over the input's and its
+    zero point, or an exact input grid (ties: ratios of powers of two)."""
+    n = Net(name, seed)
+    lo, hi = RANGE[typ]
+    for shape, ashape, alphas, agrid, factor, ozero, igrid in branches:
+        gi = igrid or grid_in(n.R, typ, 0.02, 0.06)
+        x = n.input(shape, typ, *gi)
+        sa, za = f32(agrid[0]), agrid[1]
+        aq = [max(lo, min(hi, int(round(alphas[i % len(alphas)] / sa)) + za))
+              for i in range(count(ashape))]
+        alpha = n.tensor(ashape, typ, (sa, za), aq)
+        y = n.act(shape, typ, f32(n.grid(x)[0] * factor), lo + ozero)
+        n.output(n.op('PRELU', [x, alpha], [y]))
+    return n
+
+
+# shape, alpha shape, alpha values, alpha grid, output scale / input scale, output zero
+# point above the type's lowest q, input grid (None: drawn)
+PRELU_BRANCHES = [
+    ([1, 7, 5, 3], [1, 1, 3], [0.1, 0.25, 0.05], (0.3 / 127, 0), 1.0, 70, None),
+    ([1, 5, 7, 17], [1], [0.2], (0.2 / 127, 0), 1.0, 70, None),
+    ([1, 3, 5, 5], [1, 1, 1, 5], [-0.5, 1.7, 0.3, -1.2, 0.01], (2.0 / 127, 5), 1.3, 108, None),
+    ([1, 3, 5, 1], [1, 3, 5, 1], [0.1, -0.3, 0.7, 0.2, 1.5, -2.0, 0.05], (0.017, -3), 0.8, 70,
+     None),
+    ([1, 5, 7, 5], [5], [0.125, 0.375, -0.625, 0.875, 1.125], (0.125, 0), 2.0, 125, (0.5, -3)),
+]
+
+
+def uint8_branch(b):
+    shape, ashape, alphas, agrid, factor, ozero, igrid = b
+    return (shape, ashape, alphas, (agrid[0], agrid[1] + 128), factor, ozero,
+            (igrid[0], igrid[1] + 128) if igrid else None)
+
+
+CASES.append(lambda: prelu_case('prelu_int8', 990, 'int8', PRELU_BRANCHES))
+CASES.append(lambda: prelu_case('prelu_uint8', 991, 'uint8',
+                                [uint8_branch(b) for b in PRELU_BRANCHES]))
 
 
 def softmax_case(name, seed, typ, branches):

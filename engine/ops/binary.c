@@ -121,8 +121,11 @@ static void define_operand(vki_dispatch *d, const char *p, const int e[5], const
     }
 }
 
-/* The integer form (int8.h): ADD, SUB, MUL of two int8 / uint8 activations. */
-static bool integer(const vki_model *m, const vki_op *op) { return vki_int8_binary_ok(m, op); }
+/* The integer form (int8.h): ADD, SUB, MUL of two int8 / uint8 activations; PRELU by a
+ * quantized constant alpha (TFLite's fixed-point kernel). */
+static bool integer(const vki_model *m, const vki_op *op) {
+    return op->code == VKI_OP_PRELU ? vki_int8_prelu_ok(m, op) : vki_int8_binary_ok(m, op);
+}
 
 static bool runs_integer(const vki_model *m, const vki_op *op) {
     return vki_tensor_quantized(vki_op_out(m, op, 0)) && integer(m, op);
@@ -138,7 +141,16 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_define_int(&d, define, 1);
     if (n == 3) vki_define_int(&d, "N_OPERANDS", 3);
     const bool int8 = runs_integer(m, op);
-    if (int8) {
+    if (int8 && op->code == VKI_OP_PRELU) {
+        vki_int8_prelu p = vki_int8_prelu_params(m, op);
+        vki_define_int(&d, "INT8", 1);
+        vki_define_int(&d, "OUT_QMIN", p.lo);
+        vki_define_int(&d, "OUT_QMAX", p.hi);
+        vki_define_int(&d, "PRELU_MULT1", p.mult[0]);
+        vki_define_int(&d, "PRELU_SHIFT1", p.shift[0]);
+        vki_define_int(&d, "PRELU_MULT2", p.mult[1]);
+        vki_define_int(&d, "PRELU_SHIFT2", p.shift[1]);
+    } else if (int8) {
         vki_int8_binary p = vki_int8_binary_params(m, op);
         vki_define_int(&d, "INT8", 1);
         vki_define_int(&d, "OUT_QMIN", p.lo);
@@ -222,7 +234,9 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
     vki_dims5(vki_op_out(m, op, 0), d);
     vki_activation act = activation_of(op);
     const bool int8 = runs_integer(m, op);
-    vki_int8_binary q = int8 ? vki_int8_binary_params(m, op) : (vki_int8_binary){0};
+    const bool prelu8 = int8 && op->code == VKI_OP_PRELU;
+    vki_int8_binary q = int8 && !prelu8 ? vki_int8_binary_params(m, op) : (vki_int8_binary){0};
+    vki_int8_prelu pq = prelu8 ? vki_int8_prelu_params(m, op) : (vki_int8_prelu){{0}, {0}, 0, 0};
     int x[5];
     size_t k = 0;
     for (x[0] = 0; x[0] < d[0]; x[0]++)
@@ -238,8 +252,11 @@ static void reference(const vki_model *m, const vki_op *op, const float *const *
                             const vki_tensor *t = vki_op_in(m, op, i);
                             v[i] = int8 && t->data ? (float)vki_tensor_qvalue(t, at, 1) : in[i][at];
                         }
-                        out[0][k] = int8 ? vki_int8_binary_apply(op->code, &q, (int32_t)v[0], (int32_t)v[1])
-                                         : vki_apply_activation(act, apply(op->code, v[0], v[1], v[2]));
+                        if (prelu8)
+                            out[0][k] = vki_int8_prelu_apply(&pq, (int32_t)v[0], (int32_t)v[1]);
+                        else
+                            out[0][k] = int8 ? vki_int8_binary_apply(op->code, &q, (int32_t)v[0], (int32_t)v[1])
+                                             : vki_apply_activation(act, apply(op->code, v[0], v[1], v[2]));
                     }
 }
 
@@ -261,7 +278,8 @@ const vki_op_def vki_op_mul = ELTWISE_;
 const vki_op_def vki_op_div = ELTWISE_;
 const vki_op_def vki_op_maximum = PLAIN_;
 const vki_op_def vki_op_minimum = PLAIN_;
-const vki_op_def vki_op_prelu = PLAIN_;
+const vki_op_def vki_op_prelu = {.validate = validate, .build = build, .reference = reference,
+                                  .general = true, .integer = integer};
 const vki_op_def vki_op_squared_difference = PLAIN_;
 const vki_op_def vki_op_pow = PLAIN_;
 const vki_op_def vki_op_floor_div = PLAIN_;

@@ -571,3 +571,32 @@ vki_status vki_int8_build_lut(vki_build *b, const vki_model *m, const vki_op *op
     vki_dispatch_grid_phwc4(&d, s);
     return vki_build_dispatch(b, &d);
 }
+
+/* ---- PRELU ---------------------------------------------------------------------------- */
+
+bool vki_int8_prelu_ok(const vki_model *m, const vki_op *op) {
+    if (op->code != VKI_OP_PRELU || op->n_inputs != 2 || op->n_outputs != 1) return false;
+    const vki_tensor *in = vki_op_in(m, op, 0), *alpha = vki_op_in(m, op, 1), *out = vki_op_out(m, op, 0);
+    return quantized_activation(in) && quantized_activation(out) && in->quant_min == out->quant_min &&
+           alpha && alpha->data && alpha->qdata && alpha->n_qscale == 1;
+}
+
+/* PreluPrepare: real_multiplier_1 = in_scale / out_scale and real_multiplier_2 = in_scale *
+ * alpha_scale / out_scale, each in float32 (the scales are floats), QuantizeMultiplier'd. */
+vki_int8_prelu vki_int8_prelu_params(const vki_model *m, const vki_op *op) {
+    const vki_tensor *in = vki_op_in(m, op, 0), *alpha = vki_op_in(m, op, 1), *out = vki_op_out(m, op, 0);
+    vki_int8_prelu p = {{0}, {0}, 0, 0};
+    volatile float r1 = in->quant_scale / out->quant_scale;
+    volatile float product = in->quant_scale * alpha->qscale[0];
+    volatile float r2 = product / out->quant_scale;
+    quantize_multiplier((double)r1, &p.mult[0], &p.shift[0]);
+    quantize_multiplier((double)r2, &p.mult[1], &p.shift[1]);
+    p.lo = out->quant_min - out->quant_zero;
+    p.hi = out->quant_max - out->quant_zero;
+    return p;
+}
+
+float vki_int8_prelu_apply(const vki_int8_prelu *p, int32_t x, int32_t a) {
+    int32_t v = x >= 0 ? mbqm(x, p->mult[0], p->shift[0]) : mbqm(x * a, p->mult[1], p->shift[1]);
+    return (float)clamp32(v, p->lo, p->hi);
+}

@@ -110,4 +110,20 @@ int32_t vki_int8_concat_entry(const vki_tensor *in, const vki_tensor *out, int q
 vki_status vki_int8_build_lut(vki_build *b, const vki_model *m, const vki_op *op,
                               int32_t (*entry)(const vki_tensor *in, const vki_tensor *out, int q));
 
+/* PRELU of an int8 / uint8 activation by a constant alpha the file quantized per tensor,
+ * onto the input's type: TFLite's own kernel (activations.cc PreluEval, reference_ops::
+ * BroadcastPrelu4DSlow; the XNNPACK delegate takes float PRELU only). With x = q - zero and
+ * a = alpha q - alpha zero, MultiplyByQuantizedMultiplier (double rounding):
+ *   x >= 0: x times in_scale / out_scale;  x < 0: x * a times in_scale * alpha_scale / out_scale
+ * (each ratio in float32, QuantizeMultiplier'd), clamped to the type's range. */
+bool vki_int8_prelu_ok(const vki_model *m, const vki_op *op);
+typedef struct vki_int8_prelu {
+    int32_t mult[2];            /* [0]: x >= 0, [1]: x < 0 */
+    int shift[2];
+    int lo, hi;                 /* the type's range in q - zero point */
+} vki_int8_prelu;
+vki_int8_prelu vki_int8_prelu_params(const vki_model *m, const vki_op *op);
+/* Output q - zero point of input x = q - zero and alpha a = q - zero. */
+float vki_int8_prelu_apply(const vki_int8_prelu *p, int32_t x, int32_t a);
+
 #endif
