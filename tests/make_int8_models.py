@@ -25,7 +25,8 @@ spread over their grid rather than saturate. The cases:
     each (LOGISTIC's 1/256 zero point -128, TANH's 1/128 zero point 0 among them);
   - QUANTIZE of float inputs on ties and past the grid's ends;
   - PRELU by constant alphas (per channel, one value, the input's shape; negative and
-    over 1; ties), int8 and uint8;
+    over 1; ties) and RESIZE_BILINEAR (align_corners, half_pixel_centers, neither; up and
+    down), int8 and uint8;
   - the value movers (RESHAPE, TRANSPOSE, CONCATENATION, PAD, SLICE, STRIDED_SLICE,
     SPACE_TO_DEPTH, DEPTH_TO_SPACE, RESIZE_NEAREST_NEIGHBOR, GATHER) on int8 and uint8;
   - small networks: MobileNetV3-style (conv + HARD_SWISH, depthwise, squeeze-excite with a
@@ -681,6 +682,27 @@ def uint8_branch(b):
 CASES.append(lambda: prelu_case('prelu_int8', 990, 'int8', PRELU_BRANCHES))
 CASES.append(lambda: prelu_case('prelu_uint8', 991, 'uint8',
                                 [uint8_branch(b) for b in PRELU_BRANCHES]))
+
+
+def resize_bilinear_case(name, seed, typ, branches):
+    """RESIZE_BILINEAR on one grid (XNNPACK's ibilinear: weights of 11 bits): each branch
+    an input shape, the output size, align_corners, half_pixel_centers."""
+    n = Net(name, seed)
+    for shape, size, align, half in branches:
+        x = n.input(shape, typ, *grid_in(n.R, typ))
+        y = n.act([shape[0], size[0], size[1], shape[3]], typ, *n.grid(x))
+        n.output(n.op('RESIZE_BILINEAR', [x, n.ints(list(size))], [y], align_corners=align,
+                      half_pixel_centers=half))
+    return n
+
+
+CASES.append(lambda: resize_bilinear_case('resize_bilinear_int8', 992, 'int8', [
+    ([1, 5, 7, 3], [9, 13], False, False), ([1, 5, 7, 5], [11, 4], True, False),
+    ([1, 7, 5, 17], [3, 9], False, True), ([1, 9, 7, 1], [4, 3], False, False),
+    ([1, 3, 5, 3], [7, 11], False, True), ([1, 5, 7, 3], [1, 9], True, False)]))
+CASES.append(lambda: resize_bilinear_case('resize_bilinear_uint8', 993, 'uint8', [
+    ([1, 5, 7, 3], [13, 9], False, False), ([1, 7, 5, 5], [3, 17], True, False),
+    ([1, 5, 9, 17], [11, 5], False, True), ([1, 9, 9, 1], [5, 3], False, True)]))
 
 
 def softmax_case(name, seed, typ, branches):

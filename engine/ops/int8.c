@@ -600,3 +600,50 @@ float vki_int8_prelu_apply(const vki_int8_prelu *p, int32_t x, int32_t a) {
     int32_t v = x >= 0 ? mbqm(x, p->mult[0], p->shift[0]) : mbqm(x * a, p->mult[1], p->shift[1]);
     return (float)clamp32(v, p->lo, p->hi);
 }
+
+/* ---- RESIZE_BILINEAR ------------------------------------------------------------------ */
+
+bool vki_int8_resize_bilinear_ok(const vki_model *m, const vki_op *op) {
+    if (op->code != VKI_OP_RESIZE_BILINEAR || op->n_inputs != 2 || op->n_outputs != 1) return false;
+    const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
+    /* XNNPACK's subgraph requires the input's grid on the output. */
+    return quantized_activation(in) && quantized_activation(out) &&
+           in->quant_scale == out->quant_scale && in->quant_zero == out->quant_zero &&
+           in->quant_min == out->quant_min;
+}
+
+void vki_int8_resize_scale(int in_size, int out_size, bool align_corners, float *scale,
+                           float *offset) {
+    const int adjust = align_corners && out_size != 1;
+    volatile float s = (float)(in_size - adjust) / (float)(out_size - adjust);
+    volatile float half = 0.5f * s;
+    *scale = s;
+    *offset = half - 0.5f;
+}
+
+/* xnn_indirection_init_resize_bilinear2d_hwc_q11: the coordinate i * scale (+ offset with
+ * half-pixel centers, then clamped at 0) in float32, clamped to in_size - 1; its integer
+ * part and the next index (clamped); the fraction times 2^11 rounded half to even. */
+void vki_int8_resize_axis(int i, int in_size, int out_size, bool align_corners,
+                          bool half_pixel_centers, int *lo, int *hi, int *weight) {
+    float scale, offset;
+    vki_int8_resize_scale(in_size, out_size, align_corners, &scale, &offset);
+    volatile float v = (float)i * scale;
+    if (half_pixel_centers && !align_corners) {
+        v = v + offset;
+        if (v < 0.0f) v = 0.0f;
+    }
+    const float top = (float)(in_size - 1);
+    float c = v < top ? v : top;
+    int l = (int)c;
+    volatile float fraction = c - (float)l;
+    *lo = l;
+    *hi = l + 1 < in_size - 1 ? l + 1 : in_size - 1;
+    *weight = (int)nearbyintf(fraction * 2048.0f);
+}
+
+int32_t vki_int8_resize_lerp(int32_t tl, int32_t tr, int32_t bl, int32_t br, int wx, int wy) {
+    int32_t top = tl * 2048 + (tr - tl) * wx, bottom = bl * 2048 + (br - bl) * wx;
+    int32_t acc = top * 2048 + (bottom - top) * wy;
+    return (acc + (1 << 21)) >> 22;   /* arithmetic shift: floor */
+}

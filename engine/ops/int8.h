@@ -126,4 +126,21 @@ vki_int8_prelu vki_int8_prelu_params(const vki_model *m, const vki_op *op);
 /* Output q - zero point of input x = q - zero and alpha a = q - zero. */
 float vki_int8_prelu_apply(const vki_int8_prelu *p, int32_t x, int32_t a);
 
+/* RESIZE_BILINEAR of an int8 / uint8 activation onto the same grid: XNNPACK's s8 / u8
+ * ibilinear (the delegate takes it; TFLite's kernel is not run). Per output row and column
+ * a source index pair and a weight of 11 fraction bits, from float32 coordinates
+ * (xnn_indirection_init_resize_bilinear2d_hwc_q11); then
+ *   top = tl * 2^11 + (tr - tl) * wx, bottom likewise, out = (top * 2^11 + (bottom - top)
+ *   * wy + 2^21) >> 22 (floor), on q - zero point as on q (the sum shifts by zero * 2^22). */
+bool vki_int8_resize_bilinear_ok(const vki_model *m, const vki_op *op);
+/* Along one axis: output index i of out_size from in_size: the two source indices and
+ * the weight of the second (0..2048). */
+void vki_int8_resize_axis(int i, int in_size, int out_size, bool align_corners,
+                          bool half_pixel_centers, int *lo, int *hi, int *weight);
+/* XNNPACK's float32 scale and half-pixel offset along an axis (what the kernel gets). */
+void vki_int8_resize_scale(int in_size, int out_size, bool align_corners, float *scale,
+                           float *offset);
+/* The interpolation of four q - zero point values with weights wx, wy. */
+int32_t vki_int8_resize_lerp(int32_t tl, int32_t tr, int32_t bl, int32_t br, int wx, int wy);
+
 #endif

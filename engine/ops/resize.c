@@ -3,7 +3,9 @@
  * must match the output tensor. Source coordinates follow TFLite's reference kernels to
  * the float operation: the scales are computed here exactly as TFLite computes them and
  * handed to the kernel as exact float literals, and the kernel forbids contraction where
- * a floor or ceil depends on the result. */
+ * a floor or ceil depends on the result. An int8 / uint8 RESIZE_BILINEAR on one grid has an
+ * integer form (int8.h): XNNPACK's ibilinear, weights of 11 fraction bits. */
+#include "int8.h"
 #include "ops.h"
 
 #include <math.h>
@@ -46,6 +48,15 @@ static vki_status validate(const vki_model *m, int o) {
     return vki_op_check_shape(m, o, op->outputs[0], (vki_shape4){1, hw[0], hw[1], si.c});
 }
 
+/* The integer form: RESIZE_BILINEAR of an int8 / uint8 activation onto its own grid. */
+static bool integer(const vki_model *m, const vki_op *op) {
+    return vki_int8_resize_bilinear_ok(m, op);
+}
+
+static bool runs_integer(const vki_model *m, const vki_op *op) {
+    return vki_tensor_quantized(vki_op_out(m, op, 0)) && integer(m, op);
+}
+
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     vki_shape4 in = vki_tensor_shape4(vki_op_in(m, op, 0));
@@ -58,8 +69,20 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     if (op->opt.resize.half_pixel_centers) vki_define_int(&d, "HALF_PIXEL_CENTERS", 1);
     vki_define_shape(&d, "IN", in);
     vki_define_shape(&d, "OUT", out);
-    vki_define_float(&d, "SCALE_H", axis_scale(in.h, out.h, align));
-    vki_define_float(&d, "SCALE_W", axis_scale(in.w, out.w, align));
+    if (is_bilinear(op) && runs_integer(m, op)) {
+        /* XNNPACK's scales and half-pixel offsets (int8.c), its coordinate rule. */
+        float sh, oh, sw, ow;
+        vki_int8_resize_scale(in.h, out.h, align, &sh, &oh);
+        vki_int8_resize_scale(in.w, out.w, align, &sw, &ow);
+        vki_define_int(&d, "INT8", 1);
+        vki_define_float(&d, "SCALE_H", sh);
+        vki_define_float(&d, "SCALE_W", sw);
+        vki_define_float(&d, "OFFSET_H", oh);
+        vki_define_float(&d, "OFFSET_W", ow);
+    } else {
+        vki_define_float(&d, "SCALE_H", axis_scale(in.h, out.h, align));
+        vki_define_float(&d, "SCALE_W", axis_scale(in.w, out.w, align));
+    }
     vki_dispatch_bind_tensor(&d, op->inputs[0]);
     vki_status bound = vki_build_bind_output(b, &d, op);
     if (bound) return bound;
@@ -80,9 +103,33 @@ static void interpolation_values(float value, float scale, bool half_pixel_cente
     *upper = up < in_size - 1 ? up : in_size - 1;
 }
 
+/* The integer form on q - zero point: XNNPACK's s8 / u8 ibilinear (int8.c). */
+static void reference_integer(const vki_model *m, const vki_op *op, const float *src, float *dst) {
+    vki_shape4 si = vki_tensor_shape4(vki_op_in(m, op, 0));
+    vki_shape4 so = vki_tensor_shape4(vki_op_out(m, op, 0));
+    bool align = op->opt.resize.align_corners, half = op->opt.resize.half_pixel_centers;
+#define AT(y, x, c) ((int32_t)src[((size_t)(y) * si.w + (x)) * si.c + (c)])
+    for (int y = 0; y < so.h; y++) {
+        int y0, y1, wy;
+        vki_int8_resize_axis(y, si.h, so.h, align, half, &y0, &y1, &wy);
+        for (int x = 0; x < so.w; x++) {
+            int x0, x1, wx;
+            vki_int8_resize_axis(x, si.w, so.w, align, half, &x0, &x1, &wx);
+            for (int c = 0; c < si.c; c++)
+                dst[((size_t)y * so.w + x) * so.c + c] = (float)vki_int8_resize_lerp(
+                    AT(y0, x0, c), AT(y0, x1, c), AT(y1, x0, c), AT(y1, x1, c), wx, wy);
+        }
+    }
+#undef AT
+}
+
 /* TFLite's reference_ops::ResizeBilinear (float). */
 static void reference_bilinear(const vki_model *m, const vki_op *op, const float *const *in,
                                float *const *out) {
+    if (runs_integer(m, op)) {
+        reference_integer(m, op, in[0], out[0]);
+        return;
+    }
     vki_shape4 si = vki_tensor_shape4(vki_op_in(m, op, 0));
     vki_shape4 so = vki_tensor_shape4(vki_op_out(m, op, 0));
     bool align = op->opt.resize.align_corners, half = op->opt.resize.half_pixel_centers;
@@ -150,7 +197,7 @@ static vki_status read_options(vki_options_reader *r, const vki_model *m, vki_op
 
 const vki_op_def vki_op_resize_bilinear = {
     .validate = validate, .build = build, .reference = reference_bilinear,
-    .options = read_options};
+    .options = read_options, .integer = integer};
 const vki_op_def vki_op_resize_nearest = {
     .validate = validate, .build = build, .reference = reference_nearest,
     .options = read_options};
