@@ -26,7 +26,7 @@ done
 bundle=$(cd "$1" && pwd) ncnn=$(cd "$2" && pwd) out=$3
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export VKI_TEST_DATA="$root/tests/data"
+export VKI_TEST_DATA="${VKI_TEST_DATA:-$root/tests/data}"
 "$bundle/vkinfer" info > "$out/tests.log" 2>&1
 failed=0
 for t in test_int8 test_quant test_dwpw; do

@@ -133,8 +133,11 @@ static bool parse_tile(const char *text, int max_s, int max_x, int *s, int *x) {
  * 3x3 convolutions) 4x4, 2x4, 4x8 and 8x4 measured 98, 95, 103 and 129 ms against 4x2's
  * 93.
  * GPUs keep the direct kernel and its thread-count rule (direct_tile); the tiled kernel
- * waits for a sweep on one (VKI_CONV_KERNEL=tiled). */
-static vki_conv_plan pick_plan(const vki_wg_device *dev, const vki_conv_window *g) {
+ * waits for a sweep on one (VKI_CONV_KERNEL=tiled). An integer (int8) pointwise window
+ * takes the 1x1 kernel everywhere, GPUs with the direct kernel's tile: its packed form
+ * sums 4 byte products per instruction (INT8_PACKED), the direct kernel's integer form
+ * unpacks every byte. */
+static vki_conv_plan pick_plan(const vki_wg_device *dev, const vki_conv_window *g, bool int8) {
     vki_conv_plan p = {VKI_CONV_DIRECT, 1, 1};
     const bool pointwise = is_pointwise(g);
     const int out_s = (g->out.c + 3) / 4;
@@ -144,6 +147,7 @@ static vki_conv_plan pick_plan(const vki_wg_device *dev, const vki_conv_window *
         p.tile_s = out_s >= 4 ? 4 : out_s >= 2 ? 2 : 1;
         p.tile_x = 8;
     }
+    if (int8 && pointwise) p.kernel = VKI_CONV_1X1;
 
     /* VKI_CONV_KERNEL="direct|1x1|tiled[:S,X]" forces a kernel (the pointwise ones only
      * where the window is pointwise) and optionally its tile, for tests and device sweeps;
@@ -237,7 +241,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     vki_conv_window g = vki_conv_window_of(m, op);
     const bool int8 = runs_integer(m, op);
-    vki_conv_plan p = pick_plan(vki_build_device(b), &g);
+    vki_conv_plan p = pick_plan(vki_build_device(b), &g, int8);
     /* The shared-memory kernel has no integer form: the register-tiled one takes it. */
     if (int8 && p.kernel == VKI_CONV_1X1_TILED) p = (vki_conv_plan){VKI_CONV_1X1, 4, 8};
     const int out_s = (g.out.c + 3) / 4;
