@@ -127,6 +127,19 @@ ivec4 vki_u8(uint x) { return ivec4((uvec4(x) >> uvec4(0u, 8u, 16u, 24u)) & uvec
 #define DOT_SS(a, b) DOT4(vki_s8(a), vki_s8(b))
 #define DOT_SU(a, b) DOT4(vki_s8(a), vki_u8(b))
 #endif
+// Kernels with a packed form name their input `src` (binding 0) and weights `weights`
+// (binding 1). Their words as stored: the input's bytes are q - quant_min (q + 128 for
+// int8: flipping the top bits gives q's two's complement; SRC_SIGNED), the weights'
+// (q - zero point) + 128. DOT_WX(w, x): a weight word times an input word. The sums are
+// of q products: the bias took the input's zero point times the weights' sum off already.
+#ifdef SRC_SIGNED
+#define SRC_WORD(i) (RAW_WORD(0, src, i) ^ 0x80808080u)
+#define DOT_WX(w, x) DOT_SS(w, x)
+#else
+#define SRC_WORD(i) RAW_WORD(0, src, i)
+#define DOT_WX(w, x) DOT_SU(w, x)
+#endif
+#define W_WORD(i) (RAW_WORD(1, weights, i) ^ 0x80808080u)
 #endif
 #else
 #define BIAS_BUFFER(b, name) WEIGHTS(b, name)

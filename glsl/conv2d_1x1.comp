@@ -29,21 +29,8 @@ OUTPUT(3)
 #define PLANE (OUT_W * OUT_H)
 #define TILE (TILE_S * TILE_X)
 
-// INT8_PACKED (conv2d.c): the words as stored, 4 input lanes each: the input's bytes are
-// q - quant_min (q + 128 for int8: flipping the top bits gives q's two's complement), the
-// weights' (q - zero point) + 128, packed so that a word holds one output channel's 4
-// input lanes. The sums are of q products; the bias took the input's zero point times the
-// weights' sum off already.
-#ifdef INT8_PACKED
-#ifdef SRC_SIGNED
-#define SRC_WORD(i) (RAW_WORD(0, src, i) ^ 0x80808080u)
-#define DOT_WX(w, x) DOT_SS(w, x)
-#else
-#define SRC_WORD(i) RAW_WORD(0, src, i)
-#define DOT_WX(w, x) DOT_SU(w, x)
-#endif
-#define W_WORD(i) (RAW_WORD(1, weights, i) ^ 0x80808080u)
-#endif
+// INT8_PACKED (conv2d.c): the words as stored (common.glsl), the weights packed so that a
+// word holds one output channel's 4 input lanes.
 
 void main() {
     int p0 = int(gl_GlobalInvocationID.x) * TILE_X;

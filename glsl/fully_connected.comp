@@ -13,6 +13,9 @@
 // variant: @bindings=4 INT8 RQ_BASE=2 OUT_QMIN=-120 OUT_QMAX=100 FC_ONE_ROW IN_W=3 IN_H=2
 //   + IN_C=10 IN_S=3 OUT_W=1 OUT_H=1 OUT_C=6 OUT_S=2 K_VEC4=3 DENSE_OUT DENSE_BASE=12
 //   + DENSE_SCALE=float(0.0235)
+// variant: @bindings=4 INT8 RQ_BASE=2 OUT_QMIN=-120 OUT_QMAX=100 {FC_ONE_ROW|FC_PER_PIXEL}
+//   + IN_W=3 IN_H=2 IN_C=10 IN_S=3 OUT_W=3 OUT_H=2 OUT_C=6 OUT_S=2 K_VEC4=3 INT8_PACKED
+//   + {SRC_SIGNED|} {INT8_DOT|}
 // variant: @bindings=N_BINDINGS FC_ONE_ROW ACT_SIGMOID IN_W=3 IN_H=2 IN_C=10 IN_S=3
 //   + OUT_W=1 OUT_H=1 OUT_C=6 OUT_S=2 K_VEC4=3 $EPILOGUE
 TENSOR_IN(0, src)
@@ -36,11 +39,18 @@ void main() {
     int w_at = s * K_VEC4 * 4;
     ACC4 acc = ACC4(0);
     for (int j = 0; j < K_VEC4; j++) {
+#ifdef INT8_PACKED
+        // The words as stored (common.glsl): a weight word is one output channel's 4 lanes.
+        uint v = SRC_WORD(in_at);
+        acc += ivec4(DOT_WX(W_WORD(w_at), v), DOT_WX(W_WORD(w_at + 1), v),
+                     DOT_WX(W_WORD(w_at + 2), v), DOT_WX(W_WORD(w_at + 3), v));
+#else
         VAL4 v = LOADV(src, in_at);
         acc.x += DOT4(v, LOADV(weights, w_at));
         acc.y += DOT4(v, LOADV(weights, w_at + 1));
         acc.z += DOT4(v, LOADV(weights, w_at + 2));
         acc.w += DOT4(v, LOADV(weights, w_at + 3));
+#endif
         in_at += in_step;
         w_at += 4;
     }

@@ -188,11 +188,12 @@ Test(int8, fp16_bit_exact, .timeout = 600) { check_all(1); }
 Test(int8, fp16_storage_bit_exact, .timeout = 600) { check_all(2); }
 Test(int8, c_reference_bit_exact, .timeout = 600) { check_all(-1); }
 
-/* The 1x1 integer convolutions of a case network sum packed bytes (INT8_PACKED): by the
+/* The 1x1 integer convolutions and FULLY_CONNECTED of a case network sum packed bytes
+ * (INT8_PACKED; their kernel's variant ends in q8dot or q8): by the
  * device's dot product instructions where it has them, and by plain integer products on
  * a context told the device lacks them (VKI_FEATURE_INT_DOT_PRODUCT); every case stays
  * bit-identical to LiteRT there too. */
-static int packed_convs(vki_context *ctx, const char *name, const char *form) {
+static int packed_dispatches(vki_context *ctx, const char *name, const char *kernel, const char *form) {
     vki_model *m = load(name);
     vki_graph_options o = {.precision = VKI_PRECISION_FP32};
     vki_graph *g = NULL;
@@ -201,8 +202,9 @@ static int packed_convs(vki_context *ctx, const char *name, const char *form) {
     for (int d = 0; d < vki_graph_dispatch_count(g); d++) {
         vki_dispatch_info info;
         cr_assert_eq(vki_graph_dispatch_info(g, d, &info), VKI_OK);
+        if (strcmp(info.kernel, kernel)) continue;
         const char *v = strrchr(info.variant, ' ');
-        n += v && !strcmp(v + 1, form);
+        n += !strcmp(v ? v + 1 : info.variant, form);
     }
     vki_graph_destroy(g);
     vki_model_destroy(m);
@@ -212,16 +214,20 @@ static int packed_convs(vki_context *ctx, const char *name, const char *form) {
 Test(int8, packed_sums_with_and_without_dot_products, .timeout = 600) {
     vki_device_info dev;
     cr_assert_eq(vki_context_device_info(harness_context(), &dev), VKI_OK);
-    if (dev.int_dot_product)
-        cr_expect_gt(packed_convs(harness_context(), "net_mobilenet_v2", "q8dot"), 0,
+    if (dev.int_dot_product) {
+        cr_expect_gt(packed_dispatches(harness_context(), "net_mobilenet_v2", "conv2d_1x1", "q8dot"), 0,
                      "the device has integer dot products, no 1x1 convolution uses them");
+        cr_expect_gt(packed_dispatches(harness_context(), "net_mobilenet_v3", "fully_connected", "q8dot"), 0,
+                     "the device has integer dot products, no FULLY_CONNECTED uses them");
+    }
     vki_context_options co = {.disable_features = VKI_FEATURE_INT_DOT_PRODUCT};
     cr_assert_eq(vki_context_create(&co, &no_dot_context), VKI_OK, "%s", vki_last_error());
     vki_device_info nd;
     cr_assert_eq(vki_context_device_info(no_dot_context, &nd), VKI_OK);
     cr_expect_eq(nd.int_dot_product, 0);
-    cr_expect_gt(packed_convs(no_dot_context, "net_mobilenet_v2", "q8"), 0);
-    cr_expect_eq(packed_convs(no_dot_context, "net_mobilenet_v2", "q8dot"), 0);
+    cr_expect_gt(packed_dispatches(no_dot_context, "net_mobilenet_v2", "conv2d_1x1", "q8"), 0);
+    cr_expect_gt(packed_dispatches(no_dot_context, "net_mobilenet_v3", "fully_connected", "q8"), 0);
+    cr_expect_eq(packed_dispatches(no_dot_context, "net_mobilenet_v2", "conv2d_1x1", "q8dot"), 0);
     check_all(0);
     vki_context_destroy(no_dot_context);
     no_dot_context = NULL;

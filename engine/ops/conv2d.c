@@ -219,8 +219,8 @@ static bool runs_integer(const vki_model *m, const vki_op *op) {
  * runs, where a weight (q - zero point) does not fit a signed byte. */
 static bool pack_q8_dot(float *w, size_t count, const float *values, const vki_conv_window *g,
                         int zero, int32_t *adjust) {
-    for (size_t i = 0; i < count; i++)
-        if (w[i] < -128.0f || w[i] > 127.0f) return false;
+    const size_t taps = (size_t)g->kh * g->kw * g->in.c;
+    if (!vki_int8_packed_adjust(w, count, values, g->out.c, taps, zero, adjust)) return false;
     for (size_t blk = 0; blk + 16 <= count; blk += 16)
         for (int i = 0; i < 4; i++)
             for (int o = i + 1; o < 4; o++) {
@@ -228,12 +228,6 @@ static bool pack_q8_dot(float *w, size_t count, const float *values, const vki_c
                 w[blk + i * 4 + o] = w[blk + o * 4 + i];
                 w[blk + o * 4 + i] = t;
             }
-    const size_t taps = (size_t)g->kh * g->kw * g->in.c;
-    for (int co = 0; co < g->out.c; co++) {
-        int64_t sum = 0;
-        for (size_t k = 0; k < taps; k++) sum += (int64_t)values[(size_t)co * taps + k];
-        adjust[co] = (int32_t)(-(int64_t)zero * sum);
-    }
     return true;
 }
 

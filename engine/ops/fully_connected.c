@@ -153,13 +153,19 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
                             dst[lane_o * 4 + lane_i] = w[(size_t)on * k + kk];
                         }
                 }
+    /* The integer form sums packed bytes (INT8_PACKED; a word already holds one output
+     * channel's 4 input lanes) where the weights fit signed bytes. */
+    int32_t *adjust = int8 ? vki_calloc((size_t)n, sizeof *adjust) : NULL;
+    const bool q8 = adjust && vki_int8_packed_adjust(packed, count, values, n, (size_t)k,
+                                                      vki_op_in(m, op, 0)->quant_zero, adjust);
     int w_blob = int8 ? vki_build_weights_q8(b, packed, count) : vki_build_weights(b, packed, count);
-    int b_blob = int8 ? vki_int8_bias_blob(b, m, op, (size_t)out_slices * 4)
+    int b_blob = int8 ? vki_int8_bias_blob_adjusted(b, m, op, (size_t)out_slices * 4, q8 ? adjust : NULL)
                       : vki_build_bias(b, has_bias(op) ? vki_op_in(m, op, 2) : NULL, n,
                                        (size_t)out_slices * 4);
     free(packed);
     free(values);
-    if (w_blob < 0 || b_blob < 0) return vki_fail_oom("graph build");
+    free(adjust);
+    if (w_blob < 0 || b_blob < 0 || (int8 && !adjust)) return vki_fail_oom("graph build");
 
     vki_dispatch d;
     vki_dispatch_init(&d, VKI_KERNEL_fully_connected, pixels ? VKI_WG_CONV : VKI_WG_REDUCE);
@@ -176,6 +182,12 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     if (int8 && (st = vki_int8_define_epilogue(b, &d, m, op, op->opt.fully_connected.activation,
                                                (size_t)out_slices * 4)))
         return st;
+    if (q8) {
+        vki_define_int(&d, "INT8_PACKED", 1);
+        if (vki_op_in(m, op, 0)->quant_min < 0) vki_define_int(&d, "SRC_SIGNED", 1);
+        if (vki_build_int_dot(b)) vki_define_int(&d, "INT8_DOT", 1);
+        snprintf(d.variant, sizeof d.variant, "%s", vki_build_int_dot(b) ? "q8dot" : "q8");
+    }
     if (pixels) {
         vki_dispatch_grid_phwc4(&d, out);
     } else {

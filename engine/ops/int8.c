@@ -78,6 +78,18 @@ int vki_int8_bias_blob_adjusted(vki_build *b, const vki_model *m, const vki_op *
     return blob;
 }
 
+bool vki_int8_packed_adjust(const float *packed, size_t count, const float *values, int n_out,
+                            size_t n_in, int zero, int32_t *adjust) {
+    for (size_t i = 0; i < count; i++)
+        if (packed[i] < -128.0f || packed[i] > 127.0f) return false;
+    for (int o = 0; o < n_out; o++) {
+        int64_t sum = 0;
+        for (size_t k = 0; k < n_in; k++) sum += (int64_t)values[(size_t)o * n_in + k];
+        adjust[o] = (int32_t)(-(int64_t)zero * sum);
+    }
+    return true;
+}
+
 /* XNNPACK's xnn_qs8_quantize of an activation bound: val / scale + zero in float32,
  * clamped to the type's range, rounded half to even. */
 static int quantize_bound(const vki_tensor *t, float val) {

@@ -30,6 +30,12 @@ int vki_int8_bias_blob(vki_build *b, const vki_model *m, const vki_op *op, size_
  * there once. */
 int vki_int8_bias_blob_adjusted(vki_build *b, const vki_model *m, const vki_op *op, size_t count,
                                 const int32_t *adjust);
+/* For a packed integer form (INT8_PACKED; common.glsl): false where one of the count
+ * packed weights does not fit a signed byte (the plain form runs); else adjust[o] = -zero
+ * (the input's zero point) times the sum of output channel o's n_in weights, values being
+ * [n_out][n_in] q - zero point. */
+bool vki_int8_packed_adjust(const float *packed, size_t count, const float *values, int n_out,
+                            size_t n_in, int zero, int32_t *adjust);
 
 /* The tensor whose grid the op's own int32 sum is requantized onto: its output, or the
  * output it had before the passes fused an ADD or a table op after it (op->fused). */
