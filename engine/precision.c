@@ -104,14 +104,14 @@ void vki_precision_defines(int fp16_storage, int fp16_arith, int n_bindings,
             int off = q8_offset ? q8_offset[i] : 128;
             n += snprintf(out + n, cap - (size_t)n,
                           "#define STORE4_%d uint\n#define DECODE_%d(x) DECODE_Q8(x, %d)\n"
-                          "#define ENCODE_%d(v) ENCODE_Q8(v, %d)\n#define WORD_%d(x) (x)\n", i, i,
-                          off, i, off, i);
+                          "#define ENCODE_%d(v) ENCODE_Q8(v, %d)\n#define WORD_%d(x) (x)\n"
+                          "#define DECODEI_%d(x) DECODEI_Q8(x, %d)\n", i, i, off, i, off, i, i, off);
             continue;
         }
         const char *type = half[i] == VKI_STORE_I32 ? "ivec4" : half[i] ? "f16vec4" : "vec4";
         n += snprintf(out + n, cap - (size_t)n,
                       "#define STORE4_%d %s\n#define DECODE_%d(x) (x)\n#define ENCODE_%d(v) %s(v)\n"
-                      "#define WORD_%d(x) ENCODE_Q8(vec4(x), 128)\n",
-                      i, type, i, i, type, i);
+                      "#define WORD_%d(x) ENCODE_Q8(vec4(x), 128)\n#define DECODEI_%d(x) ivec4(vec4(x))\n",
+                      i, type, i, i, type, i, i);
     }
 }

@@ -36,7 +36,8 @@ enum { VKI_STORE_F32 = 0, VKI_STORE_F16 = 1, VKI_STORE_I32 = 2, VKI_STORE_Q8 = 3
 /* The precision #defines prepended to a kernel: VKI_FP16_STORAGE when the graph stores
  * fp16, VKI_FP16_ARITH when the dispatch computes in fp16, and each binding's storage type
  * (common.glsl's STORE4_<i>) from half[i], a VKI_STORE_*: vec4, f16vec4, ivec4 or uint, with
- * DECODE_<i> and ENCODE_<i>; a VKI_STORE_Q8 binding's offset is q8_offset[i] (q8_offset
+ * DECODE_<i> and ENCODE_<i> (and DECODEI_<i>, WORD_<i> for integer forms: an element as
+ * ivec4, as a word of 4 bytes); a VKI_STORE_Q8 binding's offset is q8_offset[i] (q8_offset
  * may be NULL where no binding is one). */
 void vki_precision_defines(int fp16_storage, int fp16_arith, int n_bindings,
                            const unsigned char *half, const int *q8_offset, char *out,

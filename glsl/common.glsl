@@ -42,7 +42,11 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 #define Q8_BYTE(f, off) uint(clamp((f) + float(off), 0.0, 255.0))
 #define ENCODE_Q8(v, off) (Q8_BYTE((v).x, off) | (Q8_BYTE((v).y, off) << 8) | \
                            (Q8_BYTE((v).z, off) << 16) | (Q8_BYTE((v).w, off) << 24))
+// DECODEI_Q8: the same bytes as whole numbers by integer operations only (the integer
+// forms' loads, LOADV: no conversion to float and back per value).
+#define DECODEI_Q8(x, off) (ivec4((uvec4(x) >> uvec4(0u, 8u, 16u, 24u)) & uvec4(255u)) - (off))
 #define DECODE(b, x) VKI_CAT(DECODE_, b)(x)
+#define DECODEI(b, x) VKI_CAT(DECODEI_, b)(x)
 #define ENCODE(b, v) VKI_CAT(ENCODE_, b)(v)
 // Element i of binding b as a word of 4 bytes (INT8_PACKED): a byte binding's as stored;
 // a float one's values packed (only tests/test_kernels compiles that: the engine packs
@@ -50,7 +54,8 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 #define RAW_WORD(b, buf, i) VKI_CAT(WORD_, b)(buf[i])
 #define LOADERS(b, name) \
     vec4 name##_load(int i) { return vec4(DECODE(b, name[i])); } \
-    FLT4 name##_loadf(int i) { return FLT4(DECODE(b, name[i])); }
+    FLT4 name##_loadf(int i) { return FLT4(DECODE(b, name[i])); } \
+    ivec4 name##_loadi(int i) { return DECODEI(b, name[i]); }
 #define TENSOR_IN(b, name) \
     layout(std430, set = 0, binding = b) readonly TENSOR_RESTRICT buffer name##_block { STORAGE_TYPE(b) name[]; }; \
     LOADERS(b, name)
@@ -88,15 +93,16 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 // as TFLite's integer kernels do, exactly; the epilogue requantizes. Kernels write ACC4 for
 // their sums, VAL4 for loaded values, LOADV / LOADACC to load them and DOT4 for a dot
 // product, which mean the float types and loads without INT8.
-// Values load through vec4 (float16 storage converts to nothing else without float16
-// arithmetic; exact for these whole numbers). BIAS_BUFFER declares the bias binding: int32
+// Values load as ivec4: a byte binding's by integer operations (DECODEI_Q8), a float one's
+// through vec4 (float16 storage converts to nothing else without float16 arithmetic;
+// exact for these whole numbers). BIAS_BUFFER declares the bias binding: int32
 // in an integer form (the engine stores it so, engine/ops/int8.c), else weights.
 #ifdef INT8
 #define BIAS_BUFFER(b, name) \
     layout(std430, set = 0, binding = b) readonly restrict buffer name##_block { ivec4 name[]; };
 #define ACC4 ivec4
 #define VAL4 ivec4
-#define LOADV(buf, i) ivec4(LOAD(buf, i))
+#define LOADV(buf, i) buf##_loadi(i)
 #define LOADACC(buf, i) buf[i]
 #define DOT4(a, b) ((a).x * (b).x + (a).y * (b).y + (a).z * (b).z + (a).w * (b).w)
 #undef MAC4
