@@ -272,11 +272,8 @@ static vki_status define_dw_int8(vki_build *b, vki_dispatch *d, const vki_model 
     vki_define_int(d, "DW_QMAX", hi);
     if (!dw->fused.int8_table) return VKI_OK;
     const vki_op *t = &m->ops[dw->fused.int8_table - 1];
-    const vki_tensor *in = vki_op_in(m, t, 0), *out = vki_op_out(m, t, 0);
-    float table[256] = {0};
-    for (int q = in->quant_min; q <= in->quant_max; q++)
-        table[q - in->quant_min] = (float)(vki_int8_table_entry(m, t, q) - out->quant_zero);
-    int blob = vki_build_weights(b, table, 256);
+    const vki_tensor *in = vki_op_in(m, t, 0);
+    int blob = vki_int8_table_blob(b, m, t);
     if (blob < 0) return vki_fail_oom("graph build");
     vki_define_int(d, "DW_TABLE", 1);
     vki_define_int(d, "DW_TABLE_BINDING", d->n_bindings);

@@ -134,15 +134,20 @@ vki_status vki_int8_define_epilogue(vki_build *b, vki_dispatch *d, const vki_mod
     return vki_int8_define_table(b, d, m, op);
 }
 
-vki_status vki_int8_define_table(vki_build *b, vki_dispatch *d, const vki_model *m, const vki_op *op) {
-    if (!op->fused.int8_table) return VKI_OK;
-    /* The table op's 256 results, bound last. */
-    const vki_op *t = &m->ops[op->fused.int8_table - 1];
+int vki_int8_table_blob(vki_build *b, const vki_model *m, const vki_op *t) {
     const vki_tensor *in = vki_op_in(m, t, 0), *out = vki_op_out(m, t, 0);
     float table[256] = {0};
     for (int q = in->quant_min; q <= in->quant_max; q++)
         table[q - in->quant_min] = (float)(vki_int8_table_entry(m, t, q) - out->quant_zero);
-    int blob = vki_build_weights(b, table, 256);
+    return vki_build_weights(b, table, 256);
+}
+
+vki_status vki_int8_define_table(vki_build *b, vki_dispatch *d, const vki_model *m, const vki_op *op) {
+    if (!op->fused.int8_table) return VKI_OK;
+    /* The table op's 256 results, bound last. */
+    const vki_op *t = &m->ops[op->fused.int8_table - 1];
+    const vki_tensor *in = vki_op_in(m, t, 0);
+    int blob = vki_int8_table_blob(b, m, t);
     if (blob < 0) return vki_fail_oom("graph build");
     vki_define_int(d, "INT8_TABLE", 1);
     vki_define_int(d, "TABLE_BINDING", d->n_bindings);
@@ -445,12 +450,9 @@ int32_t vki_int8_table_entry(const vki_model *m, const vki_op *op, int q) {
     }
 }
 
-vki_status vki_int8_build_table(vki_build *b, const vki_model *m, const vki_op *op) {
+/* quant.comp's OP_LUT dispatch of op through table blob `blob`. */
+static vki_status emit_lut(vki_build *b, const vki_model *m, const vki_op *op, int blob) {
     const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
-    float table[256] = {0};
-    for (int q = in->quant_min; q <= in->quant_max; q++)
-        table[q - in->quant_min] = (float)(vki_int8_table_entry(m, op, q) - out->quant_zero);
-    int blob = vki_build_weights(b, table, 256);
     if (blob < 0) return vki_fail_oom("graph build");
     vki_dispatch d;
     vki_dispatch_init(&d, VKI_KERNEL_quant, VKI_WG_ELEMENTWISE);
@@ -466,6 +468,10 @@ vki_status vki_int8_build_table(vki_build *b, const vki_model *m, const vki_op *
     d.out_binding = 1;
     vki_dispatch_grid_phwc4(&d, s);
     return vki_build_dispatch(b, &d);
+}
+
+vki_status vki_int8_build_table(vki_build *b, const vki_model *m, const vki_op *op) {
+    return emit_lut(b, m, op, vki_int8_table_blob(b, m, op));
 }
 
 void vki_int8_table_reference(const vki_model *m, const vki_op *op, const float *in, float *out) {
@@ -566,22 +572,7 @@ vki_status vki_int8_build_lut(vki_build *b, const vki_model *m, const vki_op *op
     float table[256] = {0};
     for (int q = in->quant_min; q <= in->quant_max; q++)
         table[q - in->quant_min] = (float)(entry(in, out, q) - out->quant_zero);
-    int blob = vki_build_weights(b, table, 256);
-    if (blob < 0) return vki_fail_oom("graph build");
-    vki_dispatch d;
-    vki_dispatch_init(&d, VKI_KERNEL_quant, VKI_WG_ELEMENTWISE);
-    vki_define_int(&d, "OP_LUT", 1);
-    vki_define_int(&d, "ZERO", in->quant_zero);
-    vki_define_int(&d, "QMIN", in->quant_min);
-    vki_shape4 s = vki_tensor_rows(out);
-    vki_define_shape(&d, "OUT", s);
-    vki_dispatch_bind_tensor(&d, op->inputs[0]);
-    vki_dispatch_bind_tensor(&d, op->outputs[0]);
-    vki_dispatch_bind_weights(&d, blob);
-    d.same_index_reads = 1u << 0;
-    d.out_binding = 1;
-    vki_dispatch_grid_phwc4(&d, s);
-    return vki_build_dispatch(b, &d);
+    return emit_lut(b, m, op, vki_build_weights(b, table, 256));
 }
 
 /* ---- PRELU ---------------------------------------------------------------------------- */

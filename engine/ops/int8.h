@@ -51,6 +51,9 @@ vki_status vki_int8_define_epilogue(vki_build *b, vki_dispatch *d, const vki_mod
  * and its defines INT8_TABLE, TABLE_BINDING, TABLE_OFFSET (common.glsl's INT8_APPLY_TABLE);
  * nothing without one. For the integer ADD / SUB / MUL too (binary.c). */
 vki_status vki_int8_define_table(vki_build *b, vki_dispatch *d, const vki_model *m, const vki_op *op);
+/* Table op t's 256 results (q - zero point of its output for each q of its input, from its
+ * input's quant_min on) as a weights blob; -1 on OOM. */
+int vki_int8_table_blob(vki_build *b, const vki_model *m, const vki_op *t);
 
 /* The range of q - zero point that a fused activation leaves on tensor t's grid. */
 void vki_int8_activation_range(const vki_tensor *t, vki_activation act, int *lo, int *hi);
