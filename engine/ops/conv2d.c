@@ -280,11 +280,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     if (st) return st;
     if (int8 && (st = vki_int8_define_epilogue(b, &d, m, op, op->opt.conv.activation, bias_count)))
         return st;
-    if (packed) {
-        vki_define_int(&d, "INT8_PACKED", 1);
-        if (vki_op_in(m, op, 0)->quant_min < 0) vki_define_int(&d, "SRC_SIGNED", 1);
-        if (vki_build_int_dot(b)) vki_define_int(&d, "INT8_DOT", 1);
-    }
+    if (packed) vki_int8_define_packed(b, &d, vki_op_in(m, op, 0));
     vki_define_int(&d, "TILE_S", p.tile_s);
     vki_define_int(&d, "TILE_X", p.tile_x);
     const long plane = (long)g.out.w * g.out.h;

@@ -183,9 +183,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
                                                (size_t)out_slices * 4)))
         return st;
     if (q8) {
-        vki_define_int(&d, "INT8_PACKED", 1);
-        if (vki_op_in(m, op, 0)->quant_min < 0) vki_define_int(&d, "SRC_SIGNED", 1);
-        if (vki_build_int_dot(b)) vki_define_int(&d, "INT8_DOT", 1);
+        vki_int8_define_packed(b, &d, vki_op_in(m, op, 0));
         snprintf(d.variant, sizeof d.variant, "%s", vki_build_int_dot(b) ? "q8dot" : "q8");
     }
     if (pixels) {

@@ -78,6 +78,12 @@ int vki_int8_bias_blob_adjusted(vki_build *b, const vki_model *m, const vki_op *
     return blob;
 }
 
+void vki_int8_define_packed(vki_build *b, vki_dispatch *d, const vki_tensor *in) {
+    vki_define_int(d, "INT8_PACKED", 1);
+    if (in->quant_min < 0) vki_define_int(d, "SRC_SIGNED", 1);
+    if (vki_build_int_dot(b)) vki_define_int(d, "INT8_DOT", 1);
+}
+
 bool vki_int8_packed_adjust(const float *packed, size_t count, const float *values, int n_out,
                             size_t n_in, int zero, int32_t *adjust) {
     for (size_t i = 0; i < count; i++)

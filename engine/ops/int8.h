@@ -36,6 +36,9 @@ int vki_int8_bias_blob_adjusted(vki_build *b, const vki_model *m, const vki_op *
  * [n_out][n_in] q - zero point. */
 bool vki_int8_packed_adjust(const float *packed, size_t count, const float *values, int n_out,
                             size_t n_in, int zero, int32_t *adjust);
+/* The packed form's defines for input `in`: INT8_PACKED, SRC_SIGNED for int8 bytes,
+ * INT8_DOT where the device has integer dot products (common.glsl). */
+void vki_int8_define_packed(vki_build *b, vki_dispatch *d, const vki_tensor *in);
 
 /* The tensor whose grid the op's own int32 sum is requantized onto: its output, or the
  * output it had before the passes fused an ADD or a table op after it (op->fused). */
