@@ -7,7 +7,10 @@
 # --rounds N the sweep repeats, each round swapping which goes first. Input copy timed on
 # both sides (--with-io). Prints a header and one markdown row per model and precision:
 # median (p10-p90) of int8 and of float, float/int8, each side's dispatch count and its
-# planned intermediate memory (MB), from `vkinfer run --profile`.
+# activation memory (MB): the planned intermediates plus the I/O tensors held on the device,
+# from `vkinfer run --profile`. Both count: an int8 model whose first QUANTIZE runs in the
+# input's conversion keeps its input as int8 among the intermediates, where the float twin
+# keeps a float32 input tensor among the I/O tensors.
 #
 # --ncnn NCNN_DIR (the peer's folder, e.g. ../shared/peers/ncnn, with ncnn_bench.sh) also
 # times ncnn (Vulkan) on each float twin in the same sweep, after the two vkinfer runs (before
@@ -48,8 +51,10 @@ timed() {  # timed MODEL FLAGS...
 shape() {  # shape MODEL FLAGS...: "DISPATCHES MB"
   m=$1; shift
   "$vkinfer" run "$m" --task none --profile "$@" 2>/dev/null |
-    awk '/^GPU total/ { d = $(NF - 1) } /^memory:/ { for (i = 1; i <= NF; i++) if ($i == "intermediates") mb = $(i + 1) }
-         END { printf "%s %s", d, mb }'
+    awk '/^GPU total/ { d = $(NF - 1) }
+         /^memory:/ { for (i = 1; i <= NF; i++) { if ($i == "intermediates") mb += $(i + 1)
+                                                   if ($i == "I/O" && $(i + 1) == "tensors") mb += $(i + 2) } }
+         END { printf "%s %.3f", d, mb }'
 }
 
 # ---- --ncnn: the peer on the float twins (untimed preparation: inputs, references, links)
@@ -112,10 +117,10 @@ if [ -n "$ncnn" ]; then
 fi
 echo
 if [ -n "$ncnn" ]; then
-  echo "| model | precision | round | int8 ms | float ms | float/int8 | dispatches int8/float | intermediates MB int8/float | ncnn float ms | ncnn/int8 |"
+  echo "| model | precision | round | int8 ms | float ms | float/int8 | dispatches int8/float | activations MB int8/float | ncnn float ms | ncnn/int8 |"
   echo "|---|---|---|---|---|---|---|---|---|---|"
 else
-  echo "| model | precision | round | int8 ms | float ms | float/int8 | dispatches int8/float | intermediates MB int8/float |"
+  echo "| model | precision | round | int8 ms | float ms | float/int8 | dispatches int8/float | activations MB int8/float |"
   echo "|---|---|---|---|---|---|---|---|"
 fi
 for r in $(seq 1 "$rounds"); do

@@ -108,10 +108,12 @@ void vki_precision_defines(int fp16_storage, int fp16_arith, int n_bindings,
                           "#define DECODEI_%d(x) DECODEI_Q8(x, %d)\n", i, i, off, i, off, i, i, off);
             continue;
         }
-        const char *type = half[i] == VKI_STORE_I32 ? "ivec4" : half[i] ? "f16vec4" : "vec4";
+        /* An int32 binding's values load as they are (DECODEI), a float one's convert. */
+        const int i32 = half[i] == VKI_STORE_I32;
+        const char *type = i32 ? "ivec4" : half[i] ? "f16vec4" : "vec4";
         n += snprintf(out + n, cap - (size_t)n,
                       "#define STORE4_%d %s\n#define DECODE_%d(x) (x)\n#define ENCODE_%d(v) %s(v)\n"
-                      "#define WORD_%d(x) ENCODE_Q8(vec4(x), 128)\n#define DECODEI_%d(x) ivec4(vec4(x))\n",
-                      i, type, i, i, type, i, i);
+                      "#define WORD_%d(x) ENCODE_Q8(vec4(x), 128)\n#define DECODEI_%d(x) %s\n",
+                      i, type, i, i, type, i, i, i32 ? "(x)" : "ivec4(vec4(x))");
     }
 }

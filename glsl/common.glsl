@@ -115,6 +115,13 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 // opcodes 4450 / 4452 and capabilities DotProduct, DotProductInput4x8BitPacked, declared
 // through GL_EXT_spirv_intrinsics, as glslang before 14 has no GLSL names for
 // them), else four integer products. The same exact int32 either way.
+// A word's 4 bytes as signed (vki_s8) or unsigned (vki_u8) lanes.
+ivec4 vki_s8(uint x) {
+    int i = int(x);
+    return ivec4(bitfieldExtract(i, 0, 8), bitfieldExtract(i, 8, 8), bitfieldExtract(i, 16, 8),
+                 bitfieldExtract(i, 24, 8));
+}
+ivec4 vki_u8(uint x) { return ivec4((uvec4(x) >> uvec4(0u, 8u, 16u, 24u)) & uvec4(255u)); }
 #ifdef INT8_DOT
 #extension GL_EXT_spirv_intrinsics : require
 spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
@@ -124,12 +131,6 @@ int vki_sudot(uint a, uint b, spirv_literal int packed_format);
 #define DOT_SS(a, b) vki_sdot(a, b, 0)
 #define DOT_SU(a, b) vki_sudot(a, b, 0)
 #else
-ivec4 vki_s8(uint x) {
-    int i = int(x);
-    return ivec4(bitfieldExtract(i, 0, 8), bitfieldExtract(i, 8, 8), bitfieldExtract(i, 16, 8),
-                 bitfieldExtract(i, 24, 8));
-}
-ivec4 vki_u8(uint x) { return ivec4((uvec4(x) >> uvec4(0u, 8u, 16u, 24u)) & uvec4(255u)); }
 #define DOT_SS(a, b) DOT4(vki_s8(a), vki_s8(b))
 #define DOT_SU(a, b) DOT4(vki_s8(a), vki_u8(b))
 #endif
@@ -141,9 +142,17 @@ ivec4 vki_u8(uint x) { return ivec4((uvec4(x) >> uvec4(0u, 8u, 16u, 24u)) & uvec
 #ifdef SRC_SIGNED
 #define SRC_WORD(i) (RAW_WORD(0, src, i) ^ 0x80808080u)
 #define DOT_WX(w, x) DOT_SS(w, x)
+#define SRC_LANES(x) vki_s8(x)
 #else
 #define SRC_WORD(i) RAW_WORD(0, src, i)
 #define DOT_WX(w, x) DOT_SU(w, x)
+#define SRC_LANES(x) vki_u8(x)
+#endif
+// SRC_ZERO_WORD: the input's zero point in each byte, as SRC_WORD reads it: the word a
+// tap outside the input stands for where the bias took the zero point off every tap
+// (SRC_ZERO, the input's zero point, defined by the engine with the packed form).
+#ifdef SRC_ZERO
+#define SRC_ZERO_WORD (uint(SRC_ZERO & 255) * 0x01010101u)
 #endif
 #define W_WORD(i) (RAW_WORD(1, weights, i) ^ 0x80808080u)
 #endif

@@ -15,7 +15,15 @@
 // variant: @bindings=4 TILE_S={3|8} TILE_X={3|8} $CONV_WINDOW
 // variant: @bindings=4 INT8 RQ_BASE=3 OUT_QMIN=-120 OUT_QMAX=100 TILE_S={1|2|4} TILE_X={1|2}
 //   + $CONV_WINDOW
+// variant: @bindings=4 INT8 RQ_BASE=3 OUT_QMIN=-120 OUT_QMAX=100 TILE_S={1|2} TILE_X={1|2}
+//   + INT8_PACKED SRC_ZERO=-3 {SRC_SIGNED|} {INT8_DOT|} $CONV_WINDOW
 // variant: @bindings=N_BINDINGS ACT_RELU TILE_S={1|4} TILE_X=2 $EPILOGUE $CONV_WINDOW
+//
+// The packed integer form (INT8_PACKED): an input word (4 input lanes' bytes) meets each
+// output lane's weight word (each 4x4 block transposed by the engine) in one packed dot
+// product (DOT_WX), and a tap outside the input reads the zero point's word, as the
+// engine took the input's zero point times every tap's weights off the bias: no tap is
+// skipped, no byte unpacked, the same int32 sums as (q - zero point) products.
 #extension GL_EXT_control_flow_attributes : require
 TENSOR_IN(0, src)
 WEIGHTS(1, weights)
@@ -40,7 +48,10 @@ void main() {
     int group_base = group * (KH * KW * taps_stride);
     for (int ky = 0; ky < KH; ky++) {
         int iy = y * STRIDE_H - PAD_H + ky * DIL_H;
-        if (iy < 0 || iy >= IN_H) continue;
+        bool row_in = iy >= 0 && iy < IN_H;
+#ifndef INT8_PACKED
+        if (!row_in) continue;
+#endif
         for (int kx = 0; kx < KW; kx++) {
             int ix0 = x0 * STRIDE_W - PAD_W + kx * DIL_W;
             // Columns of the tile inside the input; the others read zero.
@@ -48,12 +59,29 @@ void main() {
             bool any = false;
             [[unroll]] for (int t = 0; t < TILE_X; t++) {
                 int ix = ix0 + t * STRIDE_W;
-                inside[t] = ix >= 0 && ix < IN_W;
+                inside[t] = row_in && ix >= 0 && ix < IN_W;
                 any = any || inside[t];
             }
-            if (!any) continue;
             int w = group_base + (ky * KW + kx) * taps_stride;
             int at = IDX(IN, ix0, iy, 0);
+#ifdef INT8_PACKED
+            for (int is = 0; is < IN_S; is++) {
+                uint v[TILE_X];
+                [[unroll]] for (int t = 0; t < TILE_X; t++)
+                    v[t] = inside[t] ? SRC_WORD(at + t * STRIDE_W) : SRC_ZERO_WORD;
+                [[unroll]] for (int j = 0; j < TILE_S; j++) {
+                    uint w0 = W_WORD(w + 0), w1 = W_WORD(w + 1), w2 = W_WORD(w + 2),
+                         w3 = W_WORD(w + 3);
+                    w += 4;
+                    [[unroll]] for (int t = 0; t < TILE_X; t++)
+                        acc[j * TILE_X + t] += ivec4(DOT_WX(w0, v[t]), DOT_WX(w1, v[t]),
+                                                     DOT_WX(w2, v[t]), DOT_WX(w3, v[t]));
+                }
+                at += IN_H * IN_W;
+            }
+            continue;
+#endif
+            if (!any) continue;
             for (int is = 0; is < IN_S; is++) {
                 VAL4 v[TILE_X];
                 [[unroll]] for (int t = 0; t < TILE_X; t++) {

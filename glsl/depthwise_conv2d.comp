@@ -24,11 +24,28 @@
 //   + TILE_X={1|2|4} $CONV_WINDOW
 // variant: @bindings=4 INT8 RQ_BASE=3 OUT_QMIN=-120 OUT_QMAX=100 DEPTH_MULTIPLIER=2 TILE_X=1
 //   + $CONV_WINDOW
+// variant: @bindings=4 INT8 INT8_PACKED {SRC_SIGNED|} SRC_ZERO=-3 RQ_BASE=3 OUT_QMIN=-120
+//   + OUT_QMAX=100 DEPTH_MULTIPLIER=1 TILE_X={1|2|4} $CONV_WINDOW
 // variant: @bindings=N_BINDINGS ACT_RELU DEPTH_MULTIPLIER=1 TILE_X={1|4} $EPILOGUE $CONV_WINDOW
 TENSOR_IN(0, src)
 WEIGHTS(1, weights)
 BIAS_BUFFER(2, bias)
 OUTPUT(3)
+
+// The packed integer form (INT8_PACKED, a multiplier of 1): an input word's bytes unpack
+// straight to q (SRC_LANES), the weights are int32 (q - zero point), and a tap outside
+// the input reads the input's zero point, as the engine took that zero point times every
+// tap's weight off the bias: no subtraction per value and no skipped tap, the same int32
+// sum as (q - zero point) products over the taps inside. Otherwise a tap outside adds
+// nothing and is skipped.
+#if defined(INT8_PACKED) && DEPTH_MULTIPLIER == 1
+#define DW_PACKED 1
+#define DW_IN(i) SRC_LANES(SRC_WORD(i))
+#define DW_OUTSIDE ivec4(SRC_ZERO)
+#else
+#define DW_IN(i) LOADV(src, i)
+#define DW_OUTSIDE VAL4(0)
+#endif
 
 #if TILE_X > 1
 #extension GL_EXT_control_flow_attributes : require
@@ -46,14 +63,17 @@ void main() {
     int ix0 = x0 * STRIDE_W - PAD_W;
     for (int ky = 0; ky < KH; ky++) {
         int iy = y * STRIDE_H - PAD_H + ky * DIL_H;
-        if (iy < 0 || iy >= IN_H) continue;
+        bool row_in = iy >= 0 && iy < IN_H;
+#ifndef DW_PACKED
+        if (!row_in) continue;
+#endif
         VAL4 w[KW];
         [[unroll]] for (int kx = 0; kx < KW; kx++) w[kx] = LOADV(weights, (s * KH + ky) * KW + kx);
         int row = IDX(IN, 0, iy, s);
         [[unroll]] for (int c = 0; c < SPAN; c++) {
             int ix = ix0 + c;
-            VAL4 v = VAL4(0);
-            if (ix >= 0 && ix < IN_W) v = LOADV(src, row + ix);
+            VAL4 v = DW_OUTSIDE;
+            if (row_in && ix >= 0 && ix < IN_W) v = DW_IN(row + ix);
             // Column c is tap kx of output t where c = t*STRIDE_W + kx*DIL_W.
             [[unroll]] for (int kx = 0; kx < KW; kx++) {
                 int d = c - kx * DIL_W;
@@ -72,6 +92,15 @@ void main() {
     int w = s * (KH * KW);
     for (int ky = 0; ky < KH; ky++) {
         int iy = y * STRIDE_H - PAD_H + ky * DIL_H;
+#ifdef DW_PACKED
+        bool row_in = iy >= 0 && iy < IN_H;
+        for (int kx = 0; kx < KW; kx++) {
+            int ix = x * STRIDE_W - PAD_W + kx * DIL_W;
+            VAL4 v = DW_OUTSIDE;
+            if (row_in && ix >= 0 && ix < IN_W) v = DW_IN(IDX(IN, ix, iy, s));
+            acc += LOADV(weights, w + ky * KW + kx) * v;
+        }
+#else
         if (iy < 0 || iy >= IN_H) continue;
         for (int kx = 0; kx < KW; kx++) {
             int ix = x * STRIDE_W - PAD_W + kx * DIL_W;
@@ -91,6 +120,7 @@ void main() {
 #endif
             acc += ACC4(LOADV(weights, w + ky * KW + kx) * v);
         }
+#endif
     }
     STORE_OUTPUT(x, y, s, acc)
 }

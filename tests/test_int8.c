@@ -188,8 +188,8 @@ Test(int8, fp16_bit_exact, .timeout = 600) { check_all(1); }
 Test(int8, fp16_storage_bit_exact, .timeout = 600) { check_all(2); }
 Test(int8, c_reference_bit_exact, .timeout = 600) { check_all(-1); }
 
-/* The 1x1 integer convolutions and FULLY_CONNECTED of a case network sum packed bytes
- * (INT8_PACKED; their kernel's variant ends in q8dot or q8): by the
+/* The integer convolutions (1x1 and direct) and FULLY_CONNECTED of a case sum packed bytes
+ * (INT8_PACKED; their kernel's variant ends in q8dot or q8), and depthwise ones read them: by the
  * device's dot product instructions where it has them, and by plain integer products on
  * a context told the device lacks them (VKI_FEATURE_INT_DOT_PRODUCT); every case stays
  * bit-identical to LiteRT there too. */
@@ -219,6 +219,8 @@ Test(int8, packed_sums_with_and_without_dot_products, .timeout = 600) {
                      "the device has integer dot products, no 1x1 convolution uses them");
         cr_expect_gt(packed_dispatches(harness_context(), "net_mobilenet_v3", "fully_connected", "q8dot"), 0,
                      "the device has integer dot products, no FULLY_CONNECTED uses them");
+        cr_expect_eq(packed_dispatches(harness_context(), "conv_3x3_same_relu_pc", "conv2d", "q8dot"), 1,
+                     "the device has integer dot products, a 3x3 convolution does not use them");
     }
     vki_context_options co = {.disable_features = VKI_FEATURE_INT_DOT_PRODUCT};
     cr_assert_eq(vki_context_create(&co, &no_dot_context), VKI_OK, "%s", vki_last_error());
@@ -228,7 +230,13 @@ Test(int8, packed_sums_with_and_without_dot_products, .timeout = 600) {
     cr_expect_gt(packed_dispatches(no_dot_context, "net_mobilenet_v2", "conv2d_1x1", "q8"), 0);
     cr_expect_gt(packed_dispatches(no_dot_context, "net_mobilenet_v3", "fully_connected", "q8"), 0);
     cr_expect_eq(packed_dispatches(no_dot_context, "net_mobilenet_v2", "conv2d_1x1", "q8dot"), 0);
+    cr_expect_eq(packed_dispatches(no_dot_context, "conv_3x3_same_relu_pc", "conv2d", "q8"), 1);
     check_all(0);
+    /* Depthwise ops of a multiplier of 1 (int8 and uint8) take the packed form too (bytes
+     * unpacked to q, the zero point off the bias); a multiplier of 3 does not. */
+    cr_expect_eq(packed_dispatches(harness_context(), "dw_3x3_same_relu6_pc", "depthwise_conv2d", "q8"), 1);
+    cr_expect_eq(packed_dispatches(harness_context(), "dw_u8_3x3_same_relu", "depthwise_conv2d", "q8"), 1);
+    cr_expect_eq(packed_dispatches(harness_context(), "dw_5x5_s2_same_dm3_relu", "depthwise_conv2d", "q8"), 0);
     vki_context_destroy(no_dot_context);
     no_dot_context = NULL;
 }

@@ -211,7 +211,8 @@ static bool runs_integer(const vki_model *m, const vki_op *op) {
     return vki_tensor_quantized(vki_op_out(m, op, 0)) && integer(m, op);
 }
 
-/* The integer 1x1 kernel's packed form (INT8_PACKED, conv2d_1x1.comp): it sums products of
+/* The integer 1x1 and direct kernels' packed form (INT8_PACKED, conv2d_1x1.comp and
+ * conv2d.comp, which reads the zero point for a tap outside the input): it sums products of
  * the raw q bytes, 4 per 32-bit word, by packed dot products where the device has them,
  * so each 4x4 block of pack_weights' output is transposed (a word holds one output
  * channel's weights for 4 input lanes), and the input's zero point times each output
@@ -249,11 +250,12 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     float *values = int8 ? vki_int8_weight_values(vki_op_in(m, op, 1)) : NULL;
     if (int8 && !values) return vki_fail_oom("graph build");
     float *w = pack_weights(int8 ? values : vki_op_in(m, op, 1)->data, &g, group_s, &count);
-    int32_t *adjust = int8 && p.kernel == VKI_CONV_1X1 ? vki_calloc((size_t)g.out.c, sizeof *adjust) : NULL;
+    const bool packable = int8 && (p.kernel == VKI_CONV_1X1 || p.kernel == VKI_CONV_DIRECT);
+    int32_t *adjust = packable ? vki_calloc((size_t)g.out.c, sizeof *adjust) : NULL;
     const bool packed = w && adjust &&
                         pack_q8_dot(w, count, values, &g, vki_op_in(m, op, 0)->quant_zero, adjust);
     free(values);
-    if (!w || (int8 && p.kernel == VKI_CONV_1X1 && !adjust)) {
+    if (!w || (packable && !adjust)) {
         free(w);
         free(adjust);
         return vki_fail_oom("graph build");
@@ -284,9 +286,11 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_define_int(&d, "TILE_S", p.tile_s);
     vki_define_int(&d, "TILE_X", p.tile_x);
     const long plane = (long)g.out.w * g.out.h;
+    /* The packed integer form says how it sums: dot product instructions or not. */
+    const char *form = !packed ? "" : vki_build_int_dot(b) ? " q8dot" : " q8";
     if (p.kernel == VKI_CONV_DIRECT) {
-        snprintf(d.variant, sizeof d.variant, "k%dx%ds%d %dsx%dc", g.kh, g.kw, g.stride_w, p.tile_s,
-                 p.tile_x);
+        snprintf(d.variant, sizeof d.variant, "k%dx%ds%d %dsx%dc%s", g.kh, g.kw, g.stride_w,
+                 p.tile_s, p.tile_x, form);
         d.grid[0] = (uint32_t)((g.out.w + p.tile_x - 1) / p.tile_x);
         d.grid[1] = (uint32_t)g.out.h;
     } else if (p.kernel == VKI_CONV_1X1_TILED) {
@@ -304,9 +308,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
         d.grid[1] = d.grid[2] = 1;
         return vki_build_dispatch(b, &d);
     } else {
-        /* The packed integer form says how it sums: dot product instructions or not. */
-        snprintf(d.variant, sizeof d.variant, "1x1 %dsx%dp%s", p.tile_s, p.tile_x,
-                 !packed ? "" : vki_build_int_dot(b) ? " q8dot" : " q8");
+        snprintf(d.variant, sizeof d.variant, "1x1 %dsx%dp%s", p.tile_s, p.tile_x, form);
         d.grid[0] = (uint32_t)((plane + p.tile_x - 1) / p.tile_x);
         d.grid[1] = 1;
     }

@@ -72,6 +72,20 @@ static bool runs_integer(const vki_model *m, const vki_op *op) {
     return vki_tensor_quantized(vki_op_out(m, op, 0)) && integer(m, op);
 }
 
+/* The packed integer form's weights and bias (depthwise_conv2d.comp, DW_PACKED): the
+ * weights (q - zero point, one vec4 per (slice, tap) as packed) as int32, and the input's
+ * zero point times each output channel's weight sum over all `taps` off its bias, as the
+ * kernel reads that zero point for a tap outside the input. */
+static void pack_packed(const float *w, size_t count, int taps, int oc, int zero, int32_t *wi,
+                        int32_t *adjust) {
+    for (size_t i = 0; i < count; i++) wi[i] = (int32_t)w[i];
+    for (int c = 0; c < oc; c++) {
+        int64_t sum = 0;
+        for (int t = 0; t < taps; t++) sum += wi[((size_t)(c / 4) * taps + t) * 4 + c % 4];
+        adjust[c] = (int32_t)(-(int64_t)zero * sum);
+    }
+}
+
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     if (op->fused.pointwise) return vki_build_dw_pw(b, m, o, op->fused.pointwise - 1);
@@ -101,9 +115,25 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
                             f[((size_t)ky * kw + kx) * oc + ch];
                 }
     const vki_tensor *bt = op->n_inputs > 2 ? vki_op_in(m, op, 2) : NULL;
-    int wblob = int8 ? vki_build_weights_q8(b, w, count) : vki_build_weights(b, w, count);
-    int bblob = int8 ? vki_int8_bias_blob(b, m, op, (size_t)out_s * 4)
+    const int multiplier = oc / in.c;
+    const bool packed = int8 && multiplier == 1;
+    int wblob, bblob;
+    if (packed) {
+        wblob = bblob = -1;
+        int32_t *wi = vki_malloc(count * sizeof *wi);
+        int32_t *adjust = vki_calloc((size_t)oc, sizeof *adjust);
+        if (wi && adjust) {
+            pack_packed(w, count, kh * kw, oc, vki_op_in(m, op, 0)->quant_zero, wi, adjust);
+            wblob = vki_build_weights_i32(b, wi, count);
+            bblob = vki_int8_bias_blob_adjusted(b, m, op, (size_t)out_s * 4, adjust);
+        }
+        free(wi);
+        free(adjust);
+    } else {
+        wblob = int8 ? vki_build_weights_q8(b, w, count) : vki_build_weights(b, w, count);
+        bblob = int8 ? vki_int8_bias_blob(b, m, op, (size_t)out_s * 4)
                      : vki_build_bias(b, bt, oc, (size_t)out_s * 4);
+    }
     free(w);
     free(values);
     if (wblob < 0 || bblob < 0) return vki_fail_oom("graph build");
@@ -115,13 +145,20 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     if (st) return st;
     if (int8 && (st = vki_int8_define_epilogue(b, &d, m, op, c->activation, (size_t)out_s * 4)))
         return st;
-    const int multiplier = oc / in.c;
+    if (packed) {
+        const vki_tensor *src = vki_op_in(m, op, 0);
+        vki_define_int(&d, "INT8_PACKED", 1);
+        if (src->quant_min < 0) vki_define_int(&d, "SRC_SIGNED", 1);
+        vki_define_int(&d, "SRC_ZERO", src->quant_zero);
+    }
     const int tile_x = pick_tile_x(vki_build_device(b), &win, multiplier);
     vki_define_int(&d, "DEPTH_MULTIPLIER", multiplier);
     vki_define_int(&d, "TILE_X", tile_x);
-    /* "dw3x3s2 4c": window, stride, columns a thread; "dw3x3s1 m2": a multiplier of 2. */
-    snprintf(d.variant, sizeof d.variant, "dw%dx%ds%d %d%s", kh, kw, win.stride_w,
-             multiplier == 1 ? tile_x : multiplier, multiplier == 1 ? "c" : "m");
+    /* "dw3x3s2 4c": window, stride, columns a thread; "dw3x3s1 m2": a multiplier of 2;
+     * " q8": the packed integer form. */
+    snprintf(d.variant, sizeof d.variant, "dw%dx%ds%d %d%s%s", kh, kw, win.stride_w,
+             multiplier == 1 ? tile_x : multiplier, multiplier == 1 ? "c" : "m",
+             packed ? " q8" : "");
     vki_dispatch_grid_phwc4(&d, out);
     d.grid[0] = (uint32_t)((out.w + tile_x - 1) / tile_x);
     return vki_build_dispatch(b, &d);
