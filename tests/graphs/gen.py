@@ -1208,8 +1208,11 @@ def op_bmm(b, name):
 
 def op_quant(b, name):
     """QUANTIZE a float tensor onto an int8 or uint8 grid, run up to three integer forms on
-    it there (convolutions with per-channel weights, FULLY_CONNECTED, ADD / SUB / MUL,
-    pools, MEAN, the table ops, a requantization, RESHAPE), DEQUANTIZE back."""
+    it there (convolutions with per-channel weights, 1x1 to 5x5, SAME and VALID,
+    FULLY_CONNECTED, ADD / SUB / MUL, pools, MEAN, the table ops (ELU and RELU_N1_TO_1
+    among them), SOFTMAX, PRELU by a
+    constant alpha, RESIZE_BILINEAR, PAD / PADV2, CONCATENATION (uint8 inputs on other
+    grids too), a requantization, QUANTIZE to the other type, RESHAPE), DEQUANTIZE back."""
     t = b.pick(lambda t: len(t.shape) >= 1)
     if t is None:
         return False
@@ -1266,9 +1269,17 @@ def op_quant(b, name):
             b.g.tensors[bt]['quant'] = {'scale': bs, 'zero_point': [0] * n, 'axis': 0}
         return bt
 
+    def conv_out(h, w, k, st):
+        """Padding (VALID where the window fits, else SAME) and the output's height, width."""
+        pad = r.choice(['SAME', 'VALID']) if h >= k and w >= k else 'SAME'
+        if pad == 'SAME':
+            return pad, (h + st - 1) // st, (w + st - 1) // st
+        return pad, (h - k) // st + 1, (w - k) // st + 1
+
     kinds = ['RESHAPE', 'ADD', 'SUB', 'MUL', 'MAX_POOL_2D', 'AVERAGE_POOL_2D', 'RELU', 'RELU6',
-             'LOGISTIC', 'TANH', 'HARD_SWISH', 'LEAKY_RELU', 'CONV_2D', 'DEPTHWISE_CONV_2D',
-             'FULLY_CONNECTED', 'MEAN', 'QUANTIZE']
+             'RELU_N1_TO_1', 'ELU', 'LOGISTIC', 'TANH', 'HARD_SWISH', 'LEAKY_RELU', 'CONV_2D', 'DEPTHWISE_CONV_2D',
+             'FULLY_CONNECTED', 'MEAN', 'QUANTIZE', 'SOFTMAX', 'PRELU', 'RESIZE_BILINEAR', 'PAD',
+             'PADV2', 'CONCATENATION', 'QUANTIZE_TYPE']
     for _ in range(r.choice([0, 1, 1, 2, 3])):
         kind = r.choice(kinds)
         four = len(shape) == 4 and shape[0] == 1
@@ -1296,7 +1307,10 @@ def op_quant(b, name):
             b.g.ops.append({'op': kind, 'inputs': [cur], 'outputs': [o],
                             'options': dict(padding=pad, stride_w=st, stride_h=st, filter_w=k,
                                             filter_h=k, activation=act), 'version': 2})
-        elif kind in ('RELU', 'RELU6', 'LOGISTIC', 'TANH', 'HARD_SWISH', 'LEAKY_RELU'):
+        elif kind in ('RELU', 'RELU6', 'RELU_N1_TO_1', 'ELU', 'LOGISTIC', 'TANH', 'HARD_SWISH',
+                      'LEAKY_RELU') and not (kind == 'ELU' and uint8):
+            # (TFLite's ELU takes float32 and int8 only: LiteRT gives no error for uint8,
+            # and no numbers either.)
             if kind == 'LOGISTIC':
                 g = (1.0 / 256, qlo)
             elif kind == 'TANH':
@@ -1306,29 +1320,101 @@ def op_quant(b, name):
             o = out_tensor(shape, g)
             opts = {'alpha': r.choice([0.1, 0.2, 0.01])} if kind == 'LEAKY_RELU' else {}
             b.g.ops.append({'op': kind, 'inputs': [cur], 'outputs': [o], 'options': opts,
-                            'version': 1 if kind == 'HARD_SWISH' else 2})
+                            'version': 1 if kind in ('HARD_SWISH', 'ELU', 'RELU_N1_TO_1') else 2})
         elif kind == 'CONV_2D' and four:
             _, h, w, c = shape
-            oc, k = r.choice([1, 3, 5, 8, 17]), r.choice([1, 3])
+            oc, k = r.choice([1, 3, 5, 8, 17]), r.choice([1, 3, 5])
             st = r.choice([1, 2])
+            pad, oh, ow = conv_out(h, w, k, st)
             wt, ws = weights([oc, k, k, c], 0, k * k * c)
             g = grid(scale * 2)
-            shape = [1, (h + st - 1) // st, (w + st - 1) // st, oc]
+            shape = [1, oh, ow, oc]
             o = out_tensor(shape, g)
             b.g.ops.append({'op': 'CONV_2D', 'inputs': [cur, wt, bias(oc, ws, scale)], 'outputs': [o],
-                            'options': dict(padding='SAME', stride_w=st, stride_h=st, activation=act),
+                            'options': dict(padding=pad, stride_w=st, stride_h=st, activation=act),
                             'version': 3})
         elif kind == 'DEPTHWISE_CONV_2D' and four:
             _, h, w, c = shape
-            st = r.choice([1, 2])
-            wt, ws = weights([1, 3, 3, c], 3, 9)
+            st, k = r.choice([1, 2]), r.choice([3, 5])
+            pad, oh, ow = conv_out(h, w, k, st)
+            wt, ws = weights([1, k, k, c], 3, k * k)
             g = grid(scale * 2)
-            shape = [1, (h + st - 1) // st, (w + st - 1) // st, c]
+            shape = [1, oh, ow, c]
             o = out_tensor(shape, g)
             b.g.ops.append({'op': 'DEPTHWISE_CONV_2D', 'inputs': [cur, wt, bias(c, ws, scale)],
-                            'outputs': [o], 'options': dict(padding='SAME', stride_w=st, stride_h=st,
+                            'outputs': [o], 'options': dict(padding=pad, stride_w=st, stride_h=st,
                                                             depth_multiplier=1, activation=act),
                             'version': 3})
+        elif kind == 'SOFTMAX':
+            # TFLite's int8 / uint8 SOFTMAX writes onto 1/256 from the type's lowest q.
+            g = (1.0 / 256, qlo)
+            o = out_tensor(shape, g)
+            b.g.ops.append({'op': 'SOFTMAX', 'inputs': [cur], 'outputs': [o],
+                            'options': {'beta': r.choice([0.5, 1.0, 1.7])}, 'version': 2})
+        elif kind == 'PRELU':
+            # A constant alpha on its own per-tensor grid, per channel or one for all.
+            ashape = r.choice([[1], [shape[-1]]])
+            a = b.g.tensor(ashape, ttype, [r.randint(qlo, qhi) for _ in range(numel(ashape))])
+            b.g.tensors[a]['quant'] = {'scale': [r.uniform(0.5, 2.0) / 127.0],
+                                       'zero_point': [0 if not uint8 else 128]}
+            g = grid(scale)
+            o = out_tensor(shape, g)
+            b.g.ops.append({'op': 'PRELU', 'inputs': [cur, a], 'outputs': [o], 'options': {},
+                            'version': 1})
+        elif kind == 'RESIZE_BILINEAR' and four:
+            _, h, w, c = shape
+            size = [r.randint(1, 2 * h + 1), r.randint(1, 2 * w + 1)]
+            align, half = r.choice([(False, False), (True, False), (False, True)])
+            shape = [1, size[0], size[1], c]
+            g = (scale, zp)
+            o = out_tensor(shape, g)
+            b.g.ops.append({'op': 'RESIZE_BILINEAR', 'inputs': [cur, b.g.ints(size)],
+                            'outputs': [o], 'options': dict(align_corners=align,
+                                                            half_pixel_centers=half),
+                            'version': 3})
+        elif kind in ('PAD', 'PADV2'):
+            # The output on the input's grid (TFLite's int8 PAD requires it); PAD fills
+            # with its zero point, PADV2 with a constant q on that grid.
+            pads = []
+            for d in range(len(shape)):
+                pads += [0, 0] if d == 0 and len(shape) == 4 else [r.randint(0, 2), r.randint(0, 2)]
+            shape = [d + pads[2 * k] + pads[2 * k + 1] for k, d in enumerate(shape)]
+            g = (scale, zp)
+            o = out_tensor(shape, g)
+            ins = [cur, b.g.ints(pads, [len(pads) // 2, 2])]
+            if kind == 'PADV2':
+                cq = b.g.tensor([1], ttype, [r.choice([qlo, qhi, zp, r.randint(qlo, qhi)])])
+                b.g.tensors[cq]['quant'] = {'scale': [scale], 'zero_point': [zp]}
+                ins.append(cq)
+            b.g.ops.append({'op': kind, 'inputs': ins, 'outputs': [o], 'options': {},
+                            'version': 2})
+        elif kind == 'CONCATENATION':
+            # int8: inputs on the output's grid (TFLite refuses others); uint8: a second
+            # input requantized onto another grid, the output on either or a third.
+            axis = r.randrange(len(shape))
+            other, g = cur, (scale, zp)
+            if uint8:
+                g2 = grid(scale * r.choice([0.5, 1.0, 2.0]))
+                other = out_tensor(shape, g2)
+                b.g.ops.append({'op': 'QUANTIZE', 'inputs': [cur], 'outputs': [other],
+                                'options': {}, 'version': 2})
+                b.note('QUANTIZE', shape, ttype)
+                g = r.choice([g, g2, grid(scale)])
+            shape = list(shape)
+            shape[axis] *= 2
+            o = out_tensor(shape, g)
+            b.g.ops.append({'op': 'CONCATENATION', 'inputs': [cur, other], 'outputs': [o],
+                            'options': {'axis': axis, 'activation': 'NONE'}, 'version': 2})
+        elif kind == 'QUANTIZE_TYPE':
+            # Onto the other type, as TFLite's Requantize does; the ops after run there.
+            uint8 = not uint8
+            ttype = 'uint8' if uint8 else 'int8'
+            qlo, qhi = (0, 255) if uint8 else (-128, 127)
+            g = grid(scale * r.choice([0.5, 1.0, 2.0]))
+            o = out_tensor(shape, g)
+            b.g.ops.append({'op': 'QUANTIZE', 'inputs': [cur], 'outputs': [o], 'options': {},
+                            'version': 2})
+            kind = 'QUANTIZE'
         elif kind == 'FULLY_CONNECTED' and len(shape) == 2:
             rows, k = shape
             n = r.choice([1, 3, 5, 17])
