@@ -17,7 +17,10 @@
 
 #define VKI_MAX_RANK 8
 #define VKI_MAX_OP_INPUTS 16
-#define VKI_MAX_OP_OUTPUTS 4
+/* An op's outputs are a fixed array in vki_op. SPLIT, SPLIT_V and UNPACK run one dispatch
+ * an output, so 64 holds a 12-way UNPACK of a model's heads and more (TFLite sets no
+ * limit; the loader names an op beyond it). */
+#define VKI_MAX_OP_OUTPUTS 64
 
 /* TFLite BuiltinOperator codes (schema.fbs values) of the ops vkinfer knows, from the
  * op list (ops/op_list.h). */

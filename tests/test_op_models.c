@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_IO 8
+#define MAX_IO 32
 
 typedef struct model_io {
     vki_model *m;

@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #define CLI_MAX_MODELS 64
-#define CLI_MAX_FILES 16
+#define CLI_MAX_FILES 64
 #define CLI_MAX_FP32_OPS 4096
 
 /* The verbs: id, name, operands, one line of help. */

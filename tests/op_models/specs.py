@@ -212,6 +212,22 @@ def pack_unpack(g):
     g.output(p)
 
 
+def many_outputs(g):
+    """Ops with more outputs than one dispatch binds: UNPACK into 12 (rank 3, the middle
+    axis), SPLIT into 9 along C and SPLIT_V into 6 at batch 2, each output read by an op."""
+    x = g.input([3, 12, 5])
+    for t in g.op('UNPACK', [x], [[3, 5]] * 12, num=12, axis=1):
+        g.output(g.op('ABS', [t], [3, 5]))
+    y = g.input([1, 5, 3, 27])
+    for t in g.op('SPLIT', [g.ints([3], []), y], [[1, 5, 3, 3]] * 9, num_splits=9):
+        g.output(t)
+    z = g.input([2, 7, 5, 3])
+    sizes = [1, 2, 1, 1, 1, 1]
+    for t in g.op('SPLIT_V', [z, g.ints(sizes), g.ints([1], [])], [[2, n, 5, 3] for n in sizes],
+                  num_splits=6):
+        g.output(t)
+
+
 def tile_broadcast(g):
     x = g.input([1, 3, 1, 5])
     g.output(g.op('TILE', [x, g.ints([2, 1, 3, 1])], [2, 3, 3, 5]))
@@ -689,4 +705,5 @@ MODELS = [
      resize('RESIZE_NEAREST_NEIGHBOR', [1, 9, 11, 5], [4, 6], half_pixel_centers=True)),
     ('spatial_resize_nearest_down_align_corners',
      resize('RESIZE_NEAREST_NEIGHBOR', [1, 9, 11, 5], [4, 6], align_corners=True)),
+    ('layout_many_outputs', many_outputs),
 ]
