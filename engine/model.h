@@ -16,7 +16,9 @@
 #include <stdint.h>
 
 #define VKI_MAX_RANK 8
-#define VKI_MAX_OP_INPUTS 16
+/* An op's inputs, as its outputs below: a fixed array in vki_op. The loader chains a
+ * CONCATENATION, PACK or ADD_N wider than its kernel binds (vki_op_max_inputs). */
+#define VKI_MAX_OP_INPUTS 64
 /* An op's outputs are a fixed array in vki_op. SPLIT, SPLIT_V and UNPACK run one dispatch
  * an output, so 64 holds a 12-way UNPACK of a model's heads and more (TFLite sets no
  * limit; the loader names an op beyond it). */

@@ -1447,12 +1447,137 @@ static vki_status lower_quantized(loader *L) {
     return VKI_OK;
 }
 
+/* ---- wide ops ------------------------------------------------------------------------ */
+
+/* A tensor like `like` (its type, name and grid) with extent n along `axis`; -1 on OOM. */
+static int part_tensor(vki_model *m, int like, int axis, int n) {
+    vki_tensor t = m->tensors[like];
+    t.shape[axis] = n;
+    int u = vki_model_add_tensor(m, t.name, t.dtype, t.rank, t.shape, NULL, 0);
+    if (u < 0) return -1;
+    vki_tensor *v = &m->tensors[u];
+    v->quant_scale = t.quant_scale;
+    v->quant_zero = t.quant_zero;
+    v->quant_min = t.quant_min;
+    v->quant_max = t.quant_max;
+    return u;
+}
+
+/* The ops that replace `op` (n_inputs above `limit`) in `out`; returns how many, -1 on OOM.
+ * ADD_N: a chain that sums in the file's order, each link taking the sum so far and the
+ * next inputs. CONCATENATION: groups of `limit` inputs concatenated into parts on the
+ * output's grid (uint8 inputs on other grids requantize in their group, as TFLite does
+ * onto the output's grid), then the parts. PACK: groups packed into parts, then the parts
+ * concatenated along the new axis. */
+static int split_wide(vki_model *m, const vki_op *op, int limit, vki_op *out) {
+    const int n = op->n_inputs, group = limit < 2 ? 2 : limit;
+    int k = 0;
+    if (op->code == VKI_OP_ADD_N) {
+        int sum = -1;
+        for (int at = 0; at < n;) {
+            vki_op link = *op;
+            int j = 0;
+            if (sum >= 0) link.inputs[j++] = sum;
+            for (; j < group && at < n; j++) link.inputs[j] = op->inputs[at++];
+            link.n_inputs = j;
+            if (at < n) {
+                const vki_tensor *o = &m->tensors[op->outputs[0]];
+                sum = part_tensor(m, op->outputs[0], 0, o->rank ? o->shape[0] : 1);
+                if (sum < 0) return -1;
+                link.outputs[0] = sum;
+            }
+            out[k++] = link;
+        }
+        return k;
+    }
+    const vki_tensor *o = &m->tensors[op->outputs[0]];
+    const bool pack = op->code == VKI_OP_PACK;
+    int axis = pack ? op->opt.pack.axis : op->opt.concat.axis;
+    if (axis < 0) axis += o->rank;
+    vki_op cat = *op;
+    cat.code = VKI_OP_CONCATENATION;
+    cat.opt.concat.axis = axis;
+    cat.opt.concat.activation = VKI_ACT_NONE;
+    cat.n_inputs = 0;
+    for (int at = 0; at < n;) {
+        vki_op part = *op;
+        int j = 0, extent = 0;
+        for (; j < group && at < n; j++, at++) {
+            part.inputs[j] = op->inputs[at];
+            extent += pack ? 1 : m->tensors[op->inputs[at]].shape[axis];
+        }
+        part.n_inputs = j;
+        int t = part_tensor(m, op->outputs[0], axis, extent);
+        if (t < 0) return -1;
+        part.outputs[0] = t;
+        out[k++] = part;
+        cat.inputs[cat.n_inputs++] = t;
+    }
+    out[k++] = cat;
+    return k;
+}
+
+/* The most inputs op binds in one dispatch where the loader can cut it (a CONCATENATION,
+ * PACK or ADD_N of tensors that exist, with an axis in range), INT_MAX where it need not
+ * or cannot: validation then names what is wrong. */
+static int wide_limit(const vki_model *m, const vki_op *op) {
+    if (op->n_inputs <= VKI_ADD_N_MAX_INPUTS || op->n_outputs != 1 || op->outputs[0] < 0 ||
+        (op->code != VKI_OP_CONCATENATION && op->code != VKI_OP_PACK && op->code != VKI_OP_ADD_N))
+        return INT_MAX;
+    for (int i = 0; i < op->n_inputs; i++)
+        if (op->inputs[i] < 0) return INT_MAX;
+    const int rank = m->tensors[op->outputs[0]].rank;
+    if (op->code != VKI_OP_ADD_N) {
+        int axis = op->code == VKI_OP_PACK ? op->opt.pack.axis : op->opt.concat.axis;
+        if (axis < -rank || axis >= rank) return INT_MAX;
+        if (op->code == VKI_OP_CONCATENATION && axis < 0) return INT_MAX;
+        for (int i = 0; i < op->n_inputs; i++)
+            if (m->tensors[op->inputs[i]].rank != rank - (op->code == VKI_OP_PACK)) return INT_MAX;
+    }
+    return vki_op_max_inputs(m, op);
+}
+
+/* Ops with more inputs than their kernels bind in one dispatch (vki_op_max_inputs) become
+ * chains of ops that bind few enough, before the integer lowering, so each link takes the
+ * integer form the whole op would. The links keep the op's file index. */
+static vki_status split_wide_ops(loader *L) {
+    vki_model *m = L->m;
+    int extra = 0;
+    for (int o = 0; o < m->n_ops; o++) {
+        int limit = wide_limit(m, &m->ops[o]);
+        if (m->ops[o].n_inputs > limit) extra += m->ops[o].n_inputs / (limit - 1) + 2;
+    }
+    if (!extra) return VKI_OK;
+    vki_op *ops = vki_calloc((size_t)(m->n_ops + extra), sizeof *ops);
+    if (!ops) return oom(L, "wide ops");
+    int n = 0;
+    for (int o = 0; o < m->n_ops; o++) {
+        const vki_op op = m->ops[o];
+        int limit = wide_limit(m, &op);
+        if (op.n_inputs <= limit) {
+            ops[n++] = op;
+            continue;
+        }
+        int k = split_wide(m, &op, limit, ops + n);
+        if (k < 0) {
+            free(ops);
+            return oom(L, "wide ops");
+        }
+        n += k;
+    }
+    free(m->ops);
+    m->ops = ops;
+    m->n_ops = n;
+    return VKI_OK;
+}
+
 static vki_status fold_constants(loader *L) {
     vki_status st = fold_constant_ops(L);
     if (st == VKI_OK) st = drop_unused_tensors(L);
     if (st == VKI_OK) st = convert_half_constants(L);
     if (st == VKI_OK) st = convert_index_constants(L);
     if (st == VKI_OK) st = fold_atrous(L);
+    if (st == VKI_OK) st = split_wide_ops(L);
     if (st == VKI_OK) st = lower_quantized(L);
     return st;
 }

@@ -1,13 +1,12 @@
-/* add_n.c: ADD_N, the sum of 2 to 8 tensors of one shape, any rank (glsl/add_n.comp).
+/* add_n.c: ADD_N, the sum of 2 to 8 tensors of one shape, any rank (glsl/add_n.comp); the
+ * loader chains wider ones (vki_op_max_inputs).
  * Constant inputs are packed into the weights. */
 #include "ops.h"
 
 #include <stdio.h>
 
-#define MAX_INPUTS 8
-
 static vki_status validate(const vki_model *m, int o) {
-    vki_status s = vki_op_check_arity(m, o, 2, MAX_INPUTS, 1);
+    vki_status s = vki_op_check_arity(m, o, 2, VKI_ADD_N_MAX_INPUTS, 1);
     if (s) return s;
     const vki_op *op = &m->ops[o];
     const vki_tensor *out = vki_op_out(m, op, 0);

@@ -47,6 +47,12 @@ static bool fast_path(const vki_model *m, const vki_op *op) {
     return true;
 }
 
+/* concat.comp binds up to 15 inputs (14 for the uint8 form, which binds its tables too),
+ * remap.comp up to VKI_REMAP_MAX_INPUTS. */
+int vki_concat_max_inputs(const vki_model *m, const vki_op *op) {
+    return fast_path(m, op) ? MAX_INPUTS - 1 : VKI_REMAP_MAX_INPUTS;
+}
+
 /* An input the integer form maps through a table: on another grid than the output's. */
 static bool rescaled(const vki_tensor *in, const vki_tensor *out) {
     return in->quant_scale != out->quant_scale || in->quant_zero != out->quant_zero;

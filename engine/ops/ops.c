@@ -1,7 +1,9 @@
 /* ops.c: the op table, the helpers op files share, model validation and the CPU
  * reference run used by tests. */
 #include "ops.h"
+#include "remap.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdarg.h>
@@ -176,6 +178,15 @@ vki_status vki_op_check_float_tensor(const vki_model *m, int op_index, int t, co
                            "%s %d (tensor %d '%s') has batch %d, this op takes batch 1", role,
                            slot, t, tensor->name, vki_tensor_shape4(tensor).n);
     return VKI_OK;
+}
+
+int vki_op_max_inputs(const vki_model *m, const vki_op *op) {
+    switch (op->code) {
+    case VKI_OP_CONCATENATION: return vki_concat_max_inputs(m, op);
+    case VKI_OP_PACK: return VKI_REMAP_MAX_INPUTS;
+    case VKI_OP_ADD_N: return VKI_ADD_N_MAX_INPUTS;
+    default: return INT_MAX;
+    }
 }
 
 vki_status vki_op_check_arity(const vki_model *m, int op_index, int min_inputs,

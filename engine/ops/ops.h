@@ -207,6 +207,12 @@ vki_status vki_op_fail(const vki_model *m, int op_index, vki_status status, cons
 /* Checks the op has between min and max inputs and exactly n_outputs outputs, that each
  * non-optional tensor exists, is FLOAT32 and has rank <= 4 with batch 1 (for a general
  * op: FLOAT32 or an index type, rank <= 5, any batch). */
+/* The most inputs op's kernel binds in one dispatch (INT_MAX: no limit of its own). The
+ * loader cuts a CONCATENATION, PACK or ADD_N with more into a chain of ops that each bind
+ * few enough (tflite_loader.c, split_wide_ops). */
+int vki_op_max_inputs(const vki_model *m, const vki_op *op);
+int vki_concat_max_inputs(const vki_model *m, const vki_op *op);   /* concatenation.c */
+#define VKI_ADD_N_MAX_INPUTS 8
 vki_status vki_op_check_arity(const vki_model *m, int op_index, int min_inputs,
                               int max_inputs, int n_outputs);
 /* Checks tensor t exists, is FLOAT32, has rank <= 4, positive dims and (if not a

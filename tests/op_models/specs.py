@@ -228,6 +228,25 @@ def many_outputs(g):
         g.output(t)
 
 
+def many_inputs(g):
+    """Ops with more inputs than one dispatch binds, which the loader chains: CONCATENATION
+    of 20 inputs along C (concat.comp binds 15) and of 11 along the batch (remap binds 8),
+    PACK of 11 and ADD_N of 13, a constant among the inputs of each."""
+    xs = [g.input([1, 3, 5, c]) for c in (1, 3, 5, 2, 1, 7, 1, 3, 2, 4)]
+    ins = xs + [g.const([1, 3, 5, 2])] + xs[:9]
+    g.output(g.op('CONCATENATION', ins, [1, 3, 5, sum(g.tensors[t]['shape'][3] for t in ins)],
+                  axis=3))
+    ys = [g.input([n, 2, 3]) for n in (1, 2, 1, 3, 1)]
+    ins = ys + [g.const([2, 2, 3])] + ys
+    g.output(g.op('CONCATENATION', ins, [sum(g.tensors[t]['shape'][0] for t in ins), 2, 3],
+                  axis=0))
+    zs = [g.input([3, 5]) for _ in range(5)]
+    ins = zs + [g.const([3, 5])] + zs
+    g.output(g.op('PACK', ins, [3, 11, 5], values_count=11, axis=1))
+    ins = zs + [g.const([3, 5])] + zs + zs[:2]
+    g.output(g.op('ADD_N', ins, [3, 5]))
+
+
 def tile_broadcast(g):
     x = g.input([1, 3, 1, 5])
     g.output(g.op('TILE', [x, g.ints([2, 1, 3, 1])], [2, 3, 3, 5]))
@@ -706,4 +725,5 @@ MODELS = [
     ('spatial_resize_nearest_down_align_corners',
      resize('RESIZE_NEAREST_NEIGHBOR', [1, 9, 11, 5], [4, 6], align_corners=True)),
     ('layout_many_outputs', many_outputs),
+    ('layout_many_inputs', many_inputs),
 ]
