@@ -145,12 +145,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     if (st) return st;
     if (int8 && (st = vki_int8_define_epilogue(b, &d, m, op, c->activation, (size_t)out_s * 4)))
         return st;
-    if (packed) {
-        const vki_tensor *src = vki_op_in(m, op, 0);
-        vki_define_int(&d, "INT8_PACKED", 1);
-        if (src->quant_min < 0) vki_define_int(&d, "SRC_SIGNED", 1);
-        vki_define_int(&d, "SRC_ZERO", src->quant_zero);
-    }
+    if (packed) vki_int8_define_packed_src(&d, vki_op_in(m, op, 0));
     const int tile_x = pick_tile_x(vki_build_device(b), &win, multiplier);
     vki_define_int(&d, "DEPTH_MULTIPLIER", multiplier);
     vki_define_int(&d, "TILE_X", tile_x);

@@ -78,10 +78,14 @@ int vki_int8_bias_blob_adjusted(vki_build *b, const vki_model *m, const vki_op *
     return blob;
 }
 
-void vki_int8_define_packed(vki_build *b, vki_dispatch *d, const vki_tensor *in) {
+void vki_int8_define_packed_src(vki_dispatch *d, const vki_tensor *in) {
     vki_define_int(d, "INT8_PACKED", 1);
     if (in->quant_min < 0) vki_define_int(d, "SRC_SIGNED", 1);
     vki_define_int(d, "SRC_ZERO", in->quant_zero);
+}
+
+void vki_int8_define_packed(vki_build *b, vki_dispatch *d, const vki_tensor *in) {
+    vki_int8_define_packed_src(d, in);
     if (vki_build_int_dot(b)) vki_define_int(d, "INT8_DOT", 1);
 }
 

@@ -37,8 +37,10 @@ int vki_int8_bias_blob_adjusted(vki_build *b, const vki_model *m, const vki_op *
 bool vki_int8_packed_adjust(const float *packed, size_t count, const float *values, int n_out,
                             size_t n_in, int zero, int32_t *adjust);
 /* The packed form's defines for input `in`: INT8_PACKED, SRC_SIGNED for int8 bytes,
- * INT8_DOT where the device has integer dot products (common.glsl). */
+ * SRC_ZERO (its zero point), and INT8_DOT where the device has integer dot products
+ * (common.glsl); _src without INT8_DOT, for a kernel that unpacks the words itself. */
 void vki_int8_define_packed(vki_build *b, vki_dispatch *d, const vki_tensor *in);
+void vki_int8_define_packed_src(vki_dispatch *d, const vki_tensor *in);
 
 /* The tensor whose grid the op's own int32 sum is requantized onto: its output, or the
  * output it had before the passes fused an ADD or a table op after it (op->fused). */
