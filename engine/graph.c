@@ -13,11 +13,20 @@
 #include "builder.h"
 #include "image_input.h"
 #include "kernels.h"
+#include "partition.h"
 #include "status.h"
 #include "tune.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
 
 /* The graph keeps only what it needs of the model: its I/O tensors' names and shapes. */
 static vki_model *copy_io(const vki_model *m) {
@@ -174,7 +183,8 @@ vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
     g->model_io = copy_io(model);
     if (!g->model_io) s = vki_fail_oom("vki_graph_create");
     vki_build b = {0};
-    if (!s) s = build(g, model, &cfg, &b);
+    if (!s && vki_partition_first_cpu_op(model) >= 0) s = vki_partition_create(g, model, options, &cfg);
+    else if (!s) s = build(g, model, &cfg, &b);
     vki_build_close(&b);
     if (s) {
         vki_graph_destroy(g);
@@ -245,6 +255,7 @@ void vki_graph_destroy(vki_graph *g) {
                 "thread; not destroyed", g->model_io ? g->model_io->name : "?");
         return;
     }
+    vki_partition_destroy(g->part);
     free_kernels(g);                /* before the recording forgets its step count */
     vki_recording_close(&g->rec);   /* waits for a run still in flight */
     vki_image_inputs_close(g);
@@ -258,9 +269,24 @@ void vki_graph_destroy(vki_graph *g) {
 /* A run in flight reads the staging buffers and the recorded command buffer: nothing that
  * writes or re-records them may run meanwhile. */
 static vki_status not_in_flight(const vki_graph *g, const char *call) {
-    if (!g->pending) return VKI_OK;
+    if (!(g->part ? vki_partition_pending(g->part) : g->pending)) return VKI_OK;
     return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: graph %s has a run in flight; call "
                     "vki_graph_wait first", call, g->model_io->name);
+}
+
+static int io_count(const vki_graph *g, int is_input) {
+    return is_input ? g->model_io->n_inputs : g->model_io->n_outputs;
+}
+
+static size_t io_elements(const vki_graph *g, int is_input, int index) {
+    if (g->part) return vki_partition_io_elements(g->part, is_input, index);
+    return g->mem.elements[is_input ? index : g->mem.n_inputs + index];
+}
+
+/* Where input or output `index`'s dense floats are: its staging buffer, mapped. */
+static float *io_values(vki_graph *g, int is_input, int index) {
+    if (g->part) return vki_partition_io(g->part, is_input, index);
+    return g->mem.staging[is_input ? index : g->mem.n_inputs + index].mapped;
 }
 
 static vki_status check_io(const vki_graph *g, int index, int is_input, size_t size, const void *data) {
@@ -268,11 +294,11 @@ static vki_status check_io(const vki_graph *g, int index, int is_input, size_t s
     if (!data) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: data is NULL", call);
     vki_status s = not_in_flight(g, call);
     if (s) return s;
-    int n = is_input ? g->mem.n_inputs : g->mem.n_outputs;
+    int n = io_count(g, is_input);
     if (index < 0 || index >= n)
         return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: index %d out of range (%d %s)", call,
                         index, n, is_input ? "inputs" : "outputs");
-    size_t elements = g->mem.elements[is_input ? index : g->mem.n_inputs + index];
+    size_t elements = io_elements(g, is_input, index);
     if (size != elements * sizeof(float))
         return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: %s %d takes %zu bytes (%zu floats), got %zu",
                         call, is_input ? "input" : "output", index, elements * sizeof(float),
@@ -284,12 +310,9 @@ vki_status vki_graph_set_input(vki_graph *g, int index, const float *data, size_
     vki_status s = vki_graph_enter(g, "vki_graph_set_input");
     if (s) return s;
     s = check_io(g, index, 1, size, data);
-    if (!s) s = vki_image_inputs_floats(g, index);
-    if (!s) {
-        vki_buffer *staging = &g->mem.staging[index];
-        memcpy(staging->mapped, data, size);
-        vki_buffer_flush(g->ctx, staging);
-    }
+    if (!s && !g->part) s = vki_image_inputs_floats(g, index);
+    if (!s) memcpy(io_values(g, 1, index), data, size);
+    if (!s && !g->part) vki_buffer_flush(g->ctx, &g->mem.staging[index]);
     vki_graph_leave(g);
     return s;
 }
@@ -297,8 +320,10 @@ vki_status vki_graph_set_input(vki_graph *g, int index, const float *data, size_
 static vki_status submit(vki_graph *g, const char *call) {
     vki_status s = not_in_flight(g, call);
     if (s) return s;
+    if (g->part) return vki_partition_submit(g->part);
     /* Inputs written through vki_graph_input_pointer reach non-coherent memory here. */
     for (int i = 0; i < g->mem.n_inputs; i++) vki_buffer_flush(g->ctx, &g->mem.staging[i]);
+    g->submitted_ms = now_ms();
     s = vki_recording_start(&g->rec);
     if (!s) g->pending = 1;
     return s;
@@ -306,6 +331,8 @@ static vki_status submit(vki_graph *g, const char *call) {
 
 /* Waits for the run in flight; then the outputs are readable. A timeout leaves it pending. */
 static vki_status finish(vki_graph *g, uint64_t timeout_ns, const char *call) {
+    if (g->part && vki_partition_pending(g->part))
+        return vki_partition_wait(g->part, timeout_ns, 0);
     if (!g->pending)
         return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: graph %s has no run in flight",
                         call, g->model_io->name);
@@ -313,6 +340,7 @@ static vki_status finish(vki_graph *g, uint64_t timeout_ns, const char *call) {
     if (s == VKI_ERROR_TIMEOUT) return s;
     g->pending = 0;
     if (s) return s;
+    g->last_ms = now_ms() - g->submitted_ms;
     for (int i = 0; i < g->mem.n_outputs; i++)
         vki_buffer_invalidate(g->ctx, &g->mem.staging[g->mem.n_inputs + i]);
     return vki_memory_check_guards(g->ctx, &g->mem, g->model_io->name);
@@ -322,7 +350,9 @@ vki_status vki_graph_run(vki_graph *g) {
     vki_status s = vki_graph_enter(g, "vki_graph_run");
     if (s) return s;
     s = submit(g, "vki_graph_run");
-    if (!s) s = finish(g, g->rec.sub.timeout_ns, "vki_graph_run");
+    /* A partitioned graph waits for each GPU segment with that segment's run timeout. */
+    if (!s && g->part) s = vki_partition_wait(g->part, 0, 1);
+    else if (!s) s = finish(g, g->rec.sub.timeout_ns, "vki_graph_run");
     vki_graph_leave(g);
     return s;
 }
@@ -347,7 +377,7 @@ vki_status vki_graph_get_output(vki_graph *g, int index, float *data, size_t siz
     vki_status s = vki_graph_enter(g, "vki_graph_get_output");
     if (s) return s;
     s = check_io(g, index, 0, size, data);
-    if (!s) memcpy(data, g->mem.staging[g->mem.n_inputs + index].mapped, size);
+    if (!s) memcpy(data, io_values(g, 0, index), size);
     vki_graph_leave(g);
     return s;
 }
@@ -370,10 +400,33 @@ vki_status vki_graph_precision(const vki_graph *g, vki_precision_report *out) {
     return VKI_OK;
 }
 
-int vki_graph_dispatch_count(const vki_graph *g) { return g ? g->rec.n_steps : 0; }
+int vki_graph_dispatch_count(const vki_graph *g) {
+    return !g ? 0 : g->part ? vki_partition_dispatch_count(g->part) : g->rec.n_steps;
+}
+
+int vki_graph_segment_count(const vki_graph *g) {
+    return !g ? 0 : g->part ? vki_partition_segment_count(g->part) : 1;
+}
+
+vki_status vki_graph_segment_info(const vki_graph *g, int index, vki_segment_info *out) {
+    if (!g || !out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_segment_info: NULL argument");
+    if (g->part) return vki_partition_segment_info(g->part, index, out);
+    if (index != 0)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_segment_info: %s: segment %d out "
+                        "of range (the graph has 1)", g->model_io->name, index);
+    *out = (vki_segment_info){.ops = g->precision.ops, .first_op = 0,
+                              .dispatches = g->rec.n_steps, .inputs = g->model_io->n_inputs,
+                              .outputs = g->model_io->n_outputs, .last_ms = g->last_ms};
+    return VKI_OK;
+}
 
 vki_status vki_graph_dispatch_info(const vki_graph *g, int index, vki_dispatch_info *out) {
     if (!g || !out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_dispatch_info: NULL argument");
+    vki_graph *sub;
+    int local;
+    if (g->part && vki_partition_locate(g->part, index, &sub, &local))
+        return vki_graph_dispatch_info(sub, local, out);
+    if (g->part) index = -1;
     if (index < 0 || index >= g->rec.n_steps)
         return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_dispatch_info: %s: dispatch %d "
                         "out of range (the graph has %d)", g->model_io->name, index, g->rec.n_steps);
@@ -397,6 +450,11 @@ static vki_status not_in_flight(const vki_graph *g, const char *call);
 vki_status vki_graph_time_dispatch(vki_graph *g, int index, const uint32_t wg[3], double *ms) {
     if (!g || !wg || !ms) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_time_dispatch: NULL argument");
     *ms = -1;
+    vki_graph *sub;
+    int local;
+    if (g->part && vki_partition_locate(g->part, index, &sub, &local))
+        return vki_graph_time_dispatch(sub, local, wg, ms);
+    if (g->part) index = -1;
     if (index < 0 || index >= g->rec.n_steps)
         return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_time_dispatch: %s: dispatch %d "
                         "out of range (the graph has %d)", g->model_io->name, index, g->rec.n_steps);
@@ -412,6 +470,12 @@ vki_status vki_graph_time_dispatch(vki_graph *g, int index, const uint32_t wg[3]
 }
 
 int vki_graph_profile(const vki_graph *g, vki_dispatch_profile *out, int max) {
+    if (g && g->part) {
+        if (vki_graph_enter((vki_graph *)g, "vki_graph_profile")) return -1;
+        int n = vki_partition_profile(g->part, out, max);
+        vki_graph_leave((vki_graph *)g);
+        return n;
+    }
     if (!g || !g->rec.timestamps) return -1;
     /* The times are the last run's: read them only while no other call runs. */
     if (vki_graph_enter((vki_graph *)g, "vki_graph_profile")) return -1;
@@ -433,7 +497,11 @@ vki_status vki_graph_set_input_image(vki_graph *g, int index, const vki_image *i
     vki_status s = vki_graph_enter(g, "vki_graph_set_input_image");
     if (s) return s;
     s = not_in_flight(g, "vki_graph_set_input_image");
-    if (!s) s = vki_image_inputs_set(g, index, image, transform);
+    if (!s && g->part && (index < 0 || index >= g->model_io->n_inputs))
+        s = vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_set_input_image: %s: input %d out of "
+                     "range (%d inputs)", g->model_io->name, index, g->model_io->n_inputs);
+    if (!s && g->part) s = vki_partition_set_input_image(g->part, index, image, transform);
+    else if (!s) s = vki_image_inputs_set(g, index, image, transform);
     vki_graph_leave(g);
     return s;
 }
@@ -445,17 +513,16 @@ static vki_status io_pointer(vki_graph *g, int index, int is_input, float **data
     if (size) *size = 0;
     vki_status s = vki_graph_enter(g, call);
     if (s) return s;
-    int n = is_input ? g->mem.n_inputs : g->mem.n_outputs;
+    int n = io_count(g, is_input);
     if (!data || !size) s = vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: NULL argument", call);
     if (!s) s = not_in_flight(g, call);
     if (!s && (index < 0 || index >= n))
         s = vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: %s: index %d out of range (%d %s)", call,
                      g->model_io->name, index, n, is_input ? "inputs" : "outputs");
-    if (!s && is_input) s = vki_image_inputs_floats(g, index);
+    if (!s && is_input && !g->part) s = vki_image_inputs_floats(g, index);
     if (!s) {
-        int k = is_input ? index : g->mem.n_inputs + index;
-        *data = g->mem.staging[k].mapped;
-        *size = g->mem.elements[k] * sizeof(float);
+        *data = io_values(g, is_input, index);
+        *size = io_elements(g, is_input, index) * sizeof(float);
     }
     vki_graph_leave(g);
     return s;

@@ -23,6 +23,7 @@ struct vki_graph {
     vki_context *ctx;
     atomic_int busy;
     int pending;                 /* submitted, not yet waited for */
+    double submitted_ms, last_ms;   /* the last run's submission and host wall time */
     vki_model *model_io;         /* the model's I/O tensors only: names and shapes */
     vki_memory mem;
     vki_recording rec;
@@ -31,6 +32,9 @@ struct vki_graph {
     unsigned passes_fired;       /* VKI_PASS_* bits of the passes that changed the graph */
     struct vki_image_inputs *images;   /* camera frames into inputs (image_input.c) */
     vki_step_kernel *kernels;   /* per step: its kernel variant, for timing other sizes */
+    /* A model with CPU ops: its segments (partition.c), which every call goes to; then the
+     * fields above hold only the reports, summed over the GPU segments. NULL: one GPU graph. */
+    struct vki_partition *part;
 };
 
 /* Takes the graph for a call named `call`: VKI_ERROR_INVALID_ARGUMENT when it is NULL or

@@ -24,6 +24,7 @@ const char *vki_tflite_builtin_name(int code) {
 const char *vki_op_name(int code) {
     switch (code) {
         VKI_OP_LIST(NAME_)
+        VKI_CPU_OP_LIST(NAME_)
         VKI_FOLDED_OP_LIST(NAME_)
     }
     const char *name = vki_tflite_builtin_name(code);

@@ -29,6 +29,7 @@
 #define VKI_OP_ENUM_(name, code, ...) VKI_OP_##name = code,
 typedef enum vki_op_code {
     VKI_OP_LIST(VKI_OP_ENUM_)
+    VKI_CPU_OP_LIST(VKI_OP_ENUM_)
     VKI_FOLDED_OP_LIST(VKI_OP_ENUM_)
 } vki_op_code;
 #undef VKI_OP_ENUM_
@@ -180,6 +181,14 @@ typedef struct vki_op {
         struct { bool exclusive, reverse; } cumsum;
         struct { int radius; float bias, alpha, beta; } lrn;     /* LOCAL_RESPONSE_NORMALIZATION */
         struct { vki_activation activation; } l2norm;            /* L2_NORMALIZATION */
+        /* TFLite_Detection_PostProcess's custom options (a FlexBuffer map). */
+        struct {
+            int max_detections, max_classes_per_detection, detections_per_class;
+            bool use_regular_nms;
+            float score_threshold, iou_threshold, y_scale, x_scale, h_scale, w_scale;
+            int num_classes;
+        } detection;
+        struct { int axis; } one_hot;                            /* ONE_HOT */
         /* TRANSPOSE_CONV and MediaPipe's Convolution2DTransposeBias custom op. */
         struct { vki_padding padding; int stride_w, stride_h; vki_activation activation; } transpose_conv;
     } opt;

@@ -125,6 +125,7 @@ vki_status vki_graph_config_resolve(const vki_context *ctx, const vki_model *m,
         .passes = ~disable,
         .progress = o->progress,
         .progress_user = o->progress_user,
+        .gpu_only = o->gpu_only != 0,
     };
     return VKI_OK;
 }

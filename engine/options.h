@@ -60,6 +60,7 @@ typedef struct vki_graph_config {
     unsigned passes;             /* VKI_PASS_* bits of the passes that run */
     vki_progress_fn progress;    /* NULL: none */
     void *progress_user;
+    int gpu_only;                /* refuse CPU ops rather than run them between GPU segments */
 } vki_graph_config;
 
 /* Checks the options against the context's device and the model, and fills the config. */

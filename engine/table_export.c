@@ -5,6 +5,7 @@
  * its own. */
 #include "gpu.h"
 #include "graph.h"
+#include "partition.h"
 #include "status.h"
 
 #include "../tuner/table.h"
@@ -116,12 +117,9 @@ static vki_status write_text(const char *path, const char *text) {
     return ok ? VKI_OK : vki_fail(VKI_ERROR_IO, "%s: cannot write the work-group table", path);
 }
 
-vki_status vki_export_workgroup_table(vki_graph *const *graphs, int n,
-                                      const vki_table_export_options *options, const char *path) {
+static vki_status export_table(vki_graph *const *graphs, int n,
+                               const vki_table_export_options *options, const char *path) {
     const vki_table_export_options none = {0}, *o = options ? options : &none;
-    if (!graphs || !path || n < 1)
-        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_export_workgroup_table: %s",
-                        !graphs || !path ? "NULL argument" : "no graphs");
     for (int i = 0; i < n; i++) {
         if (!graphs[i])
             return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_export_workgroup_table: graph %d is NULL", i);
@@ -197,5 +195,28 @@ vki_status vki_export_workgroup_table(vki_graph *const *graphs, int n,
     free(samples);
     free(cand);
     free(items);
+    return s;
+}
+
+/* A graph with CPU ops brings its GPU segments' graphs. */
+vki_status vki_export_workgroup_table(vki_graph *const *graphs, int n,
+                                      const vki_table_export_options *options, const char *path) {
+    if (!graphs || !path || n < 1)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_export_workgroup_table: %s",
+                        !graphs || !path ? "NULL argument" : "no graphs");
+    int total = 0;
+    for (int i = 0; i < n; i++)
+        total += graphs[i] && graphs[i]->part ? vki_partition_graphs(graphs[i]->part, NULL, 0) : 1;
+    vki_graph **all = vki_calloc((size_t)total + 1, sizeof *all);
+    if (!all) return vki_fail_oom("vki_export_workgroup_table");
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (graphs[i] && graphs[i]->part) k += vki_partition_graphs(graphs[i]->part, all + k, total - k);
+        else all[k++] = graphs[i];
+    }
+    vki_status s = k ? export_table(all, k, options, path)
+                     : vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_export_workgroup_table: the "
+                                "graphs run no GPU segment");
+    free(all);
     return s;
 }

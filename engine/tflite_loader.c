@@ -904,10 +904,11 @@ typedef struct options_type {
 static options_type options_type_of(vki_op_code code) {
 #define OPTS(id, name) {id, #name}
 #define NO_OPTS {0, NULL}
-#define TYPE_(name, value, def, options, activation) \
+#define TYPE_(name, value, def, options, ...) \
     case VKI_OP_##name: return (options_type)options;
     switch (code) {
         VKI_OP_LIST(TYPE_)
+        VKI_CPU_OP_LIST(TYPE_)
     default: return (options_type)NO_OPTS;
     }
 #undef TYPE_
@@ -1705,6 +1706,7 @@ static vki_status list_ops(loader *L, vki_op_entry *out, int max, int *count) {
         else snprintf(o->name, sizeof o->name, "builtin code %d", (int)e->code);
         /* A kernel of its own, or folded at load (DENSIFY). */
         o->supported = vki_op_find(&probe) != NULL || is_folded(e->code);
+        o->on_cpu = vki_op_def_cpu(vki_op_find(&probe));
     }
     *count = (int)ops.len;
     return VKI_OK;

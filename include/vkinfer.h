@@ -277,6 +277,10 @@ VKI_API const char *vki_model_op_name(const vki_model *model, int index);
  * (possibly fused with others into one dispatch), -1 for a NULL model or an index out of
  * range. Never sets an error. */
 VKI_API int vki_model_op_folded(const vki_model *model, int index);
+/* 1 when file op `index` runs on the CPU (it has no GPU kernel: the graph runs GPU
+ * segments around it), 0 when it runs on the GPU or was folded, -1 for a NULL model or an
+ * index out of range. */
+VKI_API int vki_model_op_on_cpu(const vki_model *model, int index);
 
 /* One op of a .tflite file as vki_model_list_ops_* lists it. */
 typedef struct vki_op_entry {
@@ -285,6 +289,7 @@ typedef struct vki_op_entry {
                                   * name; "builtin code N" for a code newer than vkinfer */
     int custom;                  /* nonzero for a CUSTOM op */
     int supported;               /* vkinfer runs it (or folds it at load, as DEQUANTIZE) */
+    int on_cpu;                  /* it runs on the CPU, between the graph's GPU segments */
 } vki_op_entry;
 
 /* Every op of a model in the file's order, without loading or building anything, so that a
@@ -395,6 +400,9 @@ typedef struct vki_graph_options {
      * run stays in flight; vki_graph_wait may wait longer). 0: 60 s. A first run on a CPU
      * device compiles every kernel and can take longer under emulation or heavy load. */
     uint32_t run_timeout_ms;
+    /* Nonzero: refuse a model with an op that has no GPU kernel (VKI_ERROR_UNSUPPORTED_OP
+     * naming it) rather than run that op on the CPU between GPU segments. */
+    int gpu_only;
 } vki_graph_options;
 
 typedef struct vki_tuning_report {
@@ -553,6 +561,22 @@ VKI_API vki_status vki_calibrate_fp32_ops(vki_context *ctx, const vki_model *mod
 VKI_API int vki_graph_profile(const vki_graph *graph, vki_dispatch_profile *out, int max);
 /* Number of compute dispatches recorded in the graph's command buffer; 0 for NULL. */
 VKI_API int vki_graph_dispatch_count(const vki_graph *graph);
+
+/* A graph whose model has CPU ops runs as segments: GPU segments (each one recorded command
+ * buffer) and the CPU ops between them, in order. A graph of GPU ops alone is one segment.
+ * Dispatch indices (vki_graph_dispatch_info, the profile) run through the GPU segments in
+ * order; the profile adds one entry per CPU op, kernel "cpu", timed on the host. */
+typedef struct vki_segment_info {
+    int on_cpu;                  /* 1: CPU ops; 0: a GPU segment */
+    int ops;                     /* ops it runs (the loader's own steps included) */
+    int first_op;                /* the file index of its first op (-1: a loader step) */
+    int dispatches;              /* a GPU segment's dispatches */
+    int inputs, outputs;         /* a GPU segment's tensors in from other segments or the
+                                    app, and out to them */
+    double last_ms;              /* host wall time of its part of the last run; -1: none */
+} vki_segment_info;
+VKI_API int vki_graph_segment_count(const vki_graph *graph);
+VKI_API vki_status vki_graph_segment_info(const vki_graph *graph, int index, vki_segment_info *out);
 
 /* ---- work-group tuning runs ------------------------------------------------------------ */
 

@@ -69,6 +69,7 @@ typedef struct cli {
     const char *cache_dir;           /* resolved: --cache-dir, VKI_CACHE_DIR or the XDG one */
     int no_cache;
     int tune;
+    int gpu_only;
     int runs, warmup;
     int with_io;
     int profile, json, csv;

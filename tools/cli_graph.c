@@ -261,6 +261,7 @@ static int job_open(const cli *c, const char *path, job *j) {
 static vki_graph_options graph_options(const cli *c, const job *j, int tune) {
     return (vki_graph_options){
         .precision = c->precision, .memory = c->memory, .wait = c->wait, .profile = c->profile,
+        .gpu_only = c->gpu_only,
         .fp32_ops = c->fp32_ops, .n_fp32_ops = c->n_fp32_ops,
         .tuning_file = j->tuning[0] ? j->tuning : NULL, .tune = tune,
         .progress = tune ? cli_progress : NULL};
@@ -338,6 +339,34 @@ static void print_shape(FILE *f, const vki_tensor_info *t) {
 }
 
 /* GPU time of the last run: every dispatch, then the total per kernel and its variants. */
+/* A graph with CPU ops: its segments in run order, with the last run's host time of each. */
+static void print_segments(const vki_graph *g, const vki_model *m, int json) {
+    int n = vki_graph_segment_count(g);
+    if (n <= 1) return;
+    if (json) printf(", \"segments\": [");
+    else printf("partition: %d segments (host time of the last run):\n", n);
+    for (int i = 0; i < n; i++) {
+        vki_segment_info si;
+        if (vki_graph_segment_info(g, i, &si)) break;
+        const char *first = si.first_op >= 0 ? vki_model_op_name(m, si.first_op) : "";
+        if (json) {
+            cli_json_sep(stdout, i);
+            printf("{\"on_cpu\": %s, \"ops\": %d, \"first_op\": %d, \"dispatches\": %d, "
+                   "\"inputs\": %d, \"outputs\": %d", si.on_cpu ? "true" : "false", si.ops,
+                   si.first_op, si.dispatches, si.inputs, si.outputs);
+            cli_json_member(stdout, ", \"ms\": ", si.last_ms);
+            printf("}");
+        } else if (si.on_cpu) {
+            printf("  %d CPU  %d op%s from op %d %s, %.3f ms\n", i, si.ops, si.ops == 1 ? "" : "s",
+                   si.first_op, first, si.last_ms);
+        } else {
+            printf("  %d GPU  %d ops from op %d %s, %d dispatches, %d in, %d out, %.3f ms\n", i,
+                   si.ops, si.first_op, first, si.dispatches, si.inputs, si.outputs, si.last_ms);
+        }
+    }
+    if (json) printf("]");
+}
+
 static void print_profile(const vki_graph *g, const vki_model *m, int json) {
     int n = vki_graph_profile(g, NULL, 0);
     vki_dispatch_profile *p = n > 0 ? calloc((size_t)n, sizeof *p) : NULL;
@@ -522,6 +551,7 @@ int cli_run(const cli *c) {
                (unsigned long long)mem.lower_bound_bytes, (unsigned long long)mem.io_bytes,
                (unsigned long long)mem.staging_bytes);
         if (c->profile) print_profile(g, m, 1);
+        print_segments(g, m, 1);
         if (c->check_dir) printf(", \"check\": %s", check_ok ? "true" : "false");
         printf("}\n");
     } else {
@@ -564,6 +594,7 @@ int cli_run(const cli *c) {
                "std %.3f (%d run%s after %d warm-up; first run %.1f ms)\n", tm.stats.median,
                tm.stats.min, tm.stats.p10, tm.stats.p90, tm.stats.max, tm.stats.mean,
                tm.stats.std, c->runs, c->runs == 1 ? "" : "s", c->warmup, tm.first_ms);
+        print_segments(g, m, 0);
     }
     rc = check_ok ? 0 : 1;
 done:

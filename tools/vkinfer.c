@@ -96,6 +96,8 @@
     X(NO_CACHE, "--no-cache", NULL, V_GRAPH | V(PLAN), "use and write no cache directory")      \
     X(SPIN, "--spin", NULL, V_GRAPH, "poll for completion (default on GPUs: up to 2 ms)")       \
     X(BLOCK, "--block", NULL, V_GRAPH, "sleep until completion (default on CPU devices)")       \
+    X(GPU_ONLY, "--gpu-only", NULL, V_GRAPH,                                                    \
+      "refuse a model with ops that have no GPU kernel (by default they run on the CPU)")      \
     X(DEVICE, "--device", "INDEX|NAME", V_DEVICE,                                               \
       "a device's index in `vkinfer info`, or part of its name; wins over VKI_DEVICE")          \
     X(VALIDATION, "--validation", NULL, V_DEVICE, "enable the Khronos validation layer")        \
@@ -353,6 +355,7 @@ static int parse_args(int argc, char **argv, cli *c, int *help, int *show_versio
     c->profile = seen[F_PROFILE];
     c->with_io = seen[F_WITH_IO];
     c->tune = seen[F_TUNE];
+    c->gpu_only = seen[F_GPU_ONLY];
     c->no_cache = seen[F_NO_CACHE];
     if (c->no_cache && seen[F_CACHE_DIR]) return usage_error(c, "--no-cache and --cache-dir together");
     c->ctx_opts.enable_validation = seen[F_VALIDATION];
@@ -571,11 +574,12 @@ static int cmd_info(const cli *c) {
         }
         /* The file's numbering, which every message, --profile and --fp32-ops use; with the
          * model loaded, the ops folded at load are marked (they run as nothing). */
-        int folded = 0;
+        int folded = 0, on_cpu = 0;
         for (int i = 0; m && i < n_ops; i++) folded += vki_model_op_folded(m, ops[i].index) == 1;
+        for (int i = 0; i < n_ops; i++) on_cpu += ops[i].on_cpu != 0;
         if (c->json) fprintf(f, ", \"ops\": [");
-        else if (m) fprintf(f, "%d ops, %d not supported, %d folded at load:\n", n_ops,
-                            unsupported, folded);
+        else if (m) fprintf(f, "%d ops, %d on the CPU, %d not supported, %d folded at load:\n",
+                            n_ops, on_cpu, unsupported, folded);
         else fprintf(f, "%d ops, %d not supported:\n", n_ops, unsupported);
         for (int i = 0; i < n_ops; i++) {
             int is_folded = m && vki_model_op_folded(m, ops[i].index) == 1;
@@ -583,18 +587,19 @@ static int cmd_info(const cli *c) {
                 cli_json_sep(f, i);
                 fprintf(f, "\n  {\"index\": %d, \"name\": ", ops[i].index);
                 cli_json_string(f, ops[i].name);
-                fprintf(f, ", \"custom\": %s, \"supported\": %s", ops[i].custom ? "true" : "false",
-                        ops[i].supported ? "true" : "false");
+                fprintf(f, ", \"custom\": %s, \"supported\": %s, \"on_cpu\": %s",
+                        ops[i].custom ? "true" : "false", ops[i].supported ? "true" : "false",
+                        ops[i].on_cpu ? "true" : "false");
                 if (m) fprintf(f, ", \"folded\": %s", is_folded ? "true" : "false");
                 fprintf(f, "}");
             } else {
-                fprintf(f, "%5d %s%s%s%s\n", ops[i].index, ops[i].custom ? "CUSTOM " : "",
+                fprintf(f, "%5d %s%s%s%s%s\n", ops[i].index, ops[i].custom ? "CUSTOM " : "",
                         ops[i].name, ops[i].supported ? "" : "   <- not supported",
-                        is_folded ? "   (folded at load)" : "");
+                        ops[i].on_cpu ? "   (CPU)" : "", is_folded ? "   (folded at load)" : "");
             }
         }
         if (c->json) {
-            fprintf(f, "], \"unsupported_ops\": %d", unsupported);
+            fprintf(f, "], \"unsupported_ops\": %d, \"cpu_ops\": %d", unsupported, on_cpu);
             if (m) fprintf(f, ", \"folded_ops\": %d", folded);
         }
     }

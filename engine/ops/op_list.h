@@ -19,6 +19,13 @@
  * VKI_CUSTOM_OP_LIST(X): custom ops with a kernel (code 32, told apart by custom_code):
  *   X(IDENT, CUSTOM_CODE, DEF)
  *
+ * VKI_CPU_OP_LIST(X): builtin ops that run on the CPU, between the graph's GPU segments
+ * (engine/partition.c), with the columns of VKI_OP_LIST but ACTIVATION:
+ *   X(NAME, CODE, DEF, OPTIONS)
+ * Their op files give validate, options, reference and run (vki_op_def), and no build.
+ *
+ * VKI_CPU_CUSTOM_OP_LIST(X): custom ops that run on the CPU: X(IDENT, CUSTOM_CODE, DEF)
+ *
  * VKI_FOLDED_OP_LIST(X): builtin codes the IR knows without a kernel of their own:
  *   X(NAME, CODE): folded at load (DENSIFY) or the custom marker. (DEQUANTIZE of a constant folds at load too; of an activation it is
  *   an op of the list.)
@@ -133,6 +140,11 @@
 
 #define VKI_CUSTOM_OP_LIST(X) \
     X(CONVOLUTION_2D_TRANSPOSE_BIAS, "Convolution2DTransposeBias", conv2d_transpose_bias)
+
+#define VKI_CPU_OP_LIST(X)                                                                \
+    X(TOPK_V2, 48, topk_v2, NO_OPTS)
+
+#define VKI_CPU_CUSTOM_OP_LIST(X)
 
 #define VKI_FOLDED_OP_LIST(X) \
     X(CUSTOM, 32)             \

@@ -14,7 +14,9 @@
 #define EXTERN_(name, code, def, ...) extern const vki_op_def vki_op_##def;
 #define EXTERN_CUSTOM_(ident, custom, def) extern const vki_op_def vki_op_##def;
 VKI_OP_LIST(EXTERN_)
+VKI_CPU_OP_LIST(EXTERN_)
 VKI_CUSTOM_OP_LIST(EXTERN_CUSTOM_)
+VKI_CPU_CUSTOM_OP_LIST(EXTERN_CUSTOM_)
 #undef EXTERN_
 #undef EXTERN_CUSTOM_
 
@@ -25,8 +27,10 @@ const vki_op_def *vki_op_find(const vki_op *op) {
     if (!strcmp(op->custom_name, custom)) return &vki_op_##def;
     switch (op->code) {
         VKI_OP_LIST(BUILTIN_)
+        VKI_CPU_OP_LIST(BUILTIN_)
     case VKI_OP_CUSTOM:
         VKI_CUSTOM_OP_LIST(CUSTOM_)
+        VKI_CPU_CUSTOM_OP_LIST(CUSTOM_)
         return NULL;
     default: return NULL;
     }
@@ -163,7 +167,7 @@ vki_status vki_op_check_float_tensor(const vki_model *m, int op_index, int t, co
                            "%s %d (tensor %d '%s') is %s, the op takes float32%s", role, slot, t,
                            tensor->name, vki_dtype_name(tensor->dtype),
                            general ? ", int32, int64 or bool" : "");
-    const int max_rank = general ? 5 : 4;
+    const int max_rank = vki_op_def_cpu(def) ? VKI_MAX_RANK : general ? 5 : 4;
     if (tensor->rank > max_rank)
         return vki_op_fail(m, op_index, VKI_ERROR_UNSUPPORTED_MODEL,
                            "%s %d (tensor %d '%s') has rank %d, at most %d supported", role, slot,
@@ -454,4 +458,11 @@ vki_status vki_model_reference_run(const vki_model *m, const float *const *input
     for (int t = 0; t < m->n_tensors; t++) free(values[t]);
     free(values);
     return s;
+}
+
+int vki_model_op_on_cpu(const vki_model *m, int index) {
+    if (!m || index < 0 || index >= vki_model_file_op_count(m)) return -1;
+    for (int o = 0; o < m->n_ops; o++)
+        if (m->ops[o].file_index == index && vki_op_def_cpu(vki_op_find(&m->ops[o]))) return 1;
+    return 0;
 }

@@ -150,7 +150,7 @@ typedef struct vki_op_def {
     /* Checks inputs, outputs, options and shapes; on failure returns a status with a
      * message of the form "op 12 CONV_2D: ..." (use vki_op_fail). */
     vki_status (*validate)(const vki_model *m, int op_index);
-    /* Emits dispatches / weights / aliases for an already validated op. */
+    /* Emits dispatches / weights / aliases for an already validated op; NULL for a CPU op. */
     vki_status (*build)(vki_build *b, const vki_model *m, int op_index);
     /* Reference: inputs[i] / outputs[i] are dense NHWC float arrays for the op's inputs
      * and outputs (constant inputs included, NULL for omitted ones). */
@@ -170,7 +170,18 @@ typedef struct vki_op_def {
      * reference take that form. NULL or false: the loader gives the op float twins
      * (DEQUANTIZE before, QUANTIZE after) and it runs in float. */
     bool (*integer)(const vki_model *m, const vki_op *op);
+    /* A CPU op (VKI_CPU_OP_LIST; build is NULL): what the graph runs between its GPU
+     * segments, with the reference's arguments: dense row-major float arrays of each
+     * tensor's own shape (any rank and batch; index tensors as float values, exact below
+     * 2^24). A failure (out of host memory, an index a computed tensor holds out of
+     * range) returns a status with a message naming the op (vki_op_fail). NULL where the
+     * reference is already as fast as the op allows and cannot fail (the file says so). */
+    vki_status (*run)(const vki_model *m, int op_index, const float *const *inputs,
+                      float *const *outputs);
 } vki_op_def;
+
+/* Whether the op runs on the CPU: an op of VKI_CPU_OP_LIST / VKI_CPU_CUSTOM_OP_LIST. */
+static inline bool vki_op_def_cpu(const vki_op_def *def) { return def && !def->build; }
 
 /* The def of an op's code (and custom_code), from the op list; NULL if vkinfer has no
  * kernel for it. */
