@@ -361,11 +361,12 @@ static vki_status validate_io(vki_model *m) {
             return vki_fail(VKI_ERROR_MODEL_FORMAT, "%s: graph %s %d: tensor index %d out of range",
                             m->name, role, slot, t);
         const vki_tensor *tensor = &m->tensors[t];
-        if (tensor->dtype != VKI_DTYPE_FLOAT32)
+        /* Index tensors (int32, int64, bool) pass as their float values, as they are held. */
+        if (tensor->dtype != VKI_DTYPE_FLOAT32 && !vki_dtype_is_index(tensor->dtype))
             return vki_fail(VKI_ERROR_UNSUPPORTED_MODEL,
                             "%s: graph %s %d (tensor %d '%s') is %s, graph inputs and outputs "
-                            "are float32", m->name, role, slot, t, tensor->name,
-                            vki_dtype_name(tensor->dtype));
+                            "are float32, int32, int64 or bool", m->name, role, slot, t,
+                            tensor->name, vki_dtype_name(tensor->dtype));
         if (tensor->rank > 5)
             return vki_fail(VKI_ERROR_UNSUPPORTED_MODEL,
                             "%s: graph %s %d (tensor %d '%s') has rank %d, at most 5 supported",
