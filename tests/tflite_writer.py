@@ -105,10 +105,71 @@ OPTIONS = {
     'PAD': (22, []),
     'MINIMUM': (39, []),
     'GREATER_EQUAL': (45, []),
+    'TOPK_V2': (34, []),
+    'GATHER_ND': (83, []),
+    'NON_MAX_SUPPRESSION_V4': (95, []),
+    'NON_MAX_SUPPRESSION_V5': (96, []),
+    'SCATTER_ND': (97, []),
+    'ONE_HOT': (61, [('axis', 0, 'int', -1)]),
 }
 OPTIONS['MAX_POOL_2D'] = OPTIONS['AVERAGE_POOL_2D']
 for reducer in ('SUM', 'REDUCE_MAX', 'REDUCE_MIN', 'REDUCE_PROD', 'REDUCE_ANY'):
     OPTIONS[reducer] = OPTIONS['MEAN']
+
+
+# ---- FlexBuffers (custom ops' options) ------------------------------------------------------
+
+def flexbuffer_map(values):
+    """The FlexBuffer bytes of a map (what custom ops such as TFLite_Detection_PostProcess read
+    as custom_options): {key: bool | int | float}. Keys are written sorted (readers
+    binary-search them), values inline at 4 bytes: ints as int32 (INT), floats as float32
+    (FLOAT), bools as BOOL. Layout, front to back: the keys as 0-terminated strings, the
+    keys vector (a typed vector of KEY: uint32 size, then uint32 offsets back to each key),
+    the map (uint32 offset back to the keys vector, the keys vector's byte width 4, size,
+    the values, one packed type byte a value), then the root: a uint32 offset back to the
+    map, the map's packed type, the root's byte width 4. A packed type is type << 2 | log2
+    of the byte width; offsets are unsigned, taken from where they are stored back to what
+    they point at."""
+    INT, FLOAT, MAP, BOOL = 1, 3, 9, 26
+    W32 = 2
+    keys = sorted(values, key=lambda k: k.encode('ascii'))
+    buf = bytearray()
+    key_pos = []
+    for k in keys:
+        key_pos.append(len(buf))
+        buf += k.encode('ascii') + b'\0'
+
+    def align(n):
+        while len(buf) % n:
+            buf.append(0)
+    align(4)
+    buf += struct.pack('<I', len(keys))
+    keys_vec = len(buf)
+    for p in key_pos:
+        buf += struct.pack('<I', len(buf) - p)
+    buf += struct.pack('<I', len(buf) - keys_vec)      # the map's offset back to its keys
+    buf += struct.pack('<I', 4)                        # their byte width
+    buf += struct.pack('<I', len(keys))
+    map_pos = len(buf)
+    types = bytearray()
+    for k in keys:
+        v = values[k]
+        if isinstance(v, bool):
+            buf += struct.pack('<I', int(v))
+            types.append(BOOL << 2 | W32)
+        elif isinstance(v, int):
+            buf += struct.pack('<i', v)
+            types.append(INT << 2 | W32)
+        elif isinstance(v, float):
+            buf += struct.pack('<f', v)
+            types.append(FLOAT << 2 | W32)
+        else:
+            raise TypeError('flexbuffer_map: %s is %s, not bool, int or float' % (k, type(v)))
+    buf += types
+    align(4)
+    buf += struct.pack('<I', len(buf) - map_pos)
+    buf += bytes([MAP << 2 | W32, 4])
+    return bytes(buf)
 
 
 # ---- a flatbuffer laid out front to back --------------------------------------------------

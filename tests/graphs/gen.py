@@ -527,6 +527,22 @@ def op_arg(b, name):
     return True
 
 
+def op_topk(b, name):
+    """TOPK_V2 (a CPU op: the graph splits around it) on an exact tensor, so that float16
+    rounding creates no tie LiteRT would order otherwise; its indices are an int tensor."""
+    t = b.pick(lambda t: t.exact and len(t.shape) >= 1)
+    if t is None:
+        return False
+    k = b.r.randint(1, t.shape[-1])
+    shape = t.shape[:-1] + [k]
+    v, i = b.add_op('TOPK_V2', [t.idx, b.g.ints([k], [])], [shape, shape])
+    b.g.tensors[i]['type'] = 'int32'
+    b.note(name, t.shape)
+    b.push(v, shape, t.mag, t.exact, t.positive)
+    b.push(i, shape, t.shape[-1], exact=True, kind='int')
+    return True
+
+
 def op_cumsum(b, name):
     t = b.pick(lambda t: len(t.shape) >= 1)
     if t is None:
@@ -1605,6 +1621,7 @@ for _n in ('MEAN', 'SUM', 'REDUCE_MAX', 'REDUCE_MIN', 'REDUCE_PROD'):
     OPS[_n] = op_reduce
 OPS['ARG_MAX'] = OPS['ARG_MIN'] = op_arg
 OPS['CUMSUM'] = op_cumsum
+OPS['TOPK_V2'] = op_topk
 for _n in ('SOFTMAX', 'LOG_SOFTMAX', 'L2_NORMALIZATION', 'LOCAL_RESPONSE_NORMALIZATION'):
     OPS[_n] = op_norm
 OPS['ADD_N'] = op_add_n

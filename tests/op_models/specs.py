@@ -61,9 +61,10 @@ class Graph:
         return outs[0] if single else outs
 
     def output(self, t, shape=None):
-        """Makes t a graph output, through CAST to float32 when it is not float."""
+        """Makes t a graph output, through CAST to float32 when it is not float (rank 0
+        included)."""
         if self.tensors[t]['type'] != 'float32':
-            t = self.op('CAST', [t], shape or self.tensors[t]['shape'])
+            t = self.op('CAST', [t], [self.tensors[t]['shape'] if shape is None else shape])[0]
         self.outputs.append(t)
 
     def spec(self):
@@ -73,6 +74,15 @@ class Graph:
 
 def shape_of(g, t):
     return g.tensors[t]['shape']
+
+
+def op_typed(g, name, inputs, outs, **options):
+    """An op whose outputs differ in type (TOPK_V2, NON_MAX_SUPPRESSION_V5): outs is
+    [(shape, type)]; returns the list of outputs."""
+    ts = g.op(name, inputs, [list(shape) for shape, _ in outs], **options)
+    for t, (_, ttype) in zip(ts, outs):
+        g.tensors[t]['type'] = ttype
+    return ts
 
 
 # ---- unary ---------------------------------------------------------------------------------
@@ -571,6 +581,264 @@ def resize(op, shape, size, align_corners=False, half_pixel_centers=False):
                                          [field + 1, 'bool', int(half_pixel_centers)]])
     return build
 
+
+# ---- CPU ops (the `cpu` group: ops vkinfer runs on the CPU between GPU segments) -----------
+# Their selections must not hinge on rounding: inputs are drawn with a power-of-two `step` and
+# the GPU ops before a CPU op are exact in float16 too (NEG, ABS, MUL by 0.5, ADD of small
+# dyadic offsets), so every precision hands the CPU op the same values. NMS scores get a
+# distinct offset each (TFLite's NMS pops a priority queue: equal scores come out in the
+# heap's order); TOPK ties are kept on purpose (lowest index first, pinned below).
+
+def topk(shape, k, lo=-2.0, hi=2.0, step=1 / 64):
+    """TOPK_V2 along the last axis: values and indices (CAST)."""
+    def build(g):
+        x = g.input(shape, lo, hi, step=step)
+        out = list(shape[:-1]) + [k]
+        v, i = op_typed(g, 'TOPK_V2', [x, g.ints([k], [])], [(out, 'float32'), (out, 'int32')])
+        g.output(v)
+        g.output(i)
+    return build
+
+
+def distinct_scores(g, n, step=1 / 16):
+    """[n] scores in [0, 1 + 1/16): an input drawn with `step` plus a distinct offset of
+    k/1024 each (k < 1024 * step, all different), so no two are equal and all are exact in
+    float16."""
+    s = g.input([n], 0, 1, step=step)
+    offsets = [k / 1024 for k in g.rng.sample(range(int(1024 * step)), n)]
+    return g.op('ADD', [s, g.tensor([n], data=offsets)], [n])
+
+
+def built_boxes(g, n):
+    """[n,4] boxes (y1, x1, y2, x2) with y2 > y1 and x2 > x1: corners y1,x1 and sizes h,w
+    (1/16 .. 7/16) drawn as inputs, y2,x2 = y1,x1 + h,w, the two halves concatenated."""
+    yx = g.input([n, 2], 0, 1, step=1 / 16)
+    hw = g.input([n, 2], 1 / 16, 0.5, step=1 / 16)
+    return g.op('CONCATENATION', [yx, g.op('ADD', [yx, hw], [n, 2])], [n, 4], axis=1)
+
+
+def flipped_boxes(g, n, flat=()):
+    """[n,4] boxes whose corners come in either order on each axis: y1,x1 and sizes
+    1/16 .. 7/16 drawn as inputs, y2,x2 = y1,x1 + size * (a constant +-1, or 0 on the
+    y axis of the boxes listed in `flat`, which have zero area)."""
+    c = g.input([n, 2], 0, 1, step=1 / 16)
+    size = g.input([n, 2], 1 / 16, 0.5, step=1 / 16)
+    signs = [g.rng.choice((-1.0, 1.0)) for _ in range(2 * n)]
+    for i in flat:
+        signs[2 * i] = 0.0
+    sign = g.tensor([n, 2], data=signs)
+    far = g.op('ADD', [c, g.op('MUL', [size, sign], [n, 2])], [n, 2])
+    return g.op('CONCATENATION', [c, far], [n, 4], axis=1)
+
+
+def nms(version, n, max_out, iou, score_threshold, sigma=None, boxes='built', flat=()):
+    """NON_MAX_SUPPRESSION_V4 (selected indices, valid count) or _V5 (indices, scores,
+    count) on [n,4] boxes: 'built' (y2 > y1, x2 > x1) or 'flipped' (corners in either
+    order; those listed in `flat` of zero area, which TFLite selects again and again once
+    it selects one, see the README)."""
+    def build(g):
+        b = flipped_boxes(g, n, flat) if boxes == 'flipped' else built_boxes(g, n)
+        scores = distinct_scores(g, n)
+        ins = [b, scores, g.ints([max_out], []), g.tensor([], data=[iou]),
+               g.tensor([], data=[score_threshold])]
+        if version == 4:
+            outs = op_typed(g, 'NON_MAX_SUPPRESSION_V4', ins, [([max_out], 'int32'), ([], 'int32')])
+        else:
+            outs = op_typed(g, 'NON_MAX_SUPPRESSION_V5', ins + [g.tensor([], data=[sigma])],
+                            [([max_out], 'int32'), ([max_out], 'float32'), ([], 'int32')])
+        for t in outs:
+            g.output(t)
+    return build
+
+
+def int_input(g, shape, lo, hi):
+    """An int32 tensor of whole numbers in [lo, hi): a float input drawn with step 1, CAST."""
+    return g.op('CAST', [g.input(shape, lo, hi, step=1)], shape, 'int32')
+
+
+def gather_nd_depth1(g):
+    """GATHER_ND on rank-3 params, [2,3,1] constant indices (depth 1: whole [3,7] slices)."""
+    x = g.input([5, 3, 7])
+    g.output(g.op('GATHER_ND', [x, g.ints([4, 0, 2, 2, 1, 4], [2, 3, 1])], [2, 3, 3, 7]))
+
+
+def gather_nd_depth2_rank4(g):
+    """GATHER_ND on rank-4 params, depth-2 indices made in the graph: one input a column
+    (each in its axis' range), concatenated, CAST."""
+    x = g.input([3, 4, 5, 6])
+    a = g.input([7, 1], 0, 3, step=1)
+    b = g.input([7, 1], 0, 4, step=1)
+    idx = g.op('CAST', [g.op('CONCATENATION', [a, b], [7, 2], axis=1)], [7, 2], 'int32')
+    g.output(g.op('GATHER_ND', [x, idx], [7, 5, 6]))
+
+
+def gather_nd_full_rank3(g):
+    """GATHER_ND with full-depth constant indices (single elements of rank-3 params)."""
+    x = g.input([3, 5, 4])
+    idx = g.ints([2, 4, 3, 0, 0, 0, 1, 2, 1, 2, 4, 0, 0, 3, 3, 1, 2, 1], [2, 3, 3])
+    g.output(g.op('GATHER_ND', [x, idx], [2, 3]))
+
+
+def gather_nd_full_rank2(g):
+    """GATHER_ND with full-depth indices from an input (rank-2 params, [2,4,2] indices)."""
+    x = g.input([6, 9])
+    g.output(g.op('GATHER_ND', [x, int_input(g, [2, 4, 2], 0, 6)], [2, 4]))
+
+
+def scatter_nd(indices, index_shape, updates, out):
+    """SCATTER_ND of an updates input at constant indices (some repeated) into zeros of a
+    constant shape."""
+    def build(g):
+        u = g.input(updates)
+        g.output(g.op('SCATTER_ND', [g.ints(indices, index_shape), u, g.ints(out)], out))
+    return build
+
+
+def one_hot(shape, depth, axis, lo, hi, on, off):
+    """ONE_HOT of whole numbers drawn in [lo, hi), which reaches below 0 and past depth - 1."""
+    def build(g):
+        idx = int_input(g, shape, lo, hi)
+        out = list(shape)
+        out.insert(len(shape) if axis == -1 else axis, depth)
+        g.output(g.op('ONE_HOT', [idx, g.ints([depth], []), g.tensor([], data=[on]),
+                                  g.tensor([], data=[off])], out, axis=axis))
+    return build
+
+
+def anchors(g, n):
+    """[n,4] SSD anchors (ycenter, xcenter, h, w): a jittered grid over the unit square,
+    sizes 0.25 .. 0.5, all multiples of 1/64."""
+    side = 1
+    while side * side < n:
+        side += 1
+    data = []
+    for i in range(n):
+        r, c = divmod(i, side)
+        data += [(r + 0.5) / side + g.rng.randrange(-4, 5) / 64,
+                 (c + 0.5) / side + g.rng.randrange(-4, 5) / 64,
+                 g.rng.randrange(16, 33) / 64, g.rng.randrange(16, 33) / 64]
+    return g.tensor([n, 4], data=data)
+
+
+def detection_postprocess(g, boxes, scores, n, **params):
+    """TFLite_Detection_PostProcess (custom op, options a FlexBuffer map) on [1,n,4] box
+    encodings, [1,n,classes+1] scores and constant anchors; its four float32 outputs become
+    the graph's."""
+    import tflite_writer
+    rows = params['max_detections'] * params['max_classes_per_detection']
+    outs = [g.tensor([1, rows, 4]), g.tensor([1, rows]), g.tensor([1, rows]), g.tensor([1])]
+    g.ops.append({'op': 'TFLite_Detection_PostProcess', 'custom': 'TFLite_Detection_PostProcess',
+                  'inputs': [boxes, scores, anchors(g, n)], 'outputs': outs, 'options': {},
+                  'custom_options': tflite_writer.flexbuffer_map(params), 'version': 1})
+    for t in outs:
+        g.output(t)
+
+
+SSD_SCALES = {'y_scale': 10.0, 'x_scale': 10.0, 'h_scale': 5.0, 'w_scale': 5.0}
+
+
+def detection(n, classes, **params):
+    """TFLite_Detection_PostProcess on inputs: box encodings drawn with step 1/16, class scores
+    (background column first) a step-1/4 input plus a distinct k/1024 offset each."""
+    def build(g):
+        boxes = g.input([1, n, 4], -1, 1, step=1 / 16)
+        s = g.input([1, n, classes + 1], 0, 1, step=1 / 4)
+        offsets = [k / 1024 for k in g.rng.sample(range(256), n * (classes + 1))]
+        scores = g.op('ADD', [s, g.tensor([1, n, classes + 1], data=offsets)], [1, n, classes + 1])
+        detection_postprocess(g, boxes, scores, n, num_classes=classes, **SSD_SCALES, **params)
+    return build
+
+
+# ---- partitioned graphs: CPU ops between GPU ops -------------------------------------------
+
+def partition_gpu_cpu_gpu(g):
+    """GPU -> CPU -> GPU: ABS, MUL by 0.5, TOPK_V2 (k 5 of 13), then ADD and LOGISTIC on
+    the values; the indices leave through CAST."""
+    x = g.input([3, 4, 13], -2, 2, step=1 / 32)
+    h = g.op('MUL', [g.op('ABS', [x], [3, 4, 13]), g.tensor([], data=[0.5])], [3, 4, 13])
+    v, i = op_typed(g, 'TOPK_V2', [h, g.ints([5], [])], [([3, 4, 5], 'float32'), ([3, 4, 5], 'int32')])
+    g.output(g.op('LOGISTIC', [g.op('ADD', [v, g.const([5])], [3, 4, 5])], [3, 4, 5]))
+    g.output(i)
+
+
+def partition_cpu_first(g):
+    """CPU first: TOPK_V2 on a graph input, then MUL, ADD and TANH on the values."""
+    x = g.input([5, 11], -2, 2, step=1 / 32)
+    v, i = op_typed(g, 'TOPK_V2', [x, g.ints([4], [])], [([5, 4], 'float32'), ([5, 4], 'int32')])
+    m = g.op('ADD', [g.op('MUL', [v, g.const([4])], [5, 4]), g.const([5, 1])], [5, 4])
+    g.output(g.op('TANH', [m], [5, 4]))
+    g.output(i)
+
+
+def partition_cpu_last_gather_nd(g):
+    """CPU last: MUL and ADD, then GATHER_ND (depth 2, constant indices) makes the output."""
+    x = g.input([2, 5, 7])
+    h = g.op('ADD', [g.op('MUL', [x, g.const([7])], [2, 5, 7]), g.const([5, 1])], [2, 5, 7])
+    g.output(g.op('GATHER_ND', [h, g.ints([1, 4, 0, 0, 1, 2], [3, 2])], [3, 7]))
+
+
+def partition_cpu_last_one_hot(g):
+    """CPU last: FLOOR, ABS and CAST on the GPU make the indices (some >= depth), ONE_HOT
+    makes the output."""
+    x = g.input([3, 7], -5, 5, step=0.5)
+    idx = g.op('CAST', [g.op('ABS', [g.op('FLOOR', [x], [3, 7])], [3, 7])], [3, 7], 'int32')
+    g.output(g.op('ONE_HOT', [idx, g.ints([4], []), g.tensor([], data=[2.0]),
+                              g.tensor([], data=[-1.0])], [3, 7, 4], axis=-1))
+
+
+def partition_branches(g):
+    """One CPU op's output feeds two GPU branches that meet again, and GPU tensors made
+    before the CPU op are read after it: NEG (t), MEAN of t, TOPK_V2 of t; the values go to
+    MUL and to SUB, ADD joins them, ADD the mean; MUL reads t again after TOPK."""
+    x = g.input([2, 3, 17], -2, 2, step=1 / 32)
+    t = g.op('NEG', [x], [2, 3, 17])
+    m = g.op('MEAN', [t, g.ints([2])], [2, 3, 1], keep_dims=True)
+    v, i = op_typed(g, 'TOPK_V2', [t, g.ints([6], [])], [([2, 3, 6], 'float32'), ([2, 3, 6], 'int32')])
+    a = g.op('MUL', [v, g.const([6])], [2, 3, 6])
+    b = g.op('SUB', [v, g.tensor([], data=[0.375])], [2, 3, 6])
+    g.output(g.op('ADD', [g.op('ADD', [a, b], [2, 3, 6]), m], [2, 3, 6]))
+    g.output(g.op('MUL', [t, g.tensor([], data=[2.0])], [2, 3, 17]))
+    g.output(i)
+
+
+def partition_ssd_head(g):
+    """An SSD head: two 3x3 CONV_2Ds on a [1,5,5,8] feature map, RESHAPEd to [1,25,4] box
+    encodings and (through LOGISTIC) [1,25,4] class scores (background + 3), then
+    TFLite_Detection_PostProcess (fast NMS). Float32 only: the detections are a ranking of
+    convolution outputs, which float16's rounding reorders."""
+    x = g.input([1, 5, 5, 8])
+    e = g.op('CONV_2D', [x, g.const([4, 3, 3, 8], -0.3, 0.3), g.const([4], -0.1, 0.1)],
+             [1, 5, 5, 4], padding='SAME')
+    c = g.op('CONV_2D', [x, g.const([4, 3, 3, 8], -0.5, 0.5), g.const([4], -0.2, 0.2)],
+             [1, 5, 5, 4], padding='SAME')
+    boxes = g.op('RESHAPE', [e, g.ints([1, 25, 4])], [1, 25, 4])
+    scores = g.op('LOGISTIC', [g.op('RESHAPE', [c, g.ints([1, 25, 4])], [1, 25, 4])], [1, 25, 4])
+    detection_postprocess(g, boxes, scores, 25, num_classes=3, max_detections=5,
+                          max_classes_per_detection=1, nms_score_threshold=0.3,
+                          nms_iou_threshold=0.5, **SSD_SCALES)
+
+
+def partition_topk_nms(g):
+    """Post-processing: scores = MUL by 0.5 plus distinct offsets, TOPK_V2 keeps the best 11
+    of 29, GATHER takes their boxes (corners in either order), NON_MAX_SUPPRESSION_V4 keeps
+    up to 5; outputs: the selection (indices into the 11), its count, the anchors it maps
+    back to (GATHER of the TOPK indices) and the selected boxes (GATHER)."""
+    boxes = flipped_boxes(g, 29)
+    x = g.input([29], 0, 1, step=1 / 16)
+    offsets = [k / 1024 for k in g.rng.sample(range(32), 29)]
+    s = g.op('ADD', [g.op('MUL', [x, g.tensor([], data=[0.5])], [29]), g.tensor([29], data=offsets)], [29])
+    v, ti = op_typed(g, 'TOPK_V2', [s, g.ints([11], [])], [([11], 'float32'), ([11], 'int32')])
+    b = g.op('GATHER', [boxes, ti], [11, 4], axis=0)
+    sel, valid = op_typed(g, 'NON_MAX_SUPPRESSION_V4', [b, v, g.ints([5], []), g.tensor([], data=[0.3]),
+                                                        g.tensor([], data=[0.1])],
+                          [([5], 'int32'), ([], 'int32')])
+    g.output(sel)
+    g.output(valid)
+    g.output(g.op('GATHER', [ti, sel], [5], 'int32', axis=0))
+    g.output(g.op('GATHER', [b, sel], [5, 4], axis=0))
+
+
+
 MODELS = [
     ('unary_rsqrt', unary('RSQRT', [1, 7, 5, 17], 0.1, 4)),
     ('unary_sqrt', unary('SQRT', [2, 3, 5, 3], 0.0, 4)),
@@ -726,4 +994,44 @@ MODELS = [
      resize('RESIZE_NEAREST_NEIGHBOR', [1, 9, 11, 5], [4, 6], align_corners=True)),
     ('layout_many_outputs', many_outputs),
     ('layout_many_inputs', many_inputs),
+    ('cpu_topk_rank3', topk([3, 5, 17], 4)),
+    ('cpu_topk_rank2_k_eq_n', topk([7, 9], 9)),
+    ('cpu_topk_rank1_k1', topk([13], 1)),
+    ('cpu_topk_ties_exact', topk([5, 17], 6, 0, 3, step=1)),
+    ('cpu_topk_ties_rank3_exact', topk([2, 3, 11], 7, -2, 3, step=1)),
+    ('cpu_nms_v4_exact', nms(4, 17, 7, 0.45, 0.15)),
+    ('cpu_nms_v4_flipped_exact', nms(4, 23, 7, 0.3, 0.0, boxes='flipped')),
+    ('cpu_nms_v4_few_valid_exact', nms(4, 13, 7, 0.5, 0.8)),
+    ('cpu_nms_v5_hard_exact', nms(5, 19, 7, 0.4, 0.1, sigma=0.0)),
+    ('cpu_nms_v5_soft', nms(5, 29, 9, 0.7, 0.05, sigma=0.5)),
+    ('cpu_nms_v5_soft_few_valid', nms(5, 21, 9, 0.6, 0.6, sigma=0.5, boxes='flipped')),
+    ('cpu_nms_v4_zero_area_exact', nms(4, 23, 7, 0.3, 0.0, boxes='flipped', flat=(12, 16))),
+    ('cpu_gather_nd_depth1', gather_nd_depth1),
+    ('cpu_gather_nd_depth2_rank4', gather_nd_depth2_rank4),
+    ('cpu_gather_nd_full_rank3', gather_nd_full_rank3),
+    ('cpu_gather_nd_full_rank2', gather_nd_full_rank2),
+    ('cpu_scatter_nd_duplicates', scatter_nd([1, 4, 1, 0, 4, 1], [6, 1], [6, 3, 5], [6, 3, 5])),
+    ('cpu_scatter_nd_depth2', scatter_nd([0, 1, 3, 4, 2, 0, 3, 4, 1, 1, 0, 1, 3, 0, 2, 2], [2, 4, 2],
+                                         [2, 4, 7], [4, 5, 7])),
+    ('cpu_scatter_nd_full_depth', scatter_nd([2, 3, 1, 0, 0, 0, 2, 3, 1, 1, 2, 0, 0, 0, 0], [5, 3],
+                                             [5], [3, 4, 2])),
+    ('cpu_one_hot_last', one_hot([3, 5], 7, -1, -2, 9, 0.75, -0.25)),
+    ('cpu_one_hot_axis0', one_hot([4, 3], 5, 0, -3, 6, 1.0, 0.0)),
+    ('cpu_detection_fast', detection(19, 3, max_detections=5, max_classes_per_detection=1,
+                                     nms_score_threshold=0.3, nms_iou_threshold=0.5)),
+    ('cpu_detection_fast_two_classes', detection(27, 4, max_detections=4, max_classes_per_detection=2,
+                                                 nms_score_threshold=0.3, nms_iou_threshold=0.45)),
+    ('cpu_detection_regular', detection(37, 5, max_detections=6, max_classes_per_detection=1,
+                                        detections_per_class=3, use_regular_nms=True,
+                                        nms_score_threshold=0.3, nms_iou_threshold=0.5)),
+    ('cpu_detection_regular_few', detection(23, 3, max_detections=9, max_classes_per_detection=1,
+                                            detections_per_class=2, use_regular_nms=True,
+                                            nms_score_threshold=0.75, nms_iou_threshold=0.4)),
+    ('cpu_partition_gpu_cpu_gpu', partition_gpu_cpu_gpu),
+    ('cpu_partition_cpu_first', partition_cpu_first),
+    ('cpu_partition_cpu_last_gather_nd', partition_cpu_last_gather_nd),
+    ('cpu_partition_cpu_last_one_hot', partition_cpu_last_one_hot),
+    ('cpu_partition_branches', partition_branches),
+    ('cpu_partition_ssd_head_fp32', partition_ssd_head),
+    ('cpu_partition_topk_nms', partition_topk_nms),
 ]
