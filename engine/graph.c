@@ -39,6 +39,7 @@ static vki_model *copy_io(const vki_model *m) {
         const vki_tensor *t = &m->tensors[is_input ? m->inputs[i] : m->outputs[i - m->n_inputs]];
         int idx = vki_model_add_tensor(c, t->name, t->dtype, t->rank, t->shape, NULL, 0);
         ok = idx >= 0;
+        if (ok) c->tensors[idx].dynamic_dims = t->dynamic_dims;
         if (is_input) in[i] = idx;
         else out[i - m->n_inputs] = idx;
     }
@@ -183,9 +184,18 @@ vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
     g->model_io = copy_io(model);
     if (!g->model_io) s = vki_fail_oom("vki_graph_create");
     vki_build b = {0};
+    vki_model *view = NULL;
+    if (!s && options && options->n_input_shapes > 0) {
+        s = vki_model_resized_view(model, options->input_shapes, options->n_input_shapes, &view);
+        if (!s) model = view;
+        vki_model_destroy(g->model_io);
+        g->model_io = s ? NULL : copy_io(model);
+        if (!s && !g->model_io) s = vki_fail_oom("vki_graph_create");
+    }
     if (!s && vki_partition_first_cpu_op(model) >= 0) s = vki_partition_create(g, model, options, &cfg);
     else if (!s) s = build(g, model, &cfg, &b);
     vki_build_close(&b);
+    vki_model_view_free(view);
     if (s) {
         vki_graph_destroy(g);
         return s;

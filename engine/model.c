@@ -212,6 +212,7 @@ static vki_status tensor_info(const vki_model *m, int tensor, vki_tensor_info *o
     out->rank = t->rank;
     for (int i = 0; i < VKI_MAX_RANK; i++) out->shape[i] = i < t->rank ? t->shape[i] : 0;
     out->element_count = vki_tensor_elements(t);
+    out->dynamic_dims = t->dynamic_dims;
     return VKI_OK;
 }
 

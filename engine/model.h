@@ -87,6 +87,9 @@ typedef struct vki_tensor {
     float *qscale;
     int32_t *qzero;
     int qaxis, n_qscale;
+    /* Bit i: dimension i is -1 in the file's shape_signature (any size; `shape` holds the
+     * size the file was written at). */
+    unsigned dynamic_dims;
 } vki_tensor;
 
 static inline bool vki_tensor_quantized(const vki_tensor *t) { return t->quant_max > t->quant_min; }
@@ -195,6 +198,12 @@ typedef struct vki_op {
     vki_fused fused;
 } vki_op;
 
+/* The shapes a model's tensors had before shape propagation (engine/shapes.c). */
+typedef struct vki_loaded_shapes {
+    int *rank;
+    int (*shape)[VKI_MAX_RANK];
+} vki_loaded_shapes;
+
 struct vki_model {
     char *name;                 /* file name without directories, owned */
     int n_tensors, n_ops, n_inputs, n_outputs;
@@ -207,6 +216,10 @@ struct vki_model {
      * by hand, whose op list is its own file list (read it with vki_model_file_op_*). */
     int n_file_ops;
     int *file_op_codes;
+    /* Set only while shapes propagate from new input shapes (vki_model_resize_inputs):
+     * the shapes as they were. Meanwhile an op's validate writes the output shapes it
+     * expects (vki_op_expect_dims, vki_op_check_shape) instead of checking them. */
+    const vki_loaded_shapes *infer_shapes;
 };
 
 /* Name of a builtin code ("CONV_2D", or TFLite's name for one vkinfer lacks: "GELU"), or
@@ -258,5 +271,12 @@ vki_op *vki_model_add_op(vki_model *m, vki_op_code code, int n_inputs, const int
                          int n_outputs, const int *outputs);
 bool vki_model_set_io(vki_model *m, int n_inputs, const int *inputs, int n_outputs,
                       const int *outputs);
+
+/* A view of m with new input shapes (shapes.c): its own tensor and op arrays, so its own
+ * shapes, and m's names, data and I/O lists, borrowed. Free it with vki_model_view_free
+ * (never vki_model_destroy) before m. */
+vki_status vki_model_resized_view(const vki_model *m, const vki_input_shape *shapes, int n,
+                                  vki_model **out);
+void vki_model_view_free(vki_model *view);
 
 #endif /* VKI_MODEL_H */

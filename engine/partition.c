@@ -408,7 +408,11 @@ vki_status vki_partition_create(vki_graph *g, const vki_model *model, const vki_
         /* The segment's own model, with every tensor's data: `model`'s, not the copy's. */
         for (int t = 0; t < model->n_tensors; t++)
             if (b.map[t] >= 0) b.m.tensors[b.map[t]] = model->tensors[t];
-        s = vki_graph_create(g->ctx, &b.m, options, &sg->graph);
+        /* The segment's model has its own inputs, already at their shapes. */
+        vki_graph_options so = options ? *options : (vki_graph_options){0};
+        so.input_shapes = NULL;
+        so.n_input_shapes = 0;
+        s = vki_graph_create(g->ctx, &b.m, &so, &sg->graph);
         free_borrowed(&b);
         if (!s) add_reports(g, sg->graph);
     }

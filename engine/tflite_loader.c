@@ -30,7 +30,7 @@
 enum { MODEL_VERSION = 0, MODEL_OPCODES = 1, MODEL_SUBGRAPHS = 2, MODEL_BUFFERS = 4 };
 enum { SG_TENSORS = 0, SG_INPUTS = 1, SG_OUTPUTS = 2, SG_OPERATORS = 3 };
 enum { TENSOR_SHAPE = 0, TENSOR_TYPE = 1, TENSOR_BUFFER = 2, TENSOR_NAME = 3,
-       TENSOR_QUANTIZATION = 4, TENSOR_SPARSITY = 6 };
+       TENSOR_QUANTIZATION = 4, TENSOR_SPARSITY = 6, TENSOR_SHAPE_SIGNATURE = 7 };
 enum { QUANT_SCALE = 2, QUANT_ZERO_POINT = 3, QUANT_DIMENSION = 6 };
 enum { BUFFER_DATA = 0, BUFFER_OFFSET = 1, BUFFER_SIZE = 2 };
 enum { SPARSE_TRAVERSAL = 0, SPARSE_BLOCK_MAP = 1, SPARSE_DIM_METADATA = 2 };
@@ -173,6 +173,11 @@ static vki_status read_shape(loader *L, const vki_fb_table *t, const label *lb,
                        lb->s, INT32_MAX);
     }
     *elements = n;
+    /* shape_signature: -1 marks a dimension of any size (the shape holds the size the
+     * converter wrote, usually 1); one of another rank is ignored, as TFLite does. */
+    if (vki_fb_vec_field(t, TENSOR_SHAPE_SIGNATURE, 4, &v) && v.len == (uint32_t)out->rank)
+        for (uint32_t d = 0; d < v.len; d++)
+            if (vki_fb_vec_i32(&L->fb, &v, d) == -1) out->dynamic_dims |= 1u << d;
     return VKI_OK;
 }
 
@@ -1339,6 +1344,7 @@ static bool on_grid_already(const vki_model *m, const vki_op *op, const vki_tens
 static int float_twin(vki_model *m, int t) {
     vki_tensor copy = m->tensors[t];
     int u = vki_model_add_tensor(m, copy.name, VKI_DTYPE_FLOAT32, copy.rank, copy.shape, NULL, 0);
+    if (u >= 0) m->tensors[u].dynamic_dims = copy.dynamic_dims;
     return u;
 }
 

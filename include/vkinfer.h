@@ -248,7 +248,17 @@ typedef struct vki_tensor_info {
     int rank;
     int shape[8];
     size_t element_count;        /* product of shape */
+    unsigned dynamic_dims;       /* bit i: dimension i is -1 in the file's shape_signature
+                                    (any size; shape holds the size it was written at) */
 } vki_tensor_info;
+
+/* A new shape for graph input `index` (vki_graph_options.input_shapes,
+ * vki_model_resize_inputs). */
+typedef struct vki_input_shape {
+    int index;
+    int rank;
+    int dims[8];
+} vki_input_shape;
 
 /* Counts of the graph inputs and outputs; 0 for a NULL model. Never fail. */
 VKI_API int vki_model_input_count(const vki_model *model);
@@ -277,6 +287,18 @@ VKI_API const char *vki_model_op_name(const vki_model *model, int index);
  * (possibly fused with others into one dispatch), -1 for a NULL model or an index out of
  * range. Never sets an error. */
 VKI_API int vki_model_op_folded(const vki_model *model, int index);
+/* Gives graph inputs new shapes and propagates them through every op to every tensor, as
+ * TFLite's ResizeInputTensor and AllocateTensors do; a graph created from the model then
+ * runs at those shapes (kernels already compiled for the same shapes come from the
+ * context's cache). Any dimension may change, not only those the file marks -1
+ * (dynamic_dims). RESHAPE takes its constant shape (one -1 stands for the rest), SQUEEZE and
+ * EXPAND_DIMS keep the 1s they removed or added; every op is validated again at the new
+ * shapes. On failure the model is unchanged: VKI_ERROR_INVALID_ARGUMENT (an index, rank or
+ * dimension out of range), VKI_ERROR_MODEL_FORMAT / VKI_ERROR_UNSUPPORTED_MODEL (an op
+ * cannot take the new shapes: a constant RESHAPE of the old size, a kernel's limit; the
+ * message names the op), VKI_ERROR_OUT_OF_MEMORY. */
+VKI_API vki_status vki_model_resize_inputs(vki_model *model, const vki_input_shape *shapes, int n);
+
 /* 1 when file op `index` runs on the CPU (it has no GPU kernel: the graph runs GPU
  * segments around it), 0 when it runs on the GPU or was folded, -1 for a NULL model or an
  * index out of range. */
@@ -400,6 +422,11 @@ typedef struct vki_graph_options {
      * run stays in flight; vki_graph_wait may wait longer). 0: 60 s. A first run on a CPU
      * device compiles every kernel and can take longer under emulation or heavy load. */
     uint32_t run_timeout_ms;
+    /* New shapes for some graph inputs: the graph is built as if vki_model_resize_inputs had
+     * given the model these shapes (the model itself is not changed). NULL / 0: the
+     * model's shapes. */
+    const vki_input_shape *input_shapes;
+    int n_input_shapes;
     /* Nonzero: refuse a model with an op that has no GPU kernel (VKI_ERROR_UNSUPPORTED_OP
      * naming it) rather than run that op on the CPU between GPU segments. */
     int gpu_only;

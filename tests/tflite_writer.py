@@ -329,6 +329,8 @@ def write_model(spec):
             if q.get('axis'):
                 qf.append((6, 'i', q['axis']))
             fields.append((4, 'ref', Table(qf)))
+        if t.get('shape_signature') is not None:      # -1 marks a dimension of any size
+            fields.append((7, 'ref', Vector('i', t['shape_signature'])))
         tensors.append(Table(fields))
     opcodes, opcode_index, ops = [], {}, []
     for op in spec['ops']:

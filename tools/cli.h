@@ -51,6 +51,8 @@ typedef struct cli {
     int n_models;
     const char *inputs[CLI_MAX_FILES];
     int n_inputs;
+    vki_input_shape input_shapes[CLI_MAX_FILES];
+    int n_input_shapes;
     const char *image;               /* --image PHOTO */
     const char *out;                 /* --out PICTURE.png */
     const char *save_dir, *check_dir;

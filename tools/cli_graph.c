@@ -174,6 +174,11 @@ static int job_open(const cli *c, const char *path, job *j) {
     vki_status s = vki_model_load_file(path, &j->model);
     if (s) return !cli_fail("loading the model", s);
     vki_model *m = j->model;
+    /* --input-shape: the model itself takes the new shapes, so every size below is theirs. */
+    if (c->n_input_shapes) {
+        s = vki_model_resize_inputs(m, c->input_shapes, c->n_input_shapes);
+        if (s) return !cli_fail("resizing the inputs", s);
+    }
     j->n_in = vki_model_input_count(m);
     j->n_out = vki_model_output_count(m);
     if (j->n_in > CLI_MAX_FILES || j->n_out > CLI_MAX_FILES) {

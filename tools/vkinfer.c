@@ -54,6 +54,8 @@
     X(INPUT, "--input", "FILE", V(RUN) | V(CALIBRATE),                                          \
       "raw little-endian float32 NHWC, one per model input in order (repeat the flag); "        \
       "default: the reference generator (xorshift32, seed 0x12345678, values in [-1,1))")       \
+    X(INPUT_SHAPE, "--input-shape", "INDEX:DIMS", V(RUN) | V(BENCH),                             \
+      "run at another input shape, e.g. 0:1,224,160,3 (repeat the flag for several inputs)")   \
     X(SAVE, "--save", "DIR", V(RUN), "write DIR/output_<i>.f32 for every output")               \
     X(CHECK, "--check", "DIR", V(RUN),                                                          \
       "compare outputs with DIR/output_<i>.f32: error max|a-b| / max(max|b|,1); exit 1 above "   \
@@ -211,6 +213,28 @@ static int usage_error(const cli *c, const char *fmt, ...) {
     return 0;
 }
 
+/* "INDEX:D0,D1,..." for --input-shape. */
+static int parse_input_shape(cli *c, const char *text, vki_input_shape *out) {
+    memset(out, 0, sizeof *out);
+    char *end;
+    long index = strtol(text, &end, 10);
+    if (end == text || *end != ':' || index < 0 || index >= CLI_MAX_FILES)
+        return usage_error(c, "--input-shape takes INDEX:DIMS like 0:1,224,224,3, got '%s'", text);
+    out->index = (int)index;
+    const char *p = end + 1;
+    while (*p) {
+        long d = strtol(p, &end, 10);
+        if (end == p || d < 1 || d > INT32_MAX || out->rank == 8 || (*end && *end != ','))
+            return usage_error(c, "--input-shape takes INDEX:DIMS with 1 to 8 positive dims "
+                               "like 0:1,224,224,3, got '%s'", text);
+        out->dims[out->rank++] = (int)d;
+        p = *end ? end + 1 : end;
+    }
+    if (!out->rank)
+        return usage_error(c, "--input-shape takes INDEX:DIMS like 0:1,224,224,3, got '%s'", text);
+    return 1;
+}
+
 static int parse_count(const cli *c, const char *flag, const char *text, int min, int *out) {
     char *end;
     errno = 0;
@@ -337,6 +361,10 @@ static int parse_args(int argc, char **argv, cli *c, int *help, int *show_versio
             if (f == F_INPUT) {
                 if (c->n_inputs == CLI_MAX_FILES) return usage_error(c, "more than %d --input", CLI_MAX_FILES);
                 c->inputs[c->n_inputs++] = v;
+            } else if (f == F_INPUT_SHAPE) {
+                if (c->n_input_shapes == CLI_MAX_FILES)
+                    return usage_error(c, "more than %d --input-shape", CLI_MAX_FILES);
+                if (!parse_input_shape(c, v, &c->input_shapes[c->n_input_shapes++])) return 0;
             } else if (seen[f]) {
                 return usage_error(c, "%s given twice", a);
             }

@@ -118,27 +118,28 @@ static vki_status validate(const vki_model *m, int o) {
     if ((unsigned)op->opt.concat.activation > VKI_ACT_TANH)
         return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "unknown fused activation %d",
                            (int)op->opt.concat.activation);
-    int sum = 0;
+    /* The output is input 0's shape with the inputs' extents along the axis added up. */
+    const vki_tensor *first = vki_op_in(m, op, 0);
+    int want[VKI_MAX_RANK];
     for (int i = 0; i < op->n_inputs; i++) {
         const vki_tensor *in = vki_op_in(m, op, i);
-        char gi[96], go[96];
+        char gi[96], g0[96];
         vki_format_dims(gi, sizeof gi, in->rank, in->shape);
-        vki_format_dims(go, sizeof go, out->rank, out->shape);
+        vki_format_dims(g0, sizeof g0, first->rank, first->shape);
         if (in->rank != out->rank)
             return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
-                               "input %d (tensor %d '%s') %s has rank %d, output %s has rank %d",
-                               i, op->inputs[i], in->name, gi, in->rank, go, out->rank);
-        for (int d = 0; d < out->rank; d++)
-            if (d != axis && in->shape[d] != out->shape[d])
+                               "input %d (tensor %d '%s') %s has rank %d, the output has rank %d",
+                               i, op->inputs[i], in->name, gi, in->rank, out->rank);
+        for (int d = 0; d < out->rank; d++) {
+            if (d != axis && in->shape[d] != first->shape[d])
                 return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
-                                   "input %d (tensor %d '%s') %s does not match output %s outside axis %d",
-                                   i, op->inputs[i], in->name, gi, go, axis);
-        sum += in->shape[axis];
+                                   "input %d (tensor %d '%s') %s does not match input 0 %s outside "
+                                   "axis %d", i, op->inputs[i], in->name, gi, g0, axis);
+            want[d] = d == axis ? (i ? want[d] : 0) + in->shape[d] : in->shape[d];
+        }
     }
-    if (sum != out->shape[axis])
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
-                           "inputs add up to %d along axis %d but output tensor %d has %d", sum,
-                           axis, op->outputs[0], out->shape[axis]);
+    vki_status s0 = vki_op_expect_dims(m, o, op->outputs[0], out->rank, want);
+    if (s0) return s0;
     if (!fast_path(m, op) && op->n_inputs > VKI_REMAP_MAX_INPUTS)
         return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL,
                            "along the batch, or on rank 5 or batch > 1 tensors, takes at most "

@@ -90,21 +90,11 @@ static vki_status validate(const vki_model *m, int o) {
         for (int i = 0; i < in->rank; i++) want[i] = in->shape[i];
         want[in->rank - 1] = n;
     }
-    const vki_tensor *out = &m->tensors[op->outputs[0]];
-    bool same = out->rank == want_rank;
-    for (int i = 0; same && i < want_rank; i++) same = out->shape[i] == want[i];
-    if (!same) {
-        char go[96], gw[96];
-        vki_format_dims(go, sizeof go, out->rank, out->shape);
-        vki_format_dims(gw, sizeof gw, want_rank, want);
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
-                           "output tensor %d '%s' is %s, expected %s for input %s with "
-                           "keep_num_dims %s",
-                           op->outputs[0], out->name, go, gw, gi, keep ? "true" : "false");
-    }
+    s = vki_op_expect_dims(m, o, op->outputs[0], want_rank, want);
+    if (s) return s;
     s = vki_op_check_float_tensor(m, o, op->outputs[0], "output", 0);
     if (s) return s;
-    if (out->data)
+    if (m->tensors[op->outputs[0]].data)
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "output 0 (tensor %d) is a constant",
                            op->outputs[0]);
     return VKI_OK;

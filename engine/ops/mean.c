@@ -83,18 +83,9 @@ static vki_status validate(const vki_model *m, int o) {
     if (s) return s;
     int c = in->shape[3];
     bool keep = op->opt.reduce.keep_dims;
-    bool ok = keep ? out->rank == 4 && out->shape[0] == 1 && out->shape[1] == 1 &&
-                         out->shape[2] == 1 && out->shape[3] == c
-                   : out->rank == 2 && out->shape[0] == 1 && out->shape[1] == c;
-    if (!ok) {
-        char got[96];
-        vki_format_dims(got, sizeof got, out->rank, out->shape);
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
-                           "output tensor %d '%s' is %s, expected %s%d] with keep_dims %s",
-                           op->outputs[0], out->name, got, keep ? "[1,1,1," : "[1,", c,
-                           keep ? "true" : "false");
-    }
-    return VKI_OK;
+    (void)out;
+    return keep ? vki_op_expect_dims(m, o, op->outputs[0], 4, (int[]){1, 1, 1, c})
+                : vki_op_expect_dims(m, o, op->outputs[0], 2, (int[]){1, c});
 }
 
 /* Lanes per channel slice, as for global pools (pool.c says why): 64 on GPUs, one SIMD

@@ -277,7 +277,20 @@ vki_status vki_op_check_const(const vki_model *m, int o, int input, const char *
     return VKI_OK;
 }
 
+/* Shape propagation: what the op expects becomes the activation's shape. The model is the
+ * propagation's own (vki_model_resize_inputs), which it may write. */
+static bool infer_dims(const vki_model *m, int t, int rank, const int *dims) {
+    if (!m->infer_shapes || m->tensors[t].data) return false;
+    vki_tensor *x = (vki_tensor *)&m->tensors[t];
+    x->rank = rank;
+    for (int i = 0; i < rank; i++) x->shape[i] = dims[i];
+    return true;
+}
+
 vki_status vki_op_check_shape(const vki_model *m, int op_index, int tensor, vki_shape4 want) {
+    const vki_tensor *x = &m->tensors[tensor];
+    if (x->rank == 4 && infer_dims(m, tensor, 4, (int[]){x->shape[0], want.h, want.w, want.c}))
+        return VKI_OK;
     vki_shape4 got = vki_tensor_shape4(&m->tensors[tensor]);
     if (got.h != want.h || got.w != want.w || got.c != want.c)
         return vki_op_fail(m, op_index, VKI_ERROR_MODEL_FORMAT,
@@ -287,6 +300,7 @@ vki_status vki_op_check_shape(const vki_model *m, int op_index, int tensor, vki_
 }
 
 vki_status vki_op_expect_dims(const vki_model *m, int o, int t, int rank, const int *dims) {
+    if (infer_dims(m, t, rank, dims)) return VKI_OK;
     const vki_tensor *x = &m->tensors[t];
     int same = x->rank == rank;
     for (int i = 0; same && i < rank; i++) same = x->shape[i] == dims[i];

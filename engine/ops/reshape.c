@@ -8,7 +8,8 @@
 
 #include <stdio.h>
 
-/* A constant shape input must describe the output tensor (one -1 stands for the rest). */
+/* A constant shape input must describe the output tensor; one -1 stands for the rest of the
+ * input's elements. */
 static vki_status check_shape_input(const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     int t = op->inputs[1];
@@ -25,7 +26,6 @@ static vki_status check_shape_input(const vki_model *m, int o) {
     /* A computed shape cannot disagree with the static output shape by the time the
      * graph runs; only a constant one can be checked here. */
     if (!st->data) return VKI_OK;
-    const vki_tensor *out = vki_op_out(m, op, 0);
     int n = st->shape[0];
     if (n > VKI_MAX_RANK || st->data_bytes < (size_t)n * sizeof(int32_t))
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "shape tensor %d '%s' is malformed", t,
@@ -39,19 +39,26 @@ static vki_status check_shape_input(const vki_model *m, int o) {
         if (v[i] == -1 && wildcard < 0) wildcard = i;
         else known *= v[i] > 0 ? (size_t)v[i] : 0;
     }
-    size_t total = vki_tensor_elements(out);
+    size_t total = vki_tensor_elements(vki_op_in(m, op, 0));
     if (wildcard >= 0 && known > 0 && total % known == 0) dims[wildcard] = (int)(total / known);
-    int same = n == out->rank;
-    for (int i = 0; same && i < n; i++) same = dims[i] == out->shape[i];
-    if (!same) {
-        char want[96], got[96];
-        vki_format_dims(want, sizeof want, n, (const int *)dims);
-        vki_format_dims(got, sizeof got, out->rank, out->shape);
-        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
-                           "shape tensor %d asks for %s but output tensor %d is %s", t, want,
-                           op->outputs[0], got);
+    return vki_op_expect_dims(m, o, op->outputs[0], n, dims);
+}
+
+/* Shape propagation (vki_model.infer_shapes) without a constant shape: the output takes the
+ * input's new extents where SQUEEZE or EXPAND_DIMS (or a RESHAPE that only drops or adds
+ * 1s) kept them, matched on the shapes as loaded. Anything else keeps its shape. */
+static vki_status infer_by_ones(const vki_model *m, int o, const int *old_in, int old_rank) {
+    const vki_op *op = &m->ops[o];
+    const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
+    if (in->rank != old_rank) return VKI_OK;
+    int dims[VKI_MAX_RANK], i = 0;
+    for (int j = 0; j < out->rank; j++) {
+        while (i < old_rank && old_in[i] == 1 && old_in[i] != out->shape[j]) i++;
+        if (i < old_rank && old_in[i] == out->shape[j]) dims[j] = in->shape[i++];
+        else if (out->shape[j] == 1) dims[j] = 1;
+        else return VKI_OK;
     }
-    return VKI_OK;
+    return vki_op_expect_dims(m, o, op->outputs[0], out->rank, dims);
 }
 
 static vki_status validate(const vki_model *m, int o) {
@@ -59,6 +66,15 @@ static vki_status validate(const vki_model *m, int o) {
     vki_status s = vki_op_check_io(m, o, 1, 2);
     if (s) return s;
     const vki_tensor *in = vki_op_in(m, op, 0), *out = vki_op_out(m, op, 0);
+    /* RESHAPE's second input is the shape; EXPAND_DIMS' is the axis, and the output's
+     * extents say where it went. */
+    const int by_shape = op->code == VKI_OP_RESHAPE && op->n_inputs == 2 && op->inputs[1] >= 0 &&
+                         op->inputs[1] < m->n_tensors && m->tensors[op->inputs[1]].data;
+    if (by_shape) s = check_shape_input(m, o);
+    else if (m->infer_shapes) s = infer_by_ones(m, o, m->infer_shapes->shape[op->inputs[0]],
+                                                m->infer_shapes->rank[op->inputs[0]]);
+    else if (op->code == VKI_OP_RESHAPE && op->n_inputs == 2) s = check_shape_input(m, o);
+    if (s) return s;
     size_t ni = vki_tensor_elements(in), no = vki_tensor_elements(out);
     if (ni != no) {
         char si[96], so[96];
@@ -67,9 +83,6 @@ static vki_status validate(const vki_model *m, int o) {
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
                            "input %s has %zu elements but output %s has %zu", si, ni, so, no);
     }
-    /* RESHAPE's second input is the shape; EXPAND_DIMS' is the axis, and the output's
-     * extents say where it went. */
-    if (op->code == VKI_OP_RESHAPE && op->n_inputs == 2) return check_shape_input(m, o);
     return VKI_OK;
 }
 

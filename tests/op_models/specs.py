@@ -839,6 +839,55 @@ def partition_topk_nms(g):
 
 
 
+# ---- resizable inputs ----------------------------------------------------------------------
+
+def resize_net(h, w):
+    """One small network written at input size h x w (the same weights at every size: the
+    graph's own seed), its input marked [-1, -1, -1, 3] in shape_signature: a 3x3 stride-2
+    convolution, a depthwise 3x3, a 1x1, global MEAN, RESHAPE by [-1, 8], FULLY_CONNECTED and
+    SOFTMAX, and a second output that keeps the spatial shape (DEPTH_TO_SPACE to twice the
+    size; a RESIZE_BILINEAR's size is a constant, which a resize leaves as it is). test_resize loads the first size, resizes it to the others and holds it to
+    LiteRT's outputs of these."""
+    def build(g):
+        import random as _random
+        g.rng = _random.Random(4242)
+        x = g.input([1, h, w, 3])
+        g.tensors[x]['shape_signature'] = [-1, -1, -1, 3]
+        oh, ow = window_out(h, 3, 2, 1, 'SAME'), window_out(w, 3, 2, 1, 'SAME')
+        y = g.op('CONV_2D', [x, g.const([8, 3, 3, 3]), g.const([8], -0.2, 0.2)], [1, oh, ow, 8],
+                 padding='SAME', stride_w=2, stride_h=2, activation='RELU')
+        y = g.op('DEPTHWISE_CONV_2D', [y, g.const([1, 3, 3, 8]), g.const([8], -0.2, 0.2)],
+                 [1, oh, ow, 8], padding='SAME', depth_multiplier=1, activation='RELU6')
+        y = g.op('CONV_2D', [y, g.const([8, 1, 1, 8]), g.const([8], -0.2, 0.2)], [1, oh, ow, 8],
+                 padding='SAME')
+        g.output(g.op('DEPTH_TO_SPACE', [y], [1, 2 * oh, 2 * ow, 2], block_size=2))
+        p = g.op('MEAN', [y, g.ints([1, 2])], [1, 1, 1, 8], keep_dims=True)
+        p = g.op('RESHAPE', [p, g.ints([-1, 8])], [1, 8])
+        p = g.op('FULLY_CONNECTED', [p, g.const([5, 8]), g.const([5], -0.2, 0.2)], [1, 5])
+        g.output(g.op('SOFTMAX', [p], [1, 5], beta=1.0))
+    return build
+
+
+def resize_batch(n):
+    """A dynamic-batch head written at batch n (input [n, 6] marked [-1, 6]): FULLY_CONNECTED,
+    TANH, a residual ADD, BATCH_MATMUL by a constant, and the rows' TOPK_V2 (a CPU op after
+    the resize)."""
+    def build(g):
+        import random as _random
+        g.rng = _random.Random(4343)
+        x = g.input([n, 6])
+        g.tensors[x]['shape_signature'] = [-1, 6]
+        y = g.op('FULLY_CONNECTED', [x, g.const([6, 6]), g.const([6], -0.2, 0.2)], [n, 6])
+        y = g.op('TANH', [y], [n, 6])
+        y = g.op('ADD', [y, x], [n, 6])
+        z = g.op('BATCH_MATMUL', [y, g.const([6, 7])], [n, 7])
+        g.output(z)
+        v, i = op_typed(g, 'TOPK_V2', [z, g.ints([3], [])], [([n, 3], 'float32'), ([n, 3], 'int32')])
+        g.output(v)
+        g.output(i)
+    return build
+
+
 MODELS = [
     ('unary_rsqrt', unary('RSQRT', [1, 7, 5, 17], 0.1, 4)),
     ('unary_sqrt', unary('SQRT', [2, 3, 5, 3], 0.0, 4)),
@@ -1034,4 +1083,10 @@ MODELS = [
     ('cpu_partition_branches', partition_branches),
     ('cpu_partition_ssd_head_fp32', partition_ssd_head),
     ('cpu_partition_topk_nms', partition_topk_nms),
+    ('resize_net_9x7', resize_net(9, 7)),
+    ('resize_net_13x11', resize_net(13, 11)),
+    ('resize_net_16x16', resize_net(16, 16)),
+    ('resize_batch_1', resize_batch(1)),
+    ('resize_batch_3', resize_batch(3)),
+    ('resize_batch_8', resize_batch(8)),
 ]
