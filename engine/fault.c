@@ -83,3 +83,10 @@ void *vki_calloc(size_t count, size_t n) {
 void *vki_realloc(void *p, size_t n) {
     return vki_fault_check(VKI_FAULT_MALLOC) ? NULL : realloc(p, n);
 }
+
+char *vki_strdup(const char *s) {
+    size_t n = strlen(s ? s : "");
+    char *d = vki_malloc(n + 1);
+    if (d) memcpy(d, s ? s : "", n + 1);
+    return d;
+}

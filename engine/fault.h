@@ -43,5 +43,7 @@ int vki_fault_check(vki_fault_kind kind);
 void *vki_malloc(size_t n);
 void *vki_calloc(size_t count, size_t n);
 void *vki_realloc(void *p, size_t n);
+/* A copy of s ("" for NULL), through vki_malloc. */
+char *vki_strdup(const char *s);
 
 #endif

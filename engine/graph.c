@@ -28,6 +28,8 @@ static double now_ms(void) {
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+static vki_status not_in_flight(const vki_graph *g, const char *call);
+
 /* The graph keeps only what it needs of the model: its I/O tensors' names and shapes. */
 static vki_model *copy_io(const vki_model *m) {
     vki_model *c = vki_model_new(m->name);
@@ -37,7 +39,9 @@ static vki_model *copy_io(const vki_model *m) {
     for (int i = 0; ok && i < m->n_inputs + m->n_outputs; i++) {
         int is_input = i < m->n_inputs;
         const vki_tensor *t = &m->tensors[is_input ? m->inputs[i] : m->outputs[i - m->n_inputs]];
-        int idx = vki_model_add_tensor(c, t->name, t->dtype, t->rank, t->shape, NULL, 0);
+        char **names = is_input ? m->input_names : m->output_names;
+        const char *name = names ? names[is_input ? i : i - m->n_inputs] : t->name;
+        int idx = vki_model_add_tensor(c, name, t->dtype, t->rank, t->shape, NULL, 0);
         ok = idx >= 0;
         if (ok) c->tensors[idx].dynamic_dims = t->dynamic_dims;
         if (is_input) in[i] = idx;
@@ -164,6 +168,20 @@ static vki_status build(vki_graph *g, const vki_model *model, const vki_graph_co
 
 vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
                             const vki_graph_options *options, vki_graph **out) {
+    return vki_graph_create_in(ctx, model, options, NULL, out);
+}
+
+vki_status vki_graph_reset_variables(vki_graph *g) {
+    vki_status s = vki_graph_enter(g, "vki_graph_reset_variables");
+    if (s) return s;
+    s = not_in_flight(g, "vki_graph_reset_variables");
+    if (!s && g->part) vki_partition_reset(g->part);
+    vki_graph_leave(g);
+    return s;
+}
+
+vki_status vki_graph_create_in(vki_context *ctx, const vki_model *model,
+                               const vki_graph_options *options, vki_runtime *rt, vki_graph **out) {
     if (!out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: out is NULL");
     *out = NULL;
     if (!ctx || !model) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: NULL context or model");
@@ -192,7 +210,7 @@ vki_status vki_graph_create(vki_context *ctx, const vki_model *model,
         g->model_io = s ? NULL : copy_io(model);
         if (!s && !g->model_io) s = vki_fail_oom("vki_graph_create");
     }
-    if (!s && vki_partition_first_cpu_op(model) >= 0) s = vki_partition_create(g, model, options, &cfg);
+    if (!s && vki_partition_first_cpu_op(model) >= 0) s = vki_partition_create(g, model, options, &cfg, rt);
     else if (!s) s = build(g, model, &cfg, &b);
     vki_build_close(&b);
     vki_model_view_free(view);

@@ -6,12 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *dup_string(const char *s) {
-    size_t n = strlen(s ? s : "");
-    char *d = vki_malloc(n + 1);
-    if (d) memcpy(d, s ? s : "", n + 1);
-    return d;
-}
 
 const char *vki_tflite_builtin_name(int code) {
 #define NAME_(name, value, ...) \
@@ -102,6 +96,7 @@ const char *vki_dtype_name(vki_dtype d) {
     case VKI_DTYPE_INT64: return "int64";
     case VKI_DTYPE_BOOL: return "bool";
     case VKI_DTYPE_INT8: return "int8";
+    case VKI_DTYPE_RESOURCE: return "resource";
     default: return "a type vkinfer does not read";
     }
 }
@@ -109,7 +104,7 @@ const char *vki_dtype_name(vki_dtype d) {
 vki_model *vki_model_new(const char *name) {
     vki_model *m = vki_calloc(1, sizeof *m);
     if (!m) return NULL;
-    m->name = dup_string(name);
+    m->name = vki_strdup(name);
     if (!m->name) { free(m); return NULL; }
     return m;
 }
@@ -122,7 +117,7 @@ int vki_model_add_tensor(vki_model *m, const char *name, vki_dtype dtype, int ra
     m->tensors = grown;
     vki_tensor *t = &m->tensors[m->n_tensors];
     memset(t, 0, sizeof *t);
-    t->name = dup_string(name);
+    t->name = vki_strdup(name);
     if (!t->name) return -1;
     t->dtype = dtype;
     t->rank = rank;
@@ -186,6 +181,17 @@ void vki_model_destroy(vki_model *m) {
     free(m->inputs);
     free(m->outputs);
     free(m->file_op_codes);
+    for (int i = 0; m->signature_names && i < m->n_signatures; i++) free(m->signature_names[i]);
+    free(m->signature_names);
+    free(m->signature);
+    for (int i = 0; m->input_names && i < m->n_inputs; i++) free(m->input_names[i]);
+    for (int i = 0; m->output_names && i < m->n_outputs; i++) free(m->output_names[i]);
+    free(m->input_names);
+    free(m->output_names);
+    if (!m->is_child) {
+        for (int i = 0; m->subgraphs && i < m->n_file_subgraphs; i++) vki_model_destroy(m->subgraphs[i]);
+        free(m->subgraphs);
+    }
     free(m->name);
     free(m);
 }
@@ -223,8 +229,32 @@ static vki_status io_info(const vki_model *m, int index, int is_input, vki_tenso
     if (index < 0 || index >= n)
         return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: %s: index %d out of range (%d %s)", call,
                         m->name, index, n, is_input ? "inputs" : "outputs");
-    return tensor_info(m, is_input ? m->inputs[index] : m->outputs[index], out);
+    vki_status s = tensor_info(m, is_input ? m->inputs[index] : m->outputs[index], out);
+    char **names = is_input ? m->input_names : m->output_names;
+    if (names) out->name = names[index];
+    return s;
 }
+
+static int io_index(const vki_model *m, const char *name, int is_input) {
+    if (!m || !name) return -1;
+    const int n = is_input ? m->n_inputs : m->n_outputs;
+    char **names = is_input ? m->input_names : m->output_names;
+    for (int i = 0; i < n; i++) {
+        int t = is_input ? m->inputs[i] : m->outputs[i];
+        if (!strcmp(names ? names[i] : m->tensors[t].name, name)) return i;
+    }
+    return -1;
+}
+
+int vki_model_input_index(const vki_model *m, const char *name) { return io_index(m, name, 1); }
+int vki_model_output_index(const vki_model *m, const char *name) { return io_index(m, name, 0); }
+int vki_model_signature_count(const vki_model *m) { return m ? m->n_signatures : 0; }
+
+const char *vki_model_signature_name(const vki_model *m, int index) {
+    return m && index >= 0 && index < m->n_signatures ? m->signature_names[index] : NULL;
+}
+
+const char *vki_model_loaded_signature(const vki_model *m) { return m ? m->signature : NULL; }
 
 vki_status vki_model_input_info(const vki_model *m, int index, vki_tensor_info *out) {
     return io_info(m, index, 1, out);

@@ -60,6 +60,7 @@ typedef enum vki_dtype {
     VKI_DTYPE_INT64 = 4,
     VKI_DTYPE_BOOL = 6,
     VKI_DTYPE_INT8 = 9,
+    VKI_DTYPE_RESOURCE = 13,    /* a resource variable's handle (VAR_HANDLE), held as its id */
     VKI_DTYPE_OTHER = 255,
 } vki_dtype;
 
@@ -192,6 +193,9 @@ typedef struct vki_op {
             int num_classes;
         } detection;
         struct { int axis; } one_hot;                            /* ONE_HOT */
+        /* IF (then, else), WHILE (cond, body), CALL_ONCE (init, -1): file subgraph indices. */
+        struct { int subgraph[2]; } control;
+        struct { char name[64]; } var;          /* VAR_HANDLE: "<container>/<shared_name>" */
         /* TRANSPOSE_CONV and MediaPipe's Convolution2DTransposeBias custom op. */
         struct { vki_padding padding; int stride_w, stride_h; vki_activation activation; } transpose_conv;
     } opt;
@@ -220,6 +224,20 @@ struct vki_model {
      * the shapes as they were. Meanwhile an op's validate writes the output shapes it
      * expects (vki_op_expect_dims, vki_op_check_shape) instead of checking them. */
     const vki_loaded_shapes *infer_shapes;
+    /* Signatures (the file's signature_defs): every key, owned. `signature` is the one
+     * loaded (NULL: subgraph 0 as it is); then input_names and output_names hold its names
+     * for the inputs and outputs, in its order, owned (NULL otherwise). */
+    int n_signatures;
+    char **signature_names;
+    char *signature;
+    char **input_names, **output_names;
+    /* Subgraphs: `subgraph` is the file's index of the one this model is. Control flow (IF,
+     * WHILE, CALL_ONCE) runs others: subgraphs[i] is file subgraph i, loaded where an op
+     * names it (else NULL). The table is the loaded model's (is_child false), which owns
+     * it and every model in it; the models in it share it. */
+    int subgraph, n_file_subgraphs;
+    bool is_child;
+    struct vki_model **subgraphs;
 };
 
 /* Name of a builtin code ("CONV_2D", or TFLite's name for one vkinfer lacks: "GELU"), or

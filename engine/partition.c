@@ -25,6 +25,7 @@
 #include "ops/ops.h"
 #include "status.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -40,6 +41,28 @@ typedef struct segment {
     double *op_ms;              /* a CPU segment: each op's time in the last run */
 } segment;
 
+/* A graph's state across runs, shared with the graphs of its subgraphs: resource variables
+ * and the CALL_ONCE epoch. The graph the app made owns it; its subgraphs' graphs borrow it. */
+typedef struct variable {
+    char name[sizeof(((vki_op *)0)->opt.var.name)];
+    float *data;
+    size_t n;
+    int rank, assigned;
+    int shape[VKI_MAX_RANK];
+} variable;
+
+struct vki_runtime {
+    variable *vars;
+    int n_vars;
+    unsigned epoch;             /* vki_graph_reset_variables counts up: CALL_ONCE runs again */
+    int depth;                  /* subgraph graphs being built inside each other */
+};
+
+/* A WHILE that has run this many times fails rather than hang the caller. */
+#define VKI_MAX_LOOP_ITERATIONS 1000000L
+/* Subgraphs built inside each other (a WHILE in a WHILE's body, ...) at most this deep. */
+#define VKI_MAX_SUBGRAPH_DEPTH 16
+
 struct vki_partition {
     /* What the CPU ops read: the model's ops and tensors (shapes, options), constant data
      * only where a CPU op reads it. Owned. */
@@ -50,6 +73,10 @@ struct vki_partition {
                                    its data unless a CPU op reads it) */
     float **at;                 /* per tensor: where its dense values are, or NULL */
     char *owned;                /* per tensor: at[t] was malloc'd here */
+    vki_runtime *rt;
+    int owns_rt;
+    vki_graph **sub;            /* per op: the graphs of the subgraphs it names (2 an op) */
+    unsigned *once;             /* per CALL_ONCE op: 1 + the epoch it last ran in */
     int next;                   /* the segment a run goes on with; -1: none in flight */
     int waiting;                /* segment `next` is a submitted GPU segment */
 };
@@ -60,6 +87,12 @@ int vki_partition_first_cpu_op(const vki_model *m) {
     for (int o = 0; o < m->n_ops; o++)
         if (op_on_cpu(&m->ops[o])) return m->ops[o].file_index;
     return -1;
+}
+
+/* Ops whose order among themselves is the file's: they read or write the variables. */
+static int has_effects(const vki_op *op) {
+    return op->code == VKI_OP_READ_VARIABLE || op->code == VKI_OP_ASSIGN_VARIABLE ||
+           op->code == VKI_OP_CALL_ONCE || op->code == VKI_OP_IF || op->code == VKI_OP_WHILE;
 }
 
 static double now_ms(void) {
@@ -86,12 +119,21 @@ static vki_status split(vki_partition *p) {
         sg->ms = -1;
         sg->ops = vki_malloc(sizeof(int) * (size_t)m->n_ops);
         if (!sg->ops) { s = vki_fail_oom("graph partition"); break; }
+        int effects_wait = 0;   /* an op with effects is left for later: so are those after it */
         for (int o = first; o < m->n_ops; o++) {
             const vki_op *op = &m->ops[o];
-            if (placed[o] || op_on_cpu(op) != sg->on_cpu) continue;
-            int go = 1;
+            const int effect = has_effects(op);
+            if (placed[o]) continue;
+            if (op_on_cpu(op) != sg->on_cpu) {
+                effects_wait |= effect;
+                continue;
+            }
+            int go = !(effect && effects_wait);
             for (int k = 0; k < op->n_inputs && go; k++) go = op->inputs[k] < 0 || ready[op->inputs[k]];
-            if (!go) continue;
+            if (!go) {
+                effects_wait |= effect;
+                continue;
+            }
             placed[o] = 1;
             sg->ops[sg->n_ops++] = o;
             for (int k = 0; k < op->n_outputs; k++) ready[op->outputs[k]] = 1;
@@ -377,8 +419,28 @@ static void add_reports(vki_graph *g, const vki_graph *sub) {
     g->passes_fired |= sub->passes_fired;
 }
 
+/* The graphs of the subgraphs op o names, built with the graph's options and its runtime. */
+static vki_status build_subgraphs(vki_partition *p, vki_context *ctx, const vki_model *model, int o,
+                                  const vki_graph_options *so) {
+    const vki_op *op = &model->ops[o];
+    for (int j = 0; j < vki_op_subgraph_count(op); j++) {
+        const vki_model *child = model->subgraphs ? model->subgraphs[op->opt.control.subgraph[j]] : NULL;
+        if (!child)
+            return vki_op_fail(model, o, VKI_ERROR_INVALID_ARGUMENT, "subgraph %d is not loaded "
+                               "(a model built by hand names none)", op->opt.control.subgraph[j]);
+        if (p->rt->depth >= VKI_MAX_SUBGRAPH_DEPTH)
+            return vki_op_fail(model, o, VKI_ERROR_UNSUPPORTED_MODEL, "subgraphs nest more than %d "
+                               "deep (a subgraph that runs itself?)", VKI_MAX_SUBGRAPH_DEPTH);
+        p->rt->depth++;
+        vki_status s = vki_graph_create_in(ctx, child, so, p->rt, &p->sub[2 * o + j]);
+        p->rt->depth--;
+        if (s) return s;
+    }
+    return VKI_OK;
+}
+
 vki_status vki_partition_create(vki_graph *g, const vki_model *model, const vki_graph_options *options,
-                                const vki_graph_config *cfg) {
+                                const vki_graph_config *cfg, vki_runtime *rt) {
     if (cfg->gpu_only) {
         for (int o = 0; o < model->n_ops; o++)
             if (op_on_cpu(&model->ops[o]))
@@ -389,7 +451,20 @@ vki_status vki_partition_create(vki_graph *g, const vki_model *model, const vki_
     if (!p) return vki_fail_oom("graph partition");
     g->part = p;
     p->next = -1;
-    vki_status s = copy_model(model, &p->m);
+    p->rt = rt;
+    if (!p->rt) {
+        p->rt = vki_calloc(1, sizeof *p->rt);
+        p->owns_rt = 1;
+    }
+    p->sub = vki_calloc(2 * (size_t)model->n_ops + 1, sizeof *p->sub);
+    p->once = vki_calloc((size_t)model->n_ops + 1, sizeof *p->once);
+    if (!p->rt || !p->sub || !p->once) return vki_fail_oom("graph partition");
+    vki_graph_options so = options ? *options : (vki_graph_options){0};
+    so.input_shapes = NULL;
+    so.n_input_shapes = 0;
+    vki_status s = VKI_OK;
+    for (int o = 0; o < model->n_ops && !s; o++) s = build_subgraphs(p, g->ctx, model, o, &so);
+    if (!s) s = copy_model(model, &p->m);
     p->constant = vki_calloc((size_t)model->n_tensors + 1, 1);
     if (!s && !p->constant) s = vki_fail_oom("graph partition");
     for (int t = 0; !s && t < model->n_tensors; t++) p->constant[t] = model->tensors[t].data != NULL;
@@ -409,10 +484,7 @@ vki_status vki_partition_create(vki_graph *g, const vki_model *model, const vki_
         for (int t = 0; t < model->n_tensors; t++)
             if (b.map[t] >= 0) b.m.tensors[b.map[t]] = model->tensors[t];
         /* The segment's model has its own inputs, already at their shapes. */
-        vki_graph_options so = options ? *options : (vki_graph_options){0};
-        so.input_shapes = NULL;
-        so.n_input_shapes = 0;
-        s = vki_graph_create(g->ctx, &b.m, &so, &sg->graph);
+        s = vki_graph_create_in(g->ctx, &b.m, &so, p->rt, &sg->graph);
         free_borrowed(&b);
         if (!s) add_reports(g, sg->graph);
     }
@@ -422,6 +494,14 @@ vki_status vki_partition_create(vki_graph *g, const vki_model *model, const vki_
 
 void vki_partition_destroy(vki_partition *p) {
     if (!p) return;
+    for (int o = 0; p->sub && p->m && o < 2 * p->m->n_ops; o++) vki_graph_destroy(p->sub[o]);
+    free(p->sub);
+    free(p->once);
+    if (p->owns_rt && p->rt) {
+        for (int v = 0; v < p->rt->n_vars; v++) free(p->rt->vars[v].data);
+        free(p->rt->vars);
+        free(p->rt);
+    }
     for (int i = 0; i < p->n_segments; i++) {
         vki_graph_destroy(p->seg[i].graph);
         free(p->seg[i].ops);
@@ -452,6 +532,118 @@ size_t vki_partition_io_elements(const vki_partition *p, int is_input, int index
 
 /* ---- runs --------------------------------------------------------------------------- */
 
+/* ---- control flow and variables ------------------------------------------------------ */
+
+/* Runs graph g on inputs in[0..n_in) into out[0..n_out) (dense floats of its shapes). */
+static vki_status run_graph(vki_graph *g, const float *const *in, int n_in, float *const *out, int n_out) {
+    for (int i = 0; i < n_in; i++) {
+        float *dst;
+        size_t size;
+        vki_status s = vki_graph_input_pointer(g, i, &dst, &size);
+        if (s) return s;
+        if (dst != in[i]) memmove(dst, in[i], size);
+    }
+    vki_status s = vki_graph_run(g);
+    for (int i = 0; !s && i < n_out; i++) {
+        const float *src;
+        size_t size;
+        s = vki_graph_output_pointer(g, i, &src, &size);
+        if (!s && src != out[i]) memmove(out[i], src, size);
+    }
+    return s;
+}
+
+static vki_status run_control(vki_partition *p, int o, const float *const *in, float *const *out) {
+    const vki_model *m = p->m;
+    const vki_op *op = &m->ops[o];
+    vki_graph **g = &p->sub[2 * o];
+    switch (op->code) {
+    case VKI_OP_IF:
+        return run_graph(in[0][0] != 0.0f ? g[0] : g[1], in + 1, op->n_inputs - 1, out, op->n_outputs);
+    case VKI_OP_CALL_ONCE:
+        if (p->once[o] == p->rt->epoch + 1) return VKI_OK;
+        p->once[o] = p->rt->epoch + 1;
+        return run_graph(g[0], NULL, 0, NULL, 0);
+    default: break;
+    }
+    /* WHILE: the outputs hold the loop variables. */
+    for (int i = 0; i < op->n_inputs; i++)
+        memcpy(out[i], in[i], vki_tensor_elements(&m->tensors[op->inputs[i]]) * sizeof(float));
+    const float *const *vars = (const float *const *)out;
+    for (long it = 0;; it++) {
+        if (it == VKI_MAX_LOOP_ITERATIONS)
+            return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "ran %ld iterations and was "
+                               "stopped (a loop longer than that is refused rather than hang)", it);
+        float cond = 0;
+        float *cond_out[1] = {&cond};
+        vki_status s = run_graph(g[0], vars, op->n_inputs, cond_out, 1);
+        if (!s && cond == 0.0f) return VKI_OK;
+        if (!s) s = run_graph(g[1], vars, op->n_inputs, out, op->n_outputs);
+        if (s) return s;
+    }
+}
+
+/* The variable named `name`, added unassigned if new; -1 on OOM. */
+static int variable_of(vki_runtime *rt, const char *name) {
+    for (int v = 0; v < rt->n_vars; v++)
+        if (!strcmp(rt->vars[v].name, name)) return v;
+    variable *grown = vki_realloc(rt->vars, sizeof *grown * (size_t)(rt->n_vars + 1));
+    if (!grown) return -1;
+    rt->vars = grown;
+    variable *x = &rt->vars[rt->n_vars];
+    memset(x, 0, sizeof *x);
+    snprintf(x->name, sizeof x->name, "%s", name);
+    return rt->n_vars++;
+}
+
+static vki_status run_variable(vki_partition *p, int o, const float *const *in, float *const *out) {
+    const vki_model *m = p->m;
+    const vki_op *op = &m->ops[o];
+    vki_runtime *rt = p->rt;
+    if (op->code == VKI_OP_VAR_HANDLE) {
+        int v = variable_of(rt, op->opt.var.name);
+        if (v < 0) return vki_op_fail(m, o, VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+        out[0][0] = (float)v;
+        return VKI_OK;
+    }
+    const float id = in[0][0];
+    if (!(id >= 0 && id < (float)rt->n_vars))
+        return vki_op_fail(m, o, VKI_ERROR_INVALID_ARGUMENT, "resource %g is no variable's handle", id);
+    variable *x = &rt->vars[(int)id];
+    if (op->code == VKI_OP_ASSIGN_VARIABLE) {
+        const vki_tensor *t = &m->tensors[op->inputs[1]];
+        size_t n = vki_tensor_elements(t);
+        if (n != x->n) {
+            float *d = vki_realloc(x->data, (n ? n : 1) * sizeof(float));
+            if (!d) return vki_op_fail(m, o, VKI_ERROR_OUT_OF_MEMORY, "out of host memory");
+            x->data = d;
+            x->n = n;
+        }
+        memcpy(x->data, in[1], n * sizeof(float));
+        x->rank = t->rank;
+        memcpy(x->shape, t->shape, sizeof x->shape);
+        x->assigned = 1;
+        return VKI_OK;
+    }
+    const vki_tensor *t = &m->tensors[op->outputs[0]];
+    if (!x->assigned) {   /* zeros, as TFLite reads a variable nothing assigned */
+        memset(out[0], 0, vki_tensor_elements(t) * sizeof(float));
+        return VKI_OK;
+    }
+    if (x->n != vki_tensor_elements(t))
+        return vki_op_fail(m, o, VKI_ERROR_INVALID_ARGUMENT, "variable '%s' holds %zu values, the "
+                           "output (tensor %d '%s') takes %zu", x->name, x->n, op->outputs[0],
+                           t->name, vki_tensor_elements(t));
+    memcpy(out[0], x->data, x->n * sizeof(float));
+    return VKI_OK;
+}
+
+void vki_partition_reset(vki_partition *p) {
+    if (!p->owns_rt) return;
+    for (int v = 0; v < p->rt->n_vars; v++) p->rt->vars[v].assigned = 0;
+    p->rt->epoch++;
+}
+
 static vki_status run_cpu(vki_partition *p, segment *sg) {
     const vki_model *m = p->m;
     for (int i = 0; i < sg->n_ops; i++) {
@@ -463,12 +655,14 @@ static vki_status run_cpu(vki_partition *p, segment *sg) {
         float *out[VKI_MAX_OP_OUTPUTS];
         for (int k = 0; k < op->n_inputs; k++) in[k] = op->inputs[k] >= 0 ? p->at[op->inputs[k]] : NULL;
         for (int k = 0; k < op->n_outputs; k++) out[k] = p->at[op->outputs[k]];
-        if (def->run) {
-            vki_status s = def->run(m, o, in, out);
-            if (s) return s;
-        } else {
-            def->reference(m, op, in, out);
-        }
+        vki_status s = VKI_OK;
+        if (vki_op_subgraph_count(op)) s = run_control(p, o, in, out);
+        else if (op->code == VKI_OP_VAR_HANDLE || op->code == VKI_OP_READ_VARIABLE ||
+                 op->code == VKI_OP_ASSIGN_VARIABLE)
+            s = run_variable(p, o, in, out);
+        else if (def->run) s = def->run(m, o, in, out);
+        else def->reference(m, op, in, out);
+        if (s) return s;
         sg->op_ms[i] = now_ms() - t0;
     }
     return VKI_OK;

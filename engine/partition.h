@@ -7,16 +7,26 @@
 #include "options.h"
 
 typedef struct vki_partition vki_partition;
+/* Variables and CALL_ONCE state a graph shares with its subgraphs' graphs (partition.c). */
+typedef struct vki_runtime vki_runtime;
+
+/* vki_graph_create with the runtime of the graph it is a subgraph or segment of (NULL: a
+ * graph of its own). */
+vki_status vki_graph_create_in(vki_context *ctx, const vki_model *model,
+                               const vki_graph_options *options, vki_runtime *rt, vki_graph **out);
 
 /* The file index of the first op of m that runs on the CPU, or -1 where every op has a
  * kernel: then the graph is built whole, as one segment. */
 int vki_partition_first_cpu_op(const vki_model *m);
 
 /* Splits m into segments and builds each GPU segment with `options` (vki_graph_create on
- * the segment's own model); g->part, g's reports (memory, tuning, precision) and passes
- * are set. cfg->gpu_only refuses the model, naming its first CPU op. */
+ * the segment's own model), and the graphs of the subgraphs its control-flow ops run; g->part,
+ * g's reports (memory, tuning, precision) and passes are set. cfg->gpu_only refuses the
+ * model, naming its first CPU op. rt: the runtime to share, NULL for a graph of its own. */
 vki_status vki_partition_create(vki_graph *g, const vki_model *m, const vki_graph_options *options,
-                                const vki_graph_config *cfg);
+                                const vki_graph_config *cfg, vki_runtime *rt);
+/* Forgets every variable's value and arms CALL_ONCE again (the graph the app made only). */
+void vki_partition_reset(vki_partition *p);
 void vki_partition_destroy(vki_partition *p);
 
 /* Input or output `index`'s dense float32 values, where the app reads or writes them. */

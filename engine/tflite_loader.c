@@ -27,7 +27,10 @@
 #define TFLITE_SCHEMA_VERSION 3
 
 /* Field ids (declaration order in schema.fbs). */
-enum { MODEL_VERSION = 0, MODEL_OPCODES = 1, MODEL_SUBGRAPHS = 2, MODEL_BUFFERS = 4 };
+enum { MODEL_VERSION = 0, MODEL_OPCODES = 1, MODEL_SUBGRAPHS = 2, MODEL_BUFFERS = 4,
+       MODEL_SIGNATURE_DEFS = 7 };
+enum { SIG_INPUTS = 0, SIG_OUTPUTS = 1, SIG_KEY = 2, SIG_SUBGRAPH = 4 };
+enum { TENSORMAP_NAME = 0, TENSORMAP_INDEX = 1 };
 enum { SG_TENSORS = 0, SG_INPUTS = 1, SG_OUTPUTS = 2, SG_OPERATORS = 3 };
 enum { TENSOR_SHAPE = 0, TENSOR_TYPE = 1, TENSOR_BUFFER = 2, TENSOR_NAME = 3,
        TENSOR_QUANTIZATION = 4, TENSOR_SPARSITY = 6, TENSOR_SHAPE_SIGNATURE = 7 };
@@ -63,6 +66,7 @@ typedef struct loader {
      * tensor expands when densified; capping the total keeps a small hostile file from
      * asking for gigabytes. */
     uint64_t const_bytes, const_limit;
+    uint32_t sg;                /* the subgraph read */
 } loader;
 
 /* ---- errors ------------------------------------------------------------------------- */
@@ -135,6 +139,7 @@ static vki_dtype map_dtype(int8_t type) {
     switch (type) {
     case VKI_DTYPE_FLOAT32: case VKI_DTYPE_FLOAT16: case VKI_DTYPE_INT32:
     case VKI_DTYPE_UINT8: case VKI_DTYPE_INT64: case VKI_DTYPE_INT8: case VKI_DTYPE_BOOL:
+    case VKI_DTYPE_RESOURCE:
         return (vki_dtype)type;
     }
     return VKI_DTYPE_OTHER;
@@ -674,9 +679,9 @@ static vki_status read_tensor(loader *L, uint32_t i, const vki_fb_table *t, vki_
 
 static vki_status read_tensors(loader *L, const vki_fb_table *sg) {
     vki_fb_vec v;
-    if (!vki_fb_vec_field(sg, SG_TENSORS, 4, &v)) return bad_fb(L, "subgraph 0: tensors");
+    if (!vki_fb_vec_field(sg, SG_TENSORS, 4, &v)) return bad_fb(L, "subgraph %u: tensors", L->sg);
     if (v.len > INT_MAX)
-        return bad(L, VKI_ERROR_MODEL_FORMAT, "subgraph 0: %u tensors is too many", v.len);
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "subgraph %u: %u tensors is too many", L->sg, v.len);
     vki_model *m = L->m;
     m->tensors = vki_calloc(v.len ? v.len : 1, sizeof *m->tensors);
     if (!m->tensors) return oom(L, "tensors");
@@ -855,6 +860,11 @@ bool vki_opt_i32(vki_options_reader *r, unsigned id, int32_t def, int32_t *v) {
     return vki_fb_i32(&r->table, id, def, v);
 }
 
+bool vki_opt_string(vki_options_reader *r, unsigned id, const char **v) {
+    uint32_t len;
+    return vki_fb_string_field(&r->table, id, v, &len);
+}
+
 bool vki_opt_f32(vki_options_reader *r, unsigned id, float def, float *v) {
     uint32_t bits, def_bits;
     memcpy(&def_bits, &def, sizeof def_bits);
@@ -955,9 +965,9 @@ static vki_status read_op(loader *L, uint32_t i, const vki_fb_table *t, vki_op *
 
 static vki_status read_ops(loader *L, const vki_fb_table *sg) {
     vki_fb_vec v;
-    if (!vki_fb_vec_field(sg, SG_OPERATORS, 4, &v)) return bad_fb(L, "subgraph 0: operators");
+    if (!vki_fb_vec_field(sg, SG_OPERATORS, 4, &v)) return bad_fb(L, "subgraph %u: operators", L->sg);
     if (v.len > INT_MAX)
-        return bad(L, VKI_ERROR_MODEL_FORMAT, "subgraph 0: %u operators is too many", v.len);
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "subgraph %u: %u operators is too many", L->sg, v.len);
     vki_model *m = L->m;
     m->ops = vki_calloc(v.len ? v.len : 1, sizeof *m->ops);
     if (!m->ops) return oom(L, "operators");
@@ -981,17 +991,17 @@ static vki_status read_ops(loader *L, const vki_fb_table *sg) {
 static vki_status read_io_list(loader *L, const vki_fb_table *sg, unsigned field,
                                const char *what, int **dst, int *count) {
     vki_fb_vec v;
-    if (!vki_fb_vec_field(sg, field, 4, &v)) return bad_fb(L, "subgraph 0: %s", what);
+    if (!vki_fb_vec_field(sg, field, 4, &v)) return bad_fb(L, "subgraph %u: %s", L->sg, what);
     if (v.len > INT_MAX)
-        return bad(L, VKI_ERROR_MODEL_FORMAT, "subgraph 0: %u %s is too many", v.len, what);
+        return bad(L, VKI_ERROR_MODEL_FORMAT, "subgraph %u: %u %s is too many", L->sg, v.len, what);
     int *list = vki_malloc(sizeof(int) * (v.len ? v.len : 1));
     if (!list) return oom(L, what);
     for (uint32_t k = 0; k < v.len; k++) {
         int32_t idx = vki_fb_vec_i32(&L->fb, &v, k);
         if (idx < 0 || idx >= L->m->n_tensors) {
             free(list);
-            return bad(L, VKI_ERROR_MODEL_FORMAT, "subgraph 0: %s %u: tensor index %d out of "
-                       "range (%d tensors)", what, k, idx, L->m->n_tensors);
+            return bad(L, VKI_ERROR_MODEL_FORMAT, "subgraph %u: %s %u: tensor index %d out of "
+                       "range (%d tensors)", L->sg, what, k, idx, L->m->n_tensors);
         }
         list[k] = idx;
     }
@@ -1024,22 +1034,143 @@ static vki_status read_header(loader *L, vki_fb_table *model) {
     return VKI_OK;
 }
 
-static vki_status read_model(loader *L) {
+/* The signature named `key` (NULL: none): its subgraph, and its inputs' and outputs' tensor
+ * indices and names, which replace the subgraph's own I/O lists. Every signature's key is
+ * listed in the model. */
+typedef struct signature_io {
+    int n;
+    int32_t *tensor;
+    char **name;
+} signature_io;
+
+static void free_signature_io(signature_io *io) {
+    for (int i = 0; io->name && i < io->n; i++) free(io->name[i]);
+    free(io->name);
+    free(io->tensor);
+    memset(io, 0, sizeof *io);
+}
+
+static vki_status read_tensor_maps(loader *L, const vki_fb_table *sig, unsigned field,
+                                   const char *key, signature_io *io) {
+    vki_fb_vec v;
+    if (!vki_fb_vec_field(sig, field, 4, &v) || v.len > VKI_MAX_OP_INPUTS * 4u)
+        return bad_fb(L, "signature '%s': %s", key, field == SIG_INPUTS ? "inputs" : "outputs");
+    io->tensor = vki_calloc(v.len + 1, sizeof *io->tensor);
+    io->name = vki_calloc(v.len + 1, sizeof *io->name);
+    if (!io->tensor || !io->name) return oom(L, "signatures");
+    for (uint32_t i = 0; i < v.len; i++) {
+        vki_fb_table tm;
+        const char *name;
+        uint32_t index, len;
+        if (!vki_fb_vec_table(&L->fb, &v, i, &tm) || !vki_fb_string_field(&tm, TENSORMAP_NAME, &name, &len) ||
+            !vki_fb_u32(&tm, TENSORMAP_INDEX, 0, &index))
+            return bad_fb(L, "signature '%s': tensor map %u", key, i);
+        io->tensor[i] = index > INT32_MAX ? -1 : (int32_t)index;
+        io->name[i] = vki_strdup(name);
+        io->n = (int)i + 1;
+        if (!io->name[i]) return oom(L, "signatures");
+    }
+    return VKI_OK;
+}
+
+static vki_status read_signatures(loader *L, const vki_fb_table *model, const char *want,
+                                  signature_io *in, signature_io *out) {
+    vki_fb_vec v;
+    if (!vki_fb_vec_field(model, MODEL_SIGNATURE_DEFS, 4, &v)) return bad_fb(L, "signature_defs");
+    vki_model *m = L->m;
+    m->signature_names = vki_calloc(v.len + 1, sizeof *m->signature_names);
+    if (!m->signature_names) return oom(L, "signatures");
+    int found = 0;
+    for (uint32_t i = 0; i < v.len; i++) {
+        vki_fb_table sig;
+        const char *key;
+        uint32_t sg, len;
+        if (!vki_fb_vec_table(&L->fb, &v, i, &sig) || !vki_fb_string_field(&sig, SIG_KEY, &key, &len) ||
+            !vki_fb_u32(&sig, SIG_SUBGRAPH, 0, &sg))
+            return bad_fb(L, "signature %u", i);
+        m->signature_names[i] = vki_strdup(key);
+        m->n_signatures = (int)i + 1;
+        if (!m->signature_names[i]) return oom(L, "signatures");
+        if (!want || found || strcmp(key, want)) continue;
+        found = 1;
+        L->sg = sg;
+        vki_status st = read_tensor_maps(L, &sig, SIG_INPUTS, key, in);
+        if (!st) st = read_tensor_maps(L, &sig, SIG_OUTPUTS, key, out);
+        if (st) return st;
+    }
+    if (want && !found) {
+        char list[512] = "";
+        for (int i = 0; i < m->n_signatures; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s'%s'", i ? ", " : "",
+                     m->signature_names[i]);
+        return bad(L, VKI_ERROR_INVALID_ARGUMENT, "no signature '%s' (the model has %s)", want,
+                   m->n_signatures ? list : "none");
+    }
+    return VKI_OK;
+}
+
+/* The signature's tensors become the graph's inputs and outputs, in its order, with its
+ * names. */
+static vki_status apply_signature(loader *L, signature_io *io, int is_input) {
+    vki_model *m = L->m;
+    int *list = vki_malloc(sizeof(int) * (size_t)(io->n + 1));
+    if (!list) return oom(L, "signatures");
+    for (int i = 0; i < io->n; i++) {
+        if (io->tensor[i] < 0 || io->tensor[i] >= m->n_tensors) {
+            free(list);
+            return bad(L, VKI_ERROR_MODEL_FORMAT, "signature '%s': %s '%s': tensor index %d out of "
+                       "range (%d tensors)", m->signature, is_input ? "input" : "output",
+                       io->name[i], io->tensor[i], m->n_tensors);
+        }
+        list[i] = io->tensor[i];
+    }
+    if (is_input) {
+        free(m->inputs);
+        m->inputs = list;
+        m->n_inputs = io->n;
+        m->input_names = io->name;
+    } else {
+        free(m->outputs);
+        m->outputs = list;
+        m->n_outputs = io->n;
+        m->output_names = io->name;
+    }
+    io->name = NULL;
+    free_signature_io(io);
+    return VKI_OK;
+}
+
+static vki_status read_model(loader *L, const char *signature) {
     vki_fb_table model = {0}, sg = {0};
     vki_fb_vec subgraphs;
+    signature_io sin = {0}, sout = {0};
     vki_status st = read_header(L, &model);
     if (st != VKI_OK) return st;
     if (!vki_fb_vec_field(&model, MODEL_SUBGRAPHS, 4, &subgraphs))
         return bad_fb(L, "subgraphs");
     if (subgraphs.len == 0) return bad(L, VKI_ERROR_MODEL_FORMAT, "model has no subgraphs");
-    if (!vki_fb_vec_table(&L->fb, &subgraphs, 0, &sg)) return bad_fb(L, "subgraph 0");
-    if (!vki_fb_vec_field(&model, MODEL_BUFFERS, 4, &L->buffers)) return bad_fb(L, "buffers");
-    if (!vki_fb_present(&model, MODEL_BUFFERS))
-        return bad(L, VKI_ERROR_MODEL_FORMAT, "model has no buffers vector");
-    if ((st = read_opcodes(L, &model)) != VKI_OK) return st;
-    if ((st = read_tensors(L, &sg)) != VKI_OK) return st;
-    if ((st = read_ops(L, &sg)) != VKI_OK) return st;
-    return read_io(L, &sg);
+    L->m->n_file_subgraphs = (int)(subgraphs.len > INT_MAX ? INT_MAX : subgraphs.len);
+    if (!L->m->is_child) st = read_signatures(L, &model, signature, &sin, &sout);
+    if (!st && signature) {
+        L->m->signature = vki_strdup(signature);
+        if (!L->m->signature) st = oom(L, "signatures");
+    }
+    if (!st && L->sg >= subgraphs.len)
+        st = bad(L, VKI_ERROR_MODEL_FORMAT, "subgraph %u out of range (%u subgraphs)", L->sg,
+                 subgraphs.len);
+    if (!st && !vki_fb_vec_table(&L->fb, &subgraphs, L->sg, &sg)) st = bad_fb(L, "subgraph %u", L->sg);
+    if (!st && !vki_fb_vec_field(&model, MODEL_BUFFERS, 4, &L->buffers)) st = bad_fb(L, "buffers");
+    if (!st && !vki_fb_present(&model, MODEL_BUFFERS))
+        st = bad(L, VKI_ERROR_MODEL_FORMAT, "model has no buffers vector");
+    if (!st) st = read_opcodes(L, &model);
+    if (!st) st = read_tensors(L, &sg);
+    if (!st) st = read_ops(L, &sg);
+    if (!st) st = read_io(L, &sg);
+    if (!st && signature) st = apply_signature(L, &sin, 1);
+    if (!st && signature) st = apply_signature(L, &sout, 0);
+    free_signature_io(&sin);
+    free_signature_io(&sout);
+    return st;
 }
 
 /* ---- constant folding ---------------------------------------------------------------- */
@@ -1591,17 +1722,18 @@ static vki_status fold_constants(loader *L) {
 
 /* ---- entry points ------------------------------------------------------------------- */
 
-vki_status vki_tflite_parse(const void *data, size_t size, const char *name, vki_model **out) {
-    if (out) *out = NULL;
-    if (!out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_tflite_parse: out is NULL");
-    if (!data) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_tflite_parse: data is NULL");
-    if (!name) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_tflite_parse: name is NULL");
-    loader L = {.name = name};
+/* One subgraph of the file (`subgraph`, or the signature's) as a model of its own. */
+static vki_status parse_one(const void *data, size_t size, const char *name, const char *signature,
+                            uint32_t subgraph, bool is_child, vki_model **out) {
+    *out = NULL;
+    loader L = {.name = name, .sg = subgraph};
     vki_fb_init(&L.fb, data, size);
     L.const_limit = 16 * (uint64_t)size + (16u << 20);
     L.m = vki_model_new(name);
     if (!L.m) return oom(&L, "the model");
-    vki_status st = read_model(&L);
+    L.m->is_child = is_child;
+    vki_status st = read_model(&L, signature);
+    L.m->subgraph = (int)L.sg;
     if (st == VKI_OK) st = fold_constants(&L);
     free(L.opcodes);
     if (st != VKI_OK) {
@@ -1612,22 +1744,86 @@ vki_status vki_tflite_parse(const void *data, size_t size, const char *name, vki
     return VKI_OK;
 }
 
-vki_status vki_model_load_memory(const void *data, size_t size, const char *name,
-                                 vki_model **out) {
+vki_status vki_tflite_parse(const void *data, size_t size, const char *name, vki_model **out) {
     if (out) *out = NULL;
-    if (!out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_model_load_memory: out is NULL");
-    if (!data) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_model_load_memory: data is NULL");
-    if (!name) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_model_load_memory: name is NULL");
+    if (!out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_tflite_parse: out is NULL");
+    if (!data) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_tflite_parse: data is NULL");
+    if (!name) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_tflite_parse: name is NULL");
+    return parse_one(data, size, name, NULL, 0, false, out);
+}
+
+/* The subgraphs control flow runs, each loaded once (named "<model>: subgraph <i>"), and
+ * every op naming one checked against its inputs and outputs. */
+static vki_status load_subgraphs(const void *data, size_t size, vki_model *root) {
+    vki_model **list = vki_calloc((size_t)root->n_file_subgraphs + 1, sizeof *list);
+    root->subgraphs = vki_calloc((size_t)root->n_file_subgraphs + 1, sizeof *root->subgraphs);
+    if (!list || !root->subgraphs) {
+        free(list);
+        return vki_fail_oom("subgraphs");
+    }
+    int n = 0;
+    list[n++] = root;
+    vki_status st = VKI_OK;
+    for (int k = 0; k < n && !st; k++) {
+        vki_model *m = list[k];
+        for (int o = 0; o < m->n_ops && !st; o++) {
+            const vki_op *op = &m->ops[o];
+            for (int j = 0; j < vki_op_subgraph_count(op) && !st; j++) {
+                int sg = op->opt.control.subgraph[j];
+                if (sg < 0 || sg >= root->n_file_subgraphs || sg == root->subgraph) {
+                    st = vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "names subgraph %d (the model "
+                                     "has %d; subgraph %d is the one loaded)", sg,
+                                     root->n_file_subgraphs, root->subgraph);
+                    break;
+                }
+                if (root->subgraphs[sg]) continue;
+                char name[160];
+                snprintf(name, sizeof name, "%s: subgraph %d", root->name, sg);
+                vki_model *child;
+                st = parse_one(data, size, name, NULL, (uint32_t)sg, true, &child);
+                if (st) break;
+                child->subgraphs = root->subgraphs;
+                child->n_file_subgraphs = root->n_file_subgraphs;
+                root->subgraphs[sg] = child;
+                list[n++] = child;
+                st = vki_model_validate(child);
+            }
+        }
+    }
+    for (int k = 0; k < n && !st; k++)
+        for (int o = 0; o < list[k]->n_ops && !st; o++)
+            if (vki_op_subgraph_count(&list[k]->ops[o])) st = vki_op_check_subgraphs(list[k], o);
+    free(list);
+    return st;
+}
+
+static vki_status load(const void *data, size_t size, const char *name, const char *signature,
+                       vki_model **out) {
     vki_model *m;
-    vki_status st = vki_tflite_parse(data, size, name, &m);
+    vki_status st = parse_one(data, size, name, signature, 0, false, &m);
     if (st != VKI_OK) return st;
     st = vki_model_validate(m);
+    if (st == VKI_OK) st = load_subgraphs(data, size, m);
     if (st != VKI_OK) {
         vki_model_destroy(m);
         return st;
     }
     *out = m;
     return VKI_OK;
+}
+
+vki_status vki_model_load_memory(const void *data, size_t size, const char *name,
+                                 vki_model **out) {
+    return vki_model_load_signature_memory(data, size, name, NULL, out);
+}
+
+vki_status vki_model_load_signature_memory(const void *data, size_t size, const char *name,
+                                           const char *signature, vki_model **out) {
+    if (out) *out = NULL;
+    if (!out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_model_load_memory: out is NULL");
+    if (!data) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_model_load_memory: data is NULL");
+    if (!name) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_model_load_memory: name is NULL");
+    return load(data, size, name, signature, out);
 }
 
 static const char *base_name(const char *path) {
@@ -1751,6 +1947,10 @@ vki_status vki_model_list_ops_file(const char *path, vki_op_entry *out, int max,
 }
 
 vki_status vki_model_load_file(const char *path, vki_model **out) {
+    return vki_model_load_signature_file(path, NULL, out);
+}
+
+vki_status vki_model_load_signature_file(const char *path, const char *signature, vki_model **out) {
     if (out) *out = NULL;
     if (!out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_model_load_file: out is NULL");
     if (!path) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_model_load_file: path is NULL");
@@ -1758,7 +1958,7 @@ vki_status vki_model_load_file(const char *path, vki_model **out) {
     size_t size = 0;
     vki_status st = vki_read_whole_file(path, &buf, &size);
     if (st != VKI_OK) return st;
-    st = vki_model_load_memory(buf, size, base_name(path), out);
+    st = load(buf, size, base_name(path), signature, out);
     free(buf);
     return st;
 }

@@ -241,6 +241,24 @@ VKI_API vki_status vki_model_load_memory(const void *data, size_t size, const ch
 /* Frees the model; allowed as soon as vki_graph_create has returned (graphs keep no
  * reference to it), after which its op names and tensor info names are gone. NULL is
  * allowed and does nothing. */
+/* A signature of the file (its signature_defs) by name: the model runs that signature's
+ * subgraph, with its inputs and outputs in the signature's order and named by it
+ * (vki_model_input_info, vki_model_input_index). NULL loads subgraph 0 as it is, as
+ * vki_model_load_file does. VKI_ERROR_INVALID_ARGUMENT names the signatures a missing one
+ * is not among. */
+VKI_API vki_status vki_model_load_signature_file(const char *path, const char *signature,
+                                                 vki_model **out);
+VKI_API vki_status vki_model_load_signature_memory(const void *data, size_t size, const char *name,
+                                                   const char *signature, vki_model **out);
+/* The file's signatures: how many, and the key of signature `index` (NULL out of range);
+ * and the one loaded (NULL: none). */
+VKI_API int vki_model_signature_count(const vki_model *model);
+VKI_API const char *vki_model_signature_name(const vki_model *model, int index);
+VKI_API const char *vki_model_loaded_signature(const vki_model *model);
+/* The index of the input or output called `name` (the signature's name where a signature
+ * was loaded, else the tensor's), or -1. */
+VKI_API int vki_model_input_index(const vki_model *model, const char *name);
+VKI_API int vki_model_output_index(const vki_model *model, const char *name);
 VKI_API void vki_model_destroy(vki_model *model);
 
 typedef struct vki_tensor_info {
@@ -519,6 +537,10 @@ VKI_API vki_status vki_graph_set_input(vki_graph *graph, int index, const float 
  * VKI_ERROR_INTERNAL: with debug_guards, a kernel wrote past a tensor (the message names
  * both). VKI_ERROR_OUT_OF_MEMORY, and Vulkan failures. */
 VKI_API vki_status vki_graph_run(vki_graph *graph);
+/* Forgets the values of the graph's resource variables (ASSIGN_VARIABLE, READ_VARIABLE:
+ * state a streaming model keeps from one run to the next) and runs its CALL_ONCE
+ * initialisers again at the next run, as a freshly created graph would. */
+VKI_API vki_status vki_graph_reset_variables(vki_graph *graph);
 /* Asynchronous runs, for pipelining camera frames: vki_graph_submit starts a run and
  * returns at once; the app prepares the next frame meanwhile, then vki_graph_wait waits up
  * to timeout_ns (0 just looks) for it. VKI_ERROR_TIMEOUT from vki_graph_wait leaves the

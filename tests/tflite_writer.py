@@ -4,7 +4,7 @@
 There is no TensorFlow here, so test models are written from specs: tensors (name, shape,
 type, constant data, quantization), ops (builtin name or custom name, inputs, outputs,
 options) and the graph's inputs and outputs. The result is a schema-version-3 model with
-one subgraph that TFLite (LiteRT) and vkinfer both read. Builtin codes come from
+one subgraph (or several) that TFLite (LiteRT) and vkinfer both read. Builtin codes come from
 engine/tflite_ops.h, the list the library names ops by, so the two cannot disagree.
 
 Spec (JSON, or a dict for write_model):
@@ -17,7 +17,22 @@ Spec (JSON, or a dict for write_model):
             "custom_options": [1, 0, 0, 0]}],            # optional raw bytes
    "inputs": [0], "outputs": [4]}
 An input index of -1 is an omitted optional input. Options of a table this file does not
-describe go as {"options_type": N, "options_fields": [[field, "int"|"float"|"byte"|"bool", v]]}.
+describe go as {"options_type": N, "options_fields": [[field, "int"|"float"|"byte"|"bool"|"string", v]]}.
+
+Control flow, signatures and resource variables (all optional; a spec without them is written
+exactly as before):
+  "name": "main",                  # subgraph 0's name (default "main")
+  "subgraphs": [{"name": "cond", "tensors": [...], "ops": [...], "inputs": [..],
+                 "outputs": [..]}],  # subgraphs 1, 2, ... (tensor indices are their own);
+                                     # operator codes and buffers are shared by all
+  "signature_defs": [{"signature_key": "encode", "subgraph_index": 0,
+                      "inputs": [{"name": "scale", "tensor_index": 2}, ...],
+                      "outputs": [{"name": "code", "tensor_index": 7}, ...]}],
+A tensor may be {"type": "resource"} (VAR_HANDLE's output, shape []), "bool", "int32", ...,
+and "is_variable": true. Options of the control ops: WHILE {cond_subgraph_index,
+body_subgraph_index}, IF {then_subgraph_index, else_subgraph_index}, CALL_ONCE
+{init_subgraph_index}, VAR_HANDLE {container, shared_name} (strings; left out when not
+given), READ_VARIABLE and ASSIGN_VARIABLE (empty tables).
 """
 import json
 import os
@@ -34,7 +49,7 @@ def builtin_codes():
 
 
 TYPES = {'float32': 0, 'float16': 1, 'int32': 2, 'uint8': 3, 'int64': 4, 'bool': 6,
-         'int16': 7, 'int8': 9}
+         'int16': 7, 'int8': 9, 'resource': 13}
 PACK = {'float32': '<f', 'float16': '<e', 'int32': '<i', 'uint8': '<B', 'int64': '<q',
         'bool': '<B', 'int16': '<h', 'int8': '<b'}
 PADDING = {'SAME': 0, 'VALID': 1}
@@ -111,6 +126,13 @@ OPTIONS = {
     'NON_MAX_SUPPRESSION_V5': (96, []),
     'SCATTER_ND': (97, []),
     'ONE_HOT': (61, [('axis', 0, 'int', -1)]),
+    # Control flow and resource variables: subgraph indices into Model.subgraphs.
+    'IF': (92, [('then_subgraph_index', 0, 'int', 0), ('else_subgraph_index', 1, 'int', 0)]),
+    'WHILE': (93, [('cond_subgraph_index', 0, 'int', 0), ('body_subgraph_index', 1, 'int', 0)]),
+    'CALL_ONCE': (103, [('init_subgraph_index', 0, 'int', 0)]),
+    'VAR_HANDLE': (111, [('container', 0, 'string', None), ('shared_name', 1, 'string', None)]),
+    'READ_VARIABLE': (112, []),
+    'ASSIGN_VARIABLE': (113, []),
 }
 OPTIONS['MAX_POOL_2D'] = OPTIONS['AVERAGE_POOL_2D']
 for reducer in ('SUM', 'REDUCE_MAX', 'REDUCE_MIN', 'REDUCE_PROD', 'REDUCE_ANY'):
@@ -284,7 +306,8 @@ def fsize(kind):
 def option_fields(op, options):
     if 'options_type' in op:
         kinds = {'int': 'i', 'float': 'f', 'byte': 'b', 'bool': 'B'}
-        return op['options_type'], [(f, kinds[k], v) for f, k, v in op['options_fields']]
+        return op['options_type'], [(f, 'ref', String(v)) if k == 'string' else (f, kinds[k], v)
+                                    for f, k, v in op['options_fields']]
     if op.get('op') not in OPTIONS:
         if options:
             raise ValueError('op %s: options given, but this writer does not know its table; '
@@ -297,7 +320,10 @@ def option_fields(op, options):
     fields = []
     for name, field, kind, default in schema:
         value = options.get(name, default)
-        if isinstance(kind, dict):
+        if kind == 'string':
+            if value is not None:
+                fields.append((field, 'ref', String(value)))
+        elif isinstance(kind, dict):
             fields.append((field, 'b', kind[value] if isinstance(value, str) else value))
         else:
             fields.append((field, {'int': 'i', 'float': 'f', 'byte': 'b', 'bool': 'B'}[kind],
@@ -308,59 +334,84 @@ def option_fields(op, options):
 def write_model(spec):
     codes = builtin_codes()
     buffers = [Table([])]                         # buffer 0: empty, as TFLite expects
-    tensors = []
-    for t in spec['tensors']:
-        ttype = t.get('type', 'float32')
-        fields = [(0, 'ref', Vector('i', t['shape'])), (1, 'b', TYPES[ttype]),
-                  (3, 'ref', String(t['name']))]
-        if t.get('data') is not None:
-            data = b''.join(struct.pack(PACK[ttype], v) for v in t['data'])
-            count = 1
-            for d in t['shape']:
-                count *= d
-            if len(t['data']) != count:
-                raise ValueError('tensor %s: %d values for shape %s' % (t['name'], len(t['data']), t['shape']))
-            buffers.append(Table([(0, 'ref', Blob(data))]))
-            fields.append((2, 'I', len(buffers) - 1))
-        if t.get('quant'):
-            q = t['quant']
-            qf = [(2, 'ref', Vector('f', q['scale'])),
-                  (3, 'ref', Vector('q', q.get('zero_point', [0] * len(q['scale'])), 8))]
-            if q.get('axis'):
-                qf.append((6, 'i', q['axis']))
-            fields.append((4, 'ref', Table(qf)))
-        if t.get('shape_signature') is not None:      # -1 marks a dimension of any size
-            fields.append((7, 'ref', Vector('i', t['shape_signature'])))
-        tensors.append(Table(fields))
-    opcodes, opcode_index, ops = [], {}, []
-    for op in spec['ops']:
-        key = ('custom', op['custom']) if 'custom' in op else ('builtin', op['op'])
-        if key not in opcode_index:
-            if key[0] == 'custom':
-                code, fields = 32, [(1, 'ref', String(op['custom']))]
-            else:
-                if op['op'] not in codes:
-                    raise ValueError('unknown builtin op %s' % op['op'])
-                code, fields = codes[op['op']], []
-            fields += [(0, 'b', min(code, 127)), (2, 'i', op.get('version', 1)), (3, 'i', code)]
-            opcode_index[key] = len(opcodes)
-            opcodes.append(Table(fields))
-        type_id, opt = option_fields(op, op.get('options', {}))
-        fields = [(0, 'I', opcode_index[key]), (1, 'ref', Vector('i', op['inputs'])),
-                  (2, 'ref', Vector('i', op['outputs']))]
-        if op.get('custom_options') is not None:     # raw bytes (custom_options_format 0)
-            fields.append((5, 'ref', Vector('B', list(op['custom_options']))))
-        if type_id:
-            fields += [(3, 'B', type_id), (4, 'ref', Table(opt))]
-        ops.append(Table(fields))
-    subgraph = Table([(0, 'ref', Vector('ref', tensors)), (1, 'ref', Vector('i', spec['inputs'])),
-                      (2, 'ref', Vector('i', spec['outputs'])), (3, 'ref', Vector('ref', ops)),
-                      (4, 'ref', String('main'))])
-    model = Table([(0, 'I', 3), (1, 'ref', Vector('ref', opcodes)),
-                   (2, 'ref', Vector('ref', [subgraph])),
-                   (3, 'ref', String(spec.get('description', 'written by tflite_writer.py'))),
-                   (4, 'ref', Vector('ref', buffers))])
-    return Builder().finish(model)
+    opcodes, opcode_index = [], {}
+
+    def subgraph(sg, name):
+        tensors = []
+        for t in sg['tensors']:
+            ttype = t.get('type', 'float32')
+            fields = [(0, 'ref', Vector('i', t['shape'])), (1, 'b', TYPES[ttype]),
+                      (3, 'ref', String(t['name']))]
+            if t.get('data') is not None:
+                data = b''.join(struct.pack(PACK[ttype], v) for v in t['data'])
+                count = 1
+                for d in t['shape']:
+                    count *= d
+                if len(t['data']) != count:
+                    raise ValueError('tensor %s: %d values for shape %s' % (t['name'], len(t['data']), t['shape']))
+                buffers.append(Table([(0, 'ref', Blob(data))]))
+                fields.append((2, 'I', len(buffers) - 1))
+            if t.get('quant'):
+                q = t['quant']
+                qf = [(2, 'ref', Vector('f', q['scale'])),
+                      (3, 'ref', Vector('q', q.get('zero_point', [0] * len(q['scale'])), 8))]
+                if q.get('axis'):
+                    qf.append((6, 'i', q['axis']))
+                fields.append((4, 'ref', Table(qf)))
+            if t.get('is_variable'):
+                fields.append((5, 'B', 1))
+            if t.get('shape_signature') is not None:      # -1 marks a dimension of any size
+                fields.append((7, 'ref', Vector('i', t['shape_signature'])))
+            tensors.append(Table(fields))
+        ops = []
+        for op in sg['ops']:
+            key = ('custom', op['custom']) if 'custom' in op else ('builtin', op['op'])
+            if key not in opcode_index:
+                if key[0] == 'custom':
+                    code, fields = 32, [(1, 'ref', String(op['custom']))]
+                else:
+                    if op['op'] not in codes:
+                        raise ValueError('unknown builtin op %s' % op['op'])
+                    code, fields = codes[op['op']], []
+                fields += [(0, 'b', min(code, 127)), (2, 'i', op.get('version', 1)), (3, 'i', code)]
+                opcode_index[key] = len(opcodes)
+                opcodes.append(Table(fields))
+            type_id, opt = option_fields(op, op.get('options', {}))
+            fields = [(0, 'I', opcode_index[key]), (1, 'ref', Vector('i', op['inputs'])),
+                      (2, 'ref', Vector('i', op['outputs']))]
+            if op.get('custom_options') is not None:     # raw bytes (custom_options_format 0)
+                fields.append((5, 'ref', Vector('B', list(op['custom_options']))))
+            if type_id:
+                fields += [(3, 'B', type_id), (4, 'ref', Table(opt))]
+            ops.append(Table(fields))
+        return Table([(0, 'ref', Vector('ref', tensors)), (1, 'ref', Vector('i', sg['inputs'])),
+                      (2, 'ref', Vector('i', sg['outputs'])), (3, 'ref', Vector('ref', ops)),
+                      (4, 'ref', String(name))])
+
+    subgraphs = [subgraph(spec, spec.get('name', 'main'))]
+    for i, sg in enumerate(spec.get('subgraphs', [])):
+        subgraphs.append(subgraph(sg, sg.get('name', 'subgraph%d' % (i + 1))))
+    fields = [(0, 'I', 3), (1, 'ref', Vector('ref', opcodes)),
+              (2, 'ref', Vector('ref', subgraphs)),
+              (3, 'ref', String(spec.get('description', 'written by tflite_writer.py'))),
+              (4, 'ref', Vector('ref', buffers))]
+    if spec.get('signature_defs'):
+        def tensor_maps(maps):
+            return Vector('ref', [Table([(0, 'ref', String(m['name'])), (1, 'I', m['tensor_index'])])
+                                  for m in maps])
+        sigs = []
+        for sig in spec['signature_defs']:
+            count = len(subgraphs[sig['subgraph_index']].fields[0][2].items)
+            for m in sig['inputs'] + sig['outputs']:
+                if not 0 <= m['tensor_index'] < count:
+                    raise ValueError('signature %s: %s is tensor %d of a subgraph of %d'
+                                     % (sig['signature_key'], m['name'], m['tensor_index'], count))
+            sigs.append(Table([(0, 'ref', tensor_maps(sig['inputs'])),
+                               (1, 'ref', tensor_maps(sig['outputs'])),
+                               (2, 'ref', String(sig['signature_key'])),
+                               (4, 'I', sig['subgraph_index'])]))
+        fields.append((7, 'ref', Vector('ref', sigs)))
+    return Builder().finish(Table(fields))
 
 
 def main():

@@ -171,7 +171,7 @@ static int read_raw(const char *path, float *dst, size_t count) {
 static int job_open(const cli *c, const char *path, job *j) {
     memset(j, 0, sizeof *j);
     j->path = path;
-    vki_status s = vki_model_load_file(path, &j->model);
+    vki_status s = vki_model_load_signature_file(path, c->signature, &j->model);
     if (s) return !cli_fail("loading the model", s);
     vki_model *m = j->model;
     /* --input-shape: the model itself takes the new shapes, so every size below is theirs. */

@@ -54,6 +54,8 @@
     X(INPUT, "--input", "FILE", V(RUN) | V(CALIBRATE),                                          \
       "raw little-endian float32 NHWC, one per model input in order (repeat the flag); "        \
       "default: the reference generator (xorshift32, seed 0x12345678, values in [-1,1))")       \
+    X(SIGNATURE, "--signature", "NAME", V(INFO) | V(RUN) | V(BENCH) | V(PLAN),                   \
+      "run the model's signature NAME (its subgraph, inputs and outputs); info lists them")     \
     X(INPUT_SHAPE, "--input-shape", "INDEX:DIMS", V(RUN) | V(BENCH),                             \
       "run at another input shape, e.g. 0:1,224,160,3 (repeat the flag for several inputs)")   \
     X(SAVE, "--save", "DIR", V(RUN), "write DIR/output_<i>.f32 for every output")               \
@@ -384,6 +386,7 @@ static int parse_args(int argc, char **argv, cli *c, int *help, int *show_versio
     c->with_io = seen[F_WITH_IO];
     c->tune = seen[F_TUNE];
     c->gpu_only = seen[F_GPU_ONLY];
+    c->signature = value[F_SIGNATURE];
     c->no_cache = seen[F_NO_CACHE];
     if (c->no_cache && seen[F_CACHE_DIR]) return usage_error(c, "--no-cache and --cache-dir together");
     c->ctx_opts.enable_validation = seen[F_VALIDATION];
@@ -537,7 +540,7 @@ static int cmd_info(const cli *c) {
         vki_model_list_ops_file(model, ops, n_ops, &n_ops);
         for (int i = 0; i < n_ops; i++) unsupported += !ops[i].supported;
         /* A model with ops vkinfer lacks does not load; its listing still says which. */
-        if (!unsupported && (s = vki_model_load_file(model, &m))) {
+        if (!unsupported && (s = vki_model_load_signature_file(model, c->signature, &m))) {
             free(ops);
             return cli_fail("loading the model", s);
         }
@@ -578,6 +581,22 @@ static int cmd_info(const cli *c) {
         } else {
             fprintf(f, "\nmodel %s: task %s\n", model, vki_task_name(task));
         }
+        /* Signatures: the one loaded marked; --signature NAME runs another. */
+        int n_sig = vki_model_signature_count(m);
+        if (c->json && m) fprintf(f, ", \"signatures\": [");
+        else if (n_sig) fprintf(f, "signatures:");
+        for (int i = 0; i < n_sig; i++) {
+            const char *name = vki_model_signature_name(m, i), *loaded = vki_model_loaded_signature(m);
+            int is_loaded = loaded && !strcmp(loaded, name);
+            if (c->json) {
+                cli_json_sep(f, i);
+                cli_json_string(f, name);
+            } else {
+                fprintf(f, " %s%s", name, is_loaded ? " (loaded)" : "");
+            }
+        }
+        if (c->json && m) fprintf(f, "]");
+        else if (n_sig) fprintf(f, "\n");
         for (int io = 0; m && io < 2; io++) {
             int count = io ? vki_model_output_count(m) : vki_model_input_count(m);
             if (c->json) fprintf(f, ", \"%s\": [", io ? "outputs" : "inputs");
@@ -694,7 +713,7 @@ static int cmd_plan(const cli *c) {
     vki_model *m = NULL;
     vki_context *ctx = NULL;
     const char *model = c->models[0];
-    vki_status s = vki_model_load_file(model, &m);
+    vki_status s = vki_model_load_signature_file(model, c->signature, &m);
     if (s) return cli_fail("loading the model", s);
     if ((s = cli_context(c, &ctx))) { vki_model_destroy(m); return cli_fail("opening the device", s); }
     vki_memory_plan_info p[SCHED_COUNT][VKI_MEMORY_STRATEGY_COUNT];

@@ -142,9 +142,23 @@
     X(CONVOLUTION_2D_TRANSPOSE_BIAS, "Convolution2DTransposeBias", conv2d_transpose_bias)
 
 #define VKI_CPU_OP_LIST(X)                                                                \
-    X(TOPK_V2, 48, topk_v2, NO_OPTS)
+    X(TOPK_V2, 48, topk_v2, NO_OPTS)                                                      \
+    X(ONE_HOT, 85, one_hot, OPTS(61, OneHotOptions))                                      \
+    X(GATHER_ND, 107, gather_nd, NO_OPTS)                                                 \
+    X(NON_MAX_SUPPRESSION_V4, 120, non_max_suppression_v4, NO_OPTS)                       \
+    X(NON_MAX_SUPPRESSION_V5, 121, non_max_suppression_v5, NO_OPTS)                       \
+    X(SCATTER_ND, 122, scatter_nd, NO_OPTS)                                               \
+    /* control.c: subgraphs the partition runs */                                        \
+    X(IF, 118, if_, OPTS(92, IfOptions))                                                  \
+    X(WHILE, 119, while_, OPTS(93, WhileOptions))                                         \
+    X(CALL_ONCE, 129, call_once, OPTS(103, CallOnceOptions))                              \
+    /* variable.c: state the partition keeps across runs */                              \
+    X(VAR_HANDLE, 142, var_handle, OPTS(111, VarHandleOptions))                           \
+    X(READ_VARIABLE, 143, read_variable, NO_OPTS)                                         \
+    X(ASSIGN_VARIABLE, 144, assign_variable, NO_OPTS)
 
-#define VKI_CPU_CUSTOM_OP_LIST(X)
+#define VKI_CPU_CUSTOM_OP_LIST(X) \
+    X(DETECTION_POSTPROCESS, "TFLite_Detection_PostProcess", detection_postprocess)
 
 #define VKI_FOLDED_OP_LIST(X) \
     X(CUSTOM, 32)             \

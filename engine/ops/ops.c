@@ -363,7 +363,8 @@ float vki_apply_activation(vki_activation act, float x) {
 /* ---- model-level checks --------------------------------------------------------------- */
 
 static vki_status validate_io(vki_model *m) {
-    if (m->n_inputs < 1 || m->n_outputs < 1)
+    /* A subgraph control flow runs may have none (CALL_ONCE's initialiser). */
+    if (!m->is_child && (m->n_inputs < 1 || m->n_outputs < 1))
         return vki_fail(VKI_ERROR_MODEL_FORMAT, "%s: graph has %d inputs and %d outputs",
                         m->name, m->n_inputs, m->n_outputs);
     for (int i = 0; i < m->n_inputs + m->n_outputs; i++) {
@@ -461,6 +462,10 @@ vki_status vki_model_reference_run(const vki_model *m, const float *const *input
         const vki_op *op = &m->ops[o];
         const vki_op_def *def = vki_op_find(op);
         if (!def) { s = vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "not supported"); break; }
+        if (!def->reference) {   /* control flow and variables run only in a graph */
+            s = vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "has no reference run");
+            break;
+        }
         const float *in[VKI_MAX_OP_INPUTS];
         float *out[VKI_MAX_OP_OUTPUTS];
         for (int i = 0; i < op->n_inputs; i++) in[i] = op->inputs[i] >= 0 ? values[op->inputs[i]] : NULL;

@@ -132,6 +132,8 @@ bool vki_opt_i8(vki_options_reader *r, unsigned id, int8_t def, int8_t *v);
 bool vki_opt_i32(vki_options_reader *r, unsigned id, int32_t def, int32_t *v);
 bool vki_opt_f32(vki_options_reader *r, unsigned id, float def, float *v);
 bool vki_opt_bool(vki_options_reader *r, unsigned id, bool def, bool *v);
+/* A string field; "" where absent. */
+bool vki_opt_string(vki_options_reader *r, unsigned id, const char **v);
 /* "<model>: op <i> <NAME>: <Table>: <what is wrong>" for the read that failed. */
 vki_status vki_opt_malformed(vki_options_reader *r);
 /* A TFLite ActivationFunctionType or Padding value as the IR's; an unknown value (or
@@ -179,6 +181,12 @@ typedef struct vki_op_def {
     vki_status (*run)(const vki_model *m, int op_index, const float *const *inputs,
                       float *const *outputs);
 } vki_op_def;
+
+/* IF, WHILE, CALL_ONCE (control.c): how many subgraphs the op names (opt.control), 0 for
+ * any other op; and the check of an op against the subgraphs it names, once they are
+ * loaded (m->subgraphs). */
+int vki_op_subgraph_count(const vki_op *op);
+vki_status vki_op_check_subgraphs(const vki_model *m, int op_index);
 
 /* Whether the op runs on the CPU: an op of VKI_CPU_OP_LIST / VKI_CPU_CUSTOM_OP_LIST. */
 static inline bool vki_op_def_cpu(const vki_op_def *def) { return def && !def->build; }

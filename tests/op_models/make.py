@@ -8,7 +8,13 @@ beside this file, runs the models with it under `node`. For each model: NAME.tfl
 (its inputs, seeded uniform values in the spec's ranges), NAME.out<i>.f32 (LiteRT's outputs,
 raw little-endian float32), and one line of manifest.txt: NAME, input count, output count,
 the input and output shapes (in=[..];[..] out=..., [] for rank 0) and the ops used (ops=A,B).
-The files are deterministic: rerunning rewrites the same bytes.
+Models of several subgraphs add subgraphs=N (ops= then lists the ops of all of them); a
+model with signature defs gets, instead of NAME.in/out, NAME.sig_KEY.in<i>.f32 and
+NAME.sig_KEY.out<i>.f32 per signature, in the SignatureDef's own order (run by name), and
+signatures=KEY:INPUTS:OUTPUTS,...; a model with `calls` (resource variables) gets
+NAME.call<k>.in<i>.f32 / .out<i>.f32 for calls k = 0.. in one interpreter, then
+NAME.reset.in<i>.f32 (call `reset_from`'s inputs again) / .out<i>.f32 from a fresh one,
+and calls=N reset=K. The files are deterministic: rerunning rewrites the same bytes.
 """
 import os
 import random
@@ -47,21 +53,57 @@ def main():
         with open(model, 'wb') as f:
             f.write(data)
         rng = random.Random(2000 + index)
-        inputs = []
-        for i, (t, (lo, hi)) in enumerate(zip(g.inputs, g.ranges)):
-            values = [rng.uniform(lo, hi) for _ in range(count(g.tensors[t]['shape']))]
-            if t in g.input_transform:
-                values = [g.input_transform[t](v) for v in values]
-            path = os.path.join(out_dir, '%s.in%d.f32' % (name, i))
-            with open(path, 'wb') as f:
-                f.write(struct.pack('<%df' % len(values), *values))
-            inputs.append(path)
-        jobs.append({'model': model, 'inputs': inputs, 'prefix': os.path.join(out_dir, name)})
+
+        def draw(graph, tensors, stem):
+            """Draws the inputs `tensors` of `graph` in that order into STEM.in<i>.f32."""
+            paths = []
+            for i, t in enumerate(tensors):
+                lo, hi = graph.ranges[graph.inputs.index(t)]
+                values = [rng.uniform(lo, hi) for _ in range(count(graph.tensors[t]['shape']))]
+                if t in graph.input_transform:
+                    values = [graph.input_transform[t](v) for v in values]
+                path = os.path.join(out_dir, '%s.in%d.f32' % (stem, i))
+                with open(path, 'wb') as f:
+                    f.write(struct.pack('<%df' % len(values), *values))
+                paths.append(path)
+            return paths
+
+        extra = ''
+        if g.signature_defs:
+            # One set of files per signature, in the signature's own order; run by name.
+            sigs = []
+            for sig in g.signature_defs:
+                sub, stem = g.graph(sig['subgraph_index']), '%s.sig_%s' % (name, sig['signature_key'])
+                paths = draw(sub, [m['tensor_index'] for m in sig['inputs']], stem)
+                sigs.append({'key': sig['signature_key'],
+                             'inputs': [[m['name'], p] for m, p in zip(sig['inputs'], paths)],
+                             'outputs': [[m['name'], os.path.join(out_dir, '%s.out%d.f32' % (stem, i))]
+                                         for i, m in enumerate(sig['outputs'])]})
+            jobs.append({'model': model, 'signatures': sigs})
+            extra = ' signatures=' + ','.join('%s:%d:%d' % (s['signature_key'], len(s['inputs']),
+                                                              len(s['outputs'])) for s in g.signature_defs)
+        elif g.calls:
+            # Calls 0..calls-1 in one interpreter, then call reset_from's inputs in a fresh one.
+            calls = [{'inputs': draw(g, g.inputs, '%s.call%d' % (name, k)),
+                      'prefix': os.path.join(out_dir, '%s.call%d' % (name, k))} for k in range(g.calls)]
+            jobs.append({'model': model, 'calls': calls})
+            reset = []
+            for i, src in enumerate(calls[g.reset_from]['inputs']):
+                reset.append(os.path.join(out_dir, '%s.reset.in%d.f32' % (name, i)))
+                with open(src, 'rb') as f, open(reset[-1], 'wb') as o:
+                    o.write(f.read())
+            jobs.append({'model': model, 'inputs': reset, 'prefix': os.path.join(out_dir, name + '.reset')})
+            extra = ' calls=%d reset=%d' % (g.calls, g.reset_from)
+        else:
+            inputs = draw(g, g.inputs, name)
+            jobs.append({'model': model, 'inputs': inputs, 'prefix': os.path.join(out_dir, name)})
+        if g.subgraphs:
+            extra = ' subgraphs=%d' % (1 + len(g.subgraphs)) + extra
         shapes = lambda ts: ';'.join('[%s]' % ','.join(map(str, g.tensors[t]['shape'])) for t in ts)
-        ops = sorted({op['op'] for op in g.ops})
-        manifest.append('%s %d %d in=%s out=%s ops=%s' % (name, len(g.inputs), len(g.outputs),
-                                                        shapes(g.inputs), shapes(g.outputs),
-                                                        ','.join(ops)))
+        ops = sorted({op.get('op') or op['custom'] for sub in [g] + g.subgraphs for op in sub.ops})
+        manifest.append('%s %d %d in=%s out=%s ops=%s%s' % (name, len(g.inputs), len(g.outputs),
+                                                          shapes(g.inputs), shapes(g.outputs),
+                                                          ','.join(ops), extra))
     with tempfile.TemporaryDirectory() as work:
         job_file = os.path.join(work, 'jobs.json')
         with open(job_file, 'w') as f:

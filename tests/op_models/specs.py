@@ -17,10 +17,17 @@ VERSIONS = {'BROADCAST_TO': 2}
 
 
 class Graph:
-    def __init__(self, seed):
+    def __init__(self, seed, name=None):
         self.rng = random.Random(seed)
         self.tensors, self.ops, self.inputs, self.outputs, self.ranges = [], [], [], [], []
         self.input_transform = {}     # input tensor -> function applied to each drawn value
+        # Control models (make.py): subgraph 0's name, subgraphs 1, 2, ... (Graphs of their
+        # own; only the main graph has them), signature defs (run by name, one set of
+        # files per signature), and calls: that many runs in one interpreter (state kept
+        # in resource variables), then call `reset_from`'s inputs in a fresh interpreter.
+        self.name = name
+        self.subgraphs, self.signature_defs = [], []
+        self.calls, self.reset_from = None, None
 
     def tensor(self, shape, ttype='float32', data=None, name=None):
         t = {'name': name or 't%d' % len(self.tensors), 'shape': list(shape), 'type': ttype}
@@ -29,10 +36,11 @@ class Graph:
         self.tensors.append(t)
         return len(self.tensors) - 1
 
-    def input(self, shape, lo=-1.0, hi=1.0, step=None):
+    def input(self, shape, lo=-1.0, hi=1.0, step=None, ttype='float32', name=None):
         """A graph input drawn uniformly from [lo, hi); with `step`, rounded down to a multiple
-        of it (exact in float32 and float16 for a power-of-two step), so ties are common."""
-        t = self.tensor(shape, name='in%d' % len(self.inputs))
+        of it (exact in float32 and float16 for a power-of-two step), so ties are common.
+        (In a subgraph other than 0 only signatures' inputs are drawn.)"""
+        t = self.tensor(shape, ttype, name=name or 'in%d' % len(self.inputs))
         self.inputs.append(t)
         self.ranges.append((lo, hi))
         if step is not None:
@@ -60,16 +68,40 @@ class Graph:
         self.ops.append(op)
         return outs[0] if single else outs
 
-    def output(self, t, shape=None):
+    def output(self, t, shape=None, raw=False):
         """Makes t a graph output, through CAST to float32 when it is not float (rank 0
-        included)."""
-        if self.tensors[t]['type'] != 'float32':
+        included), unless raw (a control-flow subgraph's outputs keep their type)."""
+        if self.tensors[t]['type'] != 'float32' and not raw:
             t = self.op('CAST', [t], [self.tensors[t]['shape'] if shape is None else shape])[0]
         self.outputs.append(t)
 
+    def subgraph(self, name):
+        """A new subgraph (1, 2, ... in the order made): returns (its index, its Graph)."""
+        sub = Graph(self.rng.randrange(1 << 30), name)
+        self.subgraphs.append(sub)
+        return len(self.subgraphs), sub
+
+    def graph(self, index):
+        return self if index == 0 else self.subgraphs[index - 1]
+
+    def signature(self, key, index, inputs, outputs):
+        """A signature over subgraph `index`: inputs and outputs are [(name, tensor)], in the
+        signature's own order."""
+        self.signature_defs.append({
+            'signature_key': key, 'subgraph_index': index,
+            'inputs': [{'name': n, 'tensor_index': t} for n, t in inputs],
+            'outputs': [{'name': n, 'tensor_index': t} for n, t in outputs]})
+
     def spec(self):
-        return {'tensors': self.tensors, 'ops': self.ops, 'inputs': self.inputs,
-                'outputs': self.outputs}
+        s = {'tensors': self.tensors, 'ops': self.ops, 'inputs': self.inputs,
+             'outputs': self.outputs}
+        if self.name:
+            s['name'] = self.name
+        if self.subgraphs:
+            s['subgraphs'] = [sub.spec() for sub in self.subgraphs]
+        if self.signature_defs:
+            s['signature_defs'] = self.signature_defs
+        return s
 
 
 def shape_of(g, t):
@@ -888,6 +920,140 @@ def resize_batch(n):
     return build
 
 
+# ---- control flow, signatures, resource variables (the `control` group) --------------------
+# Several subgraphs (subgraph 0 is the main one), read by make.py's signature and calls jobs.
+
+def scalar(g, value, ttype='float32'):
+    return g.tensor([], ttype, [value])
+
+
+def signature_encode_decode(g):
+    """Two signatures over two subgraphs: "encode" (subgraph 0) and "decode" (subgraph 1).
+    Their names are not the tensors' names, and the orders differ: encode's inputs are, by
+    tensor index, features, scale, offset; in the subgraph's inputs offset, features, scale;
+    in the SignatureDef scale, offset, features; alphabetically features, offset, scale (its
+    outputs likewise: latent, energy, peak by index; energy, peak, latent in the subgraph;
+    peak, latent, energy in the SignatureDef; energy, latent, peak alphabetically). So only a
+    lookup by name gets them right."""
+    g.name = 'encode'
+    features = g.input([2, 3, 5], -1, 1, name='enc_features')
+    scale = g.input([5], 0.5, 1.5, name='enc_scale')
+    offset = g.input([3, 1], -0.5, 0.5, name='enc_offset')
+    g.inputs, g.ranges = [g.inputs[k] for k in (2, 0, 1)], [g.ranges[k] for k in (2, 0, 1)]
+    b = g.op('ADD', [g.op('MUL', [features, scale], [2, 3, 5]), offset], [2, 3, 5])
+    code = g.op('TANH', [b], [2, 3, 5])
+    energy = g.op('SUM', [g.op('MUL', [b, b], [2, 3, 5]), g.ints([2])], [2, 3])
+    peak = g.op('REDUCE_MAX', [b, g.ints([1])], [2, 5])
+    for t, name in ((code, 'enc_code'), (energy, 'enc_energy'), (peak, 'enc_peak')):
+        g.tensors[t]['name'] = name
+    for t in (energy, peak, code):
+        g.output(t)
+    index, d = g.subgraph('decode')
+    latent = d.input([2, 3, 5], -1, 1, name='dec_latent')
+    gain = d.input([1], 0.5, 2, name='dec_gain')
+    bias = d.input([5], -0.5, 0.5, name='dec_bias')
+    d.inputs, d.ranges = [d.inputs[k] for k in (1, 2, 0)], [d.ranges[k] for k in (1, 2, 0)]
+    y = d.op('ADD', [d.op('MUL', [latent, gain], [2, 3, 5]), bias], [2, 3, 5])
+    recon = d.op('LOGISTIC', [y], [2, 3, 5])
+    mean = d.op('MEAN', [y, d.ints([1, 2])], [2])
+    for t, name in ((recon, 'dec_reconstruction'), (mean, 'dec_mean')):
+        d.tensors[t]['name'] = name
+    for t in (mean, recon):
+        d.output(t)
+    g.signature('encode', 0, [('scale', scale), ('offset', offset), ('features', features)],
+                [('peak', peak), ('latent', code), ('energy', energy)])
+    # decode's inputs: latent, gain, bias by index; gain, bias, latent in the subgraph
+    g.signature('decode', index, [('bias', bias), ('latent', latent), ('gain', gain)],
+                [('reconstruction', recon), ('mean', mean)])
+
+
+def while_loop(cond_builder, body_scale, body_shift, lo, hi):
+    """WHILE over (i int32 scalar from 0, x [3,5]): the body is x = x * body_scale +
+    body_shift, i = i + 1; cond_builder(c, i, x) returns the cond subgraph's bool scalar.
+    Outputs x and i (CAST)."""
+    def build(g):
+        x = g.input([3, 5], lo, hi)
+        i0 = g.tensor([], 'int32', [0], name='i0')
+        cond, c = g.subgraph('cond')
+        ci = c.input([], ttype='int32', name='i')
+        cx = c.input([3, 5], name='x')
+        c.output(cond_builder(c, ci, cx), raw=True)
+        body, b = g.subgraph('body')
+        bi = b.input([], ttype='int32', name='i')
+        bx = b.input([3, 5], name='x')
+        b.output(b.op('ADD', [bi, scalar(b, 1, 'int32')], [[]], 'int32')[0], raw=True)
+        b.output(b.op('ADD', [b.op('MUL', [bx, scalar(b, body_scale)], [3, 5]),
+                              scalar(b, body_shift)], [3, 5]))
+        i, y = op_typed(g, 'WHILE', [i0, x], [([], 'int32'), ([3, 5], 'float32')],
+                        cond_subgraph_index=cond, body_subgraph_index=body)
+        g.output(y)
+        g.output(i)
+    return build
+
+
+def cond_counter(c, i, x):
+    """i < 7: seven trips."""
+    return c.op('LESS', [i, scalar(c, 7, 'int32')], [[]], 'bool')[0]
+
+
+def cond_sum_below(threshold):
+    """sum(x) < threshold: the trip count follows the data."""
+    def cond(c, i, x):
+        s = c.op('SUM', [x, c.ints([0, 1])], [[]])[0]
+        return c.op('LESS', [s, scalar(c, threshold)], [[]], 'bool')[0]
+    return cond
+
+
+def if_branches(lo, hi):
+    """IF on sum(x) > 0: then tanh(x) * w, else -x * 2 (both branches take x and w), and
+    the main graph goes on after it (y + x). lo, hi pick the branch."""
+    def build(g):
+        x = g.input([2, 3, 5], lo, hi)
+        w = g.input([5], 0.5, 1.5)
+        s = g.op('SUM', [x, g.ints([0, 1, 2])], [[]])[0]
+        c = g.op('GREATER', [s, scalar(g, 0.0)], [[]], 'bool')[0]
+        then, t = g.subgraph('then')
+        tx, tw = t.input([2, 3, 5], name='x'), t.input([5], name='w')
+        t.output(t.op('MUL', [t.op('TANH', [tx], [2, 3, 5]), tw], [2, 3, 5]))
+        other, e = g.subgraph('else')
+        ex, _ = e.input([2, 3, 5], name='x'), e.input([5], name='w')
+        e.output(e.op('MUL', [e.op('NEG', [ex], [2, 3, 5]), scalar(e, 2.0)], [2, 3, 5]))
+        y = g.op('IF', [c, x, w], [2, 3, 5], then_subgraph_index=then, else_subgraph_index=other)
+        g.output(y)
+        g.output(g.op('ADD', [y, x], [2, 3, 5]))
+    return build
+
+
+def variable_streaming(g):
+    """A streaming keyword-spotter front with its state in a resource variable, as
+    converters write one: CALL_ONCE runs the init subgraph (VAR_HANDLE "state",
+    ASSIGN_VARIABLE of a constant [1,4,8]) on the first call only; then VAR_HANDLE,
+    READ_VARIABLE of the state, its last 3 rows (SLICE) and the new frame [1,1,8] joined
+    (CONCATENATION), ASSIGN_VARIABLE of that as the new state, and a head (RESHAPE,
+    FULLY_CONNECTED + RELU, FULLY_CONNECTED, SOFTMAX) on it. Outputs the scores [1,5] and
+    the new state. make.py runs it 10 times in one interpreter, then once in a fresh one."""
+    frame = g.input([1, 1, 8], name='frame')
+    init, s = g.subgraph('init')
+    sh = s.op('VAR_HANDLE', [], [[]], 'resource', shared_name='state')[0]
+    s.ops.append({'op': 'ASSIGN_VARIABLE', 'inputs': [sh, s.const([1, 4, 8], -0.5, 0.5)],
+                  'outputs': [], 'options': {}})
+    g.ops.append({'op': 'CALL_ONCE', 'inputs': [], 'outputs': [],
+                  'options': {'init_subgraph_index': init}})
+    h = g.op('VAR_HANDLE', [], [[]], 'resource', shared_name='state')[0]
+    state = g.op('READ_VARIABLE', [h], [1, 4, 8])
+    tail = g.op('SLICE', [state, g.ints([0, 1, 0]), g.ints([1, 3, 8])], [1, 3, 8])
+    new = g.op('CONCATENATION', [tail, frame], [1, 4, 8], axis=1)
+    flat = g.op('RESHAPE', [new, g.ints([1, 32])], [1, 32])
+    hidden = g.op('FULLY_CONNECTED', [flat, g.const([12, 32], -0.4, 0.4), g.const([12], -0.1, 0.1)],
+                  [1, 12], activation='RELU')
+    logits = g.op('FULLY_CONNECTED', [hidden, g.const([5, 12], -0.6, 0.6), g.const([5], -0.1, 0.1)],
+                  [1, 5])
+    g.output(g.op('SOFTMAX', [logits], [1, 5], beta=1.0))
+    g.ops.append({'op': 'ASSIGN_VARIABLE', 'inputs': [h, new], 'outputs': [], 'options': {}})
+    g.output(new)
+    g.calls, g.reset_from = 10, 3
+
+
 MODELS = [
     ('unary_rsqrt', unary('RSQRT', [1, 7, 5, 17], 0.1, 4)),
     ('unary_sqrt', unary('SQRT', [2, 3, 5, 3], 0.0, 4)),
@@ -1089,4 +1255,11 @@ MODELS = [
     ('resize_batch_1', resize_batch(1)),
     ('resize_batch_3', resize_batch(3)),
     ('resize_batch_8', resize_batch(8)),
+    ('control_signature_encode_decode', signature_encode_decode),
+    ('control_while_counter', while_loop(cond_counter, 0.9, 0.1, -1, 1)),
+    ('control_while_data_few', while_loop(cond_sum_below(60.0), 1.5, 0.25, 0.5, 1.0)),
+    ('control_while_data_many', while_loop(cond_sum_below(60.0), 1.5, 0.25, -0.2, 0.2)),
+    ('control_if_then', if_branches(-0.5, 1.0)),
+    ('control_if_else', if_branches(-1.0, 0.5)),
+    ('control_variable_streaming', variable_streaming),
 ]
