@@ -91,6 +91,9 @@ typedef struct vki_tensor {
     /* Bit i: dimension i is -1 in the file's shape_signature (any size; `shape` holds the
      * size the file was written at). */
     unsigned dynamic_dims;
+    /* TFLite's variable tensor: state an op (LSTM, SVDF, ...) reads and updates in place,
+     * kept across a graph's runs from zeros (or its data) until vki_graph_reset_variables. */
+    bool is_variable;
 } vki_tensor;
 
 static inline bool vki_tensor_quantized(const vki_tensor *t) { return t->quant_max > t->quant_min; }

@@ -111,7 +111,7 @@ static vki_status split(vki_partition *p) {
     char *placed = vki_calloc((size_t)m->n_ops + 1, 1);
     p->seg = vki_calloc((size_t)m->n_ops + 1, sizeof *p->seg);
     vki_status s = ready && placed && p->seg ? VKI_OK : vki_fail_oom("graph partition");
-    for (int t = 0; !s && t < m->n_tensors; t++) ready[t] = p->constant[t];
+    for (int t = 0; !s && t < m->n_tensors; t++) ready[t] = p->constant[t] || m->tensors[t].is_variable;
     for (int i = 0; !s && i < m->n_inputs; i++) ready[m->inputs[i]] = 1;
     for (int first = 0; !s && first < m->n_ops;) {
         segment *sg = &p->seg[p->n_segments++];
@@ -301,7 +301,7 @@ static vki_status copy_model(const vki_model *m, vki_model **out) {
     vki_status s = c ? VKI_OK : vki_fail_oom("graph partition");
     for (int t = 0; !s && t < m->n_tensors; t++) {
         const vki_tensor *x = &m->tensors[t];
-        const int keep = x->data && cpu_reads(m, t);
+        const int keep = x->data && (cpu_reads(m, t) || x->is_variable);
         if (vki_model_add_tensor(c, x->name, x->dtype, x->rank, x->shape, keep ? x->data : NULL,
                                  keep ? x->data_bytes : 0) < 0) {
             s = vki_fail_oom("graph partition");
@@ -312,6 +312,7 @@ static vki_status copy_model(const vki_model *m, vki_model **out) {
         y->quant_zero = x->quant_zero;
         y->quant_min = x->quant_min;
         y->quant_max = x->quant_max;
+        y->is_variable = x->is_variable;
     }
     if (!s) {
         c->ops = vki_malloc(sizeof *c->ops * (size_t)(m->n_ops + 1));
@@ -369,10 +370,11 @@ static vki_status place_values(vki_partition *p) {
         if (p->at[t]) continue;
         const int prod = producer(p, t), is_input = vki_model_is_input(m, t);
         const int needed = is_input || vki_model_is_output(m, t) || cpu_reads(m, t) ||
-                           (prod >= 0 && p->seg[prod].on_cpu);
+                           (prod >= 0 && p->seg[prod].on_cpu) || x->is_variable;
         if (!needed) continue;
         if (p->constant[t] && !x->data) continue;   /* read on the GPU only */
-        int slot, s = x->data ? -1 : first_gpu_reader(p, prod < 0 ? 0 : prod + 1, t, &slot);
+        /* A variable tensor is state of its own, kept from run to run (reset_state). */
+        int slot, s = x->data || x->is_variable ? -1 : first_gpu_reader(p, prod < 0 ? 0 : prod + 1, t, &slot);
         if (s >= 0) {
             p->at[t] = staging(&p->seg[s], 1, slot);
             continue;
@@ -389,6 +391,19 @@ static vki_status place_values(vki_partition *p) {
             memset(p->at[t], 0, n * sizeof(float));
     }
     return VKI_OK;
+}
+
+/* Variable tensors (LSTM and SVDF state) back to their first values: the file's, or zeros. */
+static void reset_state(vki_partition *p) {
+    for (int t = 0; t < p->m->n_tensors; t++) {
+        const vki_tensor *x = &p->m->tensors[t];
+        if (!x->is_variable || !p->at[t]) continue;
+        size_t n = vki_tensor_elements(x);
+        if (x->data && x->dtype == VKI_DTYPE_FLOAT32) memcpy(p->at[t], x->data, n * sizeof(float));
+        else if (x->data)
+            for (size_t i = 0; i < n; i++) p->at[t][i] = (float)((const int32_t *)x->data)[i];
+        else memset(p->at[t], 0, n * sizeof(float));
+    }
 }
 
 /* ---- building ------------------------------------------------------------------------ */
@@ -639,6 +654,11 @@ static vki_status run_variable(vki_partition *p, int o, const float *const *in, 
 }
 
 void vki_partition_reset(vki_partition *p) {
+    reset_state(p);
+    for (int o = 0; o < 2 * p->m->n_ops; o++)
+        if (p->sub[o] && p->sub[o]->part) vki_partition_reset(p->sub[o]->part);
+    for (int i = 0; i < p->n_segments; i++)
+        if (!p->seg[i].on_cpu && p->seg[i].graph->part) vki_partition_reset(p->seg[i].graph->part);
     if (!p->owns_rt) return;
     for (int v = 0; v < p->rt->n_vars; v++) p->rt->vars[v].assigned = 0;
     p->rt->epoch++;

@@ -33,7 +33,8 @@ enum { SIG_INPUTS = 0, SIG_OUTPUTS = 1, SIG_KEY = 2, SIG_SUBGRAPH = 4 };
 enum { TENSORMAP_NAME = 0, TENSORMAP_INDEX = 1 };
 enum { SG_TENSORS = 0, SG_INPUTS = 1, SG_OUTPUTS = 2, SG_OPERATORS = 3 };
 enum { TENSOR_SHAPE = 0, TENSOR_TYPE = 1, TENSOR_BUFFER = 2, TENSOR_NAME = 3,
-       TENSOR_QUANTIZATION = 4, TENSOR_SPARSITY = 6, TENSOR_SHAPE_SIGNATURE = 7 };
+       TENSOR_QUANTIZATION = 4, TENSOR_IS_VARIABLE = 5, TENSOR_SPARSITY = 6,
+       TENSOR_SHAPE_SIGNATURE = 7 };
 enum { QUANT_SCALE = 2, QUANT_ZERO_POINT = 3, QUANT_DIMENSION = 6 };
 enum { BUFFER_DATA = 0, BUFFER_OFFSET = 1, BUFFER_SIZE = 2 };
 enum { SPARSE_TRAVERSAL = 0, SPARSE_BLOCK_MAP = 1, SPARSE_DIM_METADATA = 2 };
@@ -671,6 +672,9 @@ static vki_status read_tensor(loader *L, uint32_t i, const vki_fb_table *t, vki_
     if (!out->name) return oom(L, lb.s);
     if (!vki_fb_i8(t, TENSOR_TYPE, 0, &type)) return bad_fb(L, "%s: type", lb.s);
     out->dtype = map_dtype(type);
+    uint8_t is_variable;
+    if (!vki_fb_u8(t, TENSOR_IS_VARIABLE, 0, &is_variable)) return bad_fb(L, "%s: is_variable", lb.s);
+    out->is_variable = is_variable != 0;
     vki_status st = read_shape(L, t, &lb, out, &elements);
     if (st == VKI_OK) st = read_constant(L, t, &lb, type, elements, out);
     if (st == VKI_OK) st = read_quantization(L, t, &lb, out);

@@ -401,7 +401,7 @@ static vki_status validate_order(vki_model *m) {
     vki_status s = VKI_OK;
     for (int i = 0; i < m->n_inputs; i++) ready[m->inputs[i]] = 1;
     for (int t = 0; t < m->n_tensors; t++)
-        if (m->tensors[t].data) ready[t] = 1;
+        if (m->tensors[t].data || m->tensors[t].is_variable) ready[t] = 1;
     for (int o = 0; o < m->n_ops && !s; o++) {
         const vki_op *op = &m->ops[o];
         for (int i = 0; i < op->n_inputs && !s; i++)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make.py NODE_MODULES [OUT_DIR]: writes the op models of specs.py and the real TFLite
+"""make.py [--only PREFIX] NODE_MODULES [OUT_DIR]: writes the op models of specs.py and the real TFLite
 interpreter's outputs for them into OUT_DIR (default tests/data/op_models), which
 tests/test_op_models.c reads.
 
@@ -15,9 +15,13 @@ signatures=KEY:INPUTS:OUTPUTS,...; a model with `calls` (resource variables) get
 NAME.call<k>.in<i>.f32 / .out<i>.f32 for calls k = 0.. in one interpreter, then
 NAME.reset.in<i>.f32 (call `reset_from`'s inputs again) / .out<i>.f32 from a fresh one,
 and calls=N reset=K. The files are deterministic: rerunning rewrites the same bytes.
+--only PREFIX writes and runs only the models whose names start with PREFIX (the manifest
+is written whole): for work on one module of specs.MODULES.
 """
 import os
+import importlib
 import random
+import zlib
 import json
 import struct
 import subprocess
@@ -38,21 +42,54 @@ def count(shape):
     return n
 
 
+def all_models():
+    """(name, builder, graph seed, input seed) of every model: specs.MODELS seeded by their
+    index there, then each module of specs.MODULES (files beside specs.py) seeded by the
+    model's name, so that those lists grow apart without moving each other's seeds."""
+    out = [(name, build, 1000 + i, 2000 + i) for i, (name, build) in enumerate(specs.MODELS)]
+    for module in specs.MODULES:
+        for name, build in importlib.import_module(module).MODELS:
+            seed = zlib.crc32(name.encode()) & 0xfffffff
+            out.append((name, build, seed, seed + 1))
+    return out
+
+
 def main():
-    if len(sys.argv) not in (2, 3):
+    args = sys.argv[1:]
+    only = None
+    if len(args) >= 2 and args[0] == '--only':
+        only, args = args[1], args[2:]
+    if len(args) not in (1, 2):
         sys.exit(__doc__)
+    sys.argv = [sys.argv[0]] + args
     runner = os.path.join(HERE, 'run_litert.mjs')
     out_dir = sys.argv[2] if len(sys.argv) == 3 else os.path.join(HERE, '..', 'data', 'op_models')
     os.makedirs(out_dir, exist_ok=True)
     manifest, jobs = [], []
-    for index, (name, build) in enumerate(specs.MODELS):
-        g = specs.Graph(1000 + index)
+    for name, build, graph_seed, input_seed in all_models():
+        g = specs.Graph(graph_seed)
         build(g)
+        shapes = lambda ts: ';'.join('[%s]' % ','.join(map(str, g.tensors[t]['shape'])) for t in ts)
+        if only is not None and not name.startswith(only):
+            # Not written: only its manifest line (the same as a full run writes).
+            extra = ''
+            if g.signature_defs:
+                extra = ' signatures=' + ','.join('%s:%d:%d' % (s['signature_key'], len(s['inputs']),
+                                                                  len(s['outputs'])) for s in g.signature_defs)
+            elif g.calls:
+                extra = ' calls=%d reset=%d' % (g.calls, g.reset_from)
+            if g.subgraphs:
+                extra = ' subgraphs=%d' % (1 + len(g.subgraphs)) + extra
+            ops = sorted({op.get('op') or op['custom'] for sub in [g] + g.subgraphs for op in sub.ops})
+            manifest.append('%s %d %d in=%s out=%s ops=%s%s' % (name, len(g.inputs), len(g.outputs),
+                                                              shapes(g.inputs), shapes(g.outputs),
+                                                              ','.join(ops), extra))
+            continue
         data = tflite_writer.write_model(g.spec())
         model = os.path.join(out_dir, name + '.tflite')
         with open(model, 'wb') as f:
             f.write(data)
-        rng = random.Random(2000 + index)
+        rng = random.Random(input_seed)
 
         def draw(graph, tensors, stem):
             """Draws the inputs `tensors` of `graph` in that order into STEM.in<i>.f32."""
@@ -99,7 +136,6 @@ def main():
             jobs.append({'model': model, 'inputs': inputs, 'prefix': os.path.join(out_dir, name)})
         if g.subgraphs:
             extra = ' subgraphs=%d' % (1 + len(g.subgraphs)) + extra
-        shapes = lambda ts: ';'.join('[%s]' % ','.join(map(str, g.tensors[t]['shape'])) for t in ts)
         ops = sorted({op.get('op') or op['custom'] for sub in [g] + g.subgraphs for op in sub.ops})
         manifest.append('%s %d %d in=%s out=%s ops=%s%s' % (name, len(g.inputs), len(g.outputs),
                                                           shapes(g.inputs), shapes(g.outputs),

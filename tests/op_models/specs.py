@@ -1263,3 +1263,7 @@ MODELS = [
     ('control_if_else', if_branches(-1.0, 0.5)),
     ('control_variable_streaming', variable_streaming),
 ]
+
+# More models, each module (a file beside this one) with a MODELS list of its own, seeded by
+# name (make.py): ops added in parallel do not move each other's seeds.
+MODULES = []
