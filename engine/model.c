@@ -64,6 +64,10 @@ size_t vki_tensor_elements(const vki_tensor *t) {
     return n;
 }
 
+size_t vki_tensor_values(const vki_tensor *t) {
+    return vki_tensor_elements(t) * (t->dtype == VKI_DTYPE_COMPLEX64 ? 2 : 1);
+}
+
 vki_shape4 vki_tensor_shape4(const vki_tensor *t) {
     const int *s = t->shape;
     switch (t->rank) {
@@ -97,6 +101,7 @@ const char *vki_dtype_name(vki_dtype d) {
     case VKI_DTYPE_BOOL: return "bool";
     case VKI_DTYPE_INT8: return "int8";
     case VKI_DTYPE_RESOURCE: return "resource";
+    case VKI_DTYPE_COMPLEX64: return "complex64";
     default: return "a type vkinfer does not read";
     }
 }

@@ -59,6 +59,7 @@ typedef enum vki_dtype {
     VKI_DTYPE_UINT8 = 3,
     VKI_DTYPE_INT64 = 4,
     VKI_DTYPE_BOOL = 6,
+    VKI_DTYPE_COMPLEX64 = 8,    /* CPU ops only: real and imaginary parts, interleaved */
     VKI_DTYPE_INT8 = 9,
     VKI_DTYPE_RESOURCE = 13,    /* a resource variable's handle (VAR_HANDLE), held as its id */
     VKI_DTYPE_OTHER = 255,
@@ -199,10 +200,25 @@ typedef struct vki_op {
         /* IF (then, else), WHILE (cond, body), CALL_ONCE (init, -1): file subgraph indices. */
         struct { int subgraph[2]; } control;
         struct { char name[64]; } var;          /* VAR_HANDLE: "<container>/<shared_name>" */
+        /* CONV_3D and CONV_3D_TRANSPOSE (Conv3DOptions): strides and dilations by D, H, W. */
+        struct {
+            vki_padding padding;
+            int stride[3], dilation[3];
+            vki_activation activation;
+        } conv3d;
         /* TRANSPOSE_CONV and MediaPipe's Convolution2DTransposeBias custom op. */
         struct { vki_padding padding; int stride_w, stride_h; vki_activation activation; } transpose_conv;
+        struct { int activation; float cell_clip, proj_clip; int time_major, merge_outputs, rank, asymmetric; } rnn;
+        struct { int i[8]; float f[4]; } mp;
+        /* CPU ops of engine/ops/cpu_*.c: SHAPE (i[0] out_type), FAKE_QUANT (f[0] min, f[1]
+         * max, i[0] num_bits, i[1] narrow_range), REVERSE_SEQUENCE (i[0] seq_dim, i[1]
+         * batch_dim). */
+        struct { int i[4]; float f[4]; } misc;
     } opt;
     vki_fused fused;
+    /* Validation placed the op on the CPU: its kernel cannot take these shapes, its
+     * VKI_CPU_FALLBACK_LIST def can (vki_model_validate sets and clears it). */
+    bool on_cpu;
 } vki_op;
 
 /* The shapes a model's tensors had before shape propagation (engine/shapes.c). */
@@ -259,6 +275,8 @@ int vki_model_file_op_code(const vki_model *m, int index);
 bool vki_model_file_op_runs(const vki_model *m, int index);
 
 size_t vki_tensor_elements(const vki_tensor *t);
+/* Floats a tensor's host values take: its elements, twice for complex64. */
+size_t vki_tensor_values(const vki_tensor *t);
 /* Whether tensor t is one of the model's graph outputs / inputs. */
 int vki_model_is_output(const vki_model *m, int t);
 int vki_model_is_input(const vki_model *m, int t);

@@ -379,11 +379,11 @@ static vki_status place_values(vki_partition *p) {
             p->at[t] = staging(&p->seg[s], 1, slot);
             continue;
         }
-        size_t n = vki_tensor_elements(x);
+        size_t n = vki_tensor_values(x);
         p->at[t] = vki_malloc((n ? n : 1) * sizeof(float));
         if (!p->at[t]) return vki_fail_oom("graph partition");
         p->owned[t] = 1;
-        if (x->data && x->dtype == VKI_DTYPE_FLOAT32)
+        if (x->data && (x->dtype == VKI_DTYPE_FLOAT32 || x->dtype == VKI_DTYPE_COMPLEX64))
             memcpy(p->at[t], x->data, n * sizeof(float));
         else if (x->data)
             for (size_t i = 0; i < n; i++) p->at[t][i] = (float)((const int32_t *)x->data)[i];

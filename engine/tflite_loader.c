@@ -46,7 +46,7 @@ enum { OP_OPCODE_INDEX = 0, OP_INPUTS = 1, OP_OUTPUTS = 2, OP_OPTIONS_TYPE = 3,
        OP_LARGE_CUSTOM_SIZE = 10 };
 
 /* TensorType values that are not in vki_dtype. */
-enum { TT_STRING = 5, TT_INT16 = 7, TT_COMPLEX64 = 8, TT_FLOAT64 = 10,
+enum { TT_STRING = 5, TT_INT16 = 7, TT_COMPLEX64 = VKI_DTYPE_COMPLEX64, TT_FLOAT64 = 10,
        TT_COMPLEX128 = 11, TT_UINT64 = 12, TT_UINT32 = 15, TT_UINT16 = 16, TT_BFLOAT16 = 18 };
 
 #define ACT_SIGN_BIT 5
@@ -140,7 +140,7 @@ static vki_dtype map_dtype(int8_t type) {
     switch (type) {
     case VKI_DTYPE_FLOAT32: case VKI_DTYPE_FLOAT16: case VKI_DTYPE_INT32:
     case VKI_DTYPE_UINT8: case VKI_DTYPE_INT64: case VKI_DTYPE_INT8: case VKI_DTYPE_BOOL:
-    case VKI_DTYPE_RESOURCE:
+    case VKI_DTYPE_RESOURCE: case VKI_DTYPE_COMPLEX64:
         return (vki_dtype)type;
     }
     return VKI_DTYPE_OTHER;

@@ -157,3 +157,42 @@ Test(control, unloaded_subgraph) {
     cr_assert_null(g);
     vki_model_destroy(m);
 }
+
+/* The recurrent CPU ops (LSTM, SVDF, RNN and their sequence and bidirectional forms) keep
+ * their state in variable tensors: every rnn_* op model runs its calls in one graph against
+ * TFLite's outputs per call, then a reset and call `reset` again. (TFLite's classic
+ * interpreter is their oracle: LiteRT refuses variable tensors; specs_recurrent.py.) */
+Test(control, recurrent_ops_over_calls) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/op_models/manifest.txt", harness_data_dir());
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "cannot open %s", path);
+    char line[4096];
+    int models = 0;
+    while (fgets(line, sizeof line, f)) {
+        char name[128];
+        int calls = 0, reset = -1;
+        const char *c = strstr(line, " calls="), *r = strstr(line, " reset=");
+        if (strncmp(line, "rnn_", 4) || sscanf(line, "%127s", name) != 1 || !c || !r) continue;
+        calls = atoi(c + 7);
+        reset = atoi(r + 7);
+        snprintf(path, sizeof path, "%s/op_models/%s.tflite", harness_data_dir(), name);
+        vki_model *m = NULL;
+        cr_assert_eq(vki_model_load_file(path, &m), VKI_OK, "%s", vki_last_error());
+        vki_graph *g = NULL;
+        cr_assert_eq(vki_graph_create(harness_context(), m, NULL, &g), VKI_OK, "%s", vki_last_error());
+        for (int k = 0; k < calls; k++) {
+            char infix[32];
+            snprintf(infix, sizeof infix, "call%d.", k);
+            run_and_compare(g, m, name, infix, 1e-5);
+        }
+        cr_assert_eq(vki_graph_reset_variables(g), VKI_OK);
+        run_and_compare(g, m, name, "reset.", 1e-5);
+        (void)reset;
+        vki_graph_destroy(g);
+        vki_model_destroy(m);
+        models++;
+    }
+    fclose(f);
+    cr_assert_geq(models, 10, "only %d rnn_* models in the manifest", models);
+}

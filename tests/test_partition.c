@@ -8,6 +8,7 @@
 #include "harness.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 /* TOPK_V2 of x's last axis: the values (returned) and the indices (*indices). */
@@ -209,4 +210,33 @@ Test(partition, topk_rejects_bad_k) {
                                                   (int32_t[]){5}, sizeof(int32_t));
     cr_assert(vki_model_set_io(m, 1, &x, 1, &m->ops[0].outputs[0]));
     harness_expect_invalid(m, VKI_ERROR_MODEL_FORMAT, "op 0 TOPK_V2", "k = 5, need 1 to 4");
+}
+
+/* GATHER forms its kernel cannot take (batch_dims, computed indices of rank 2, constant ones
+ * of rank 4) run on the CPU (VKI_CPU_FALLBACK_LIST) rather than fail to load; LiteRT holds
+ * their values (op model cpu_gather_beyond_kernel). A GATHER the kernel takes stays on the GPU. */
+Test(partition, kernel_limits_fall_back) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/op_models/cpu_gather_beyond_kernel.tflite", harness_data_dir());
+    vki_model *m = NULL;
+    cr_assert_eq(vki_model_load_file(path, &m), VKI_OK, "%s", vki_last_error());
+    int gathers = 0;
+    for (int i = 0; i < vki_model_op_count(m); i++) {
+        if (strcmp(vki_model_op_name(m, i), "GATHER")) {
+            cr_assert_eq(vki_model_op_on_cpu(m, i), 0, "op %d %s", i, vki_model_op_name(m, i));
+            continue;
+        }
+        gathers++;
+        cr_assert_eq(vki_model_op_on_cpu(m, i), 1, "op %d GATHER", i);
+    }
+    cr_assert_eq(gathers, 3);
+    vki_model_destroy(m);
+    snprintf(path, sizeof path, "%s/op_models/layout_gather_axis1.tflite", harness_data_dir());
+    cr_assert_eq(vki_model_load_file(path, &m), VKI_OK, "%s", vki_last_error());
+    for (int i = 0; i < vki_model_op_count(m); i++) cr_assert_eq(vki_model_op_on_cpu(m, i), 0);
+    vki_graph *g = NULL;
+    vki_graph_options o = {.gpu_only = 1};
+    cr_assert_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_OK, "%s", vki_last_error());
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
 }

@@ -49,7 +49,7 @@ def builtin_codes():
 
 
 TYPES = {'float32': 0, 'float16': 1, 'int32': 2, 'uint8': 3, 'int64': 4, 'bool': 6,
-         'int16': 7, 'int8': 9, 'resource': 13}
+         'int16': 7, 'complex64': 8, 'int8': 9, 'resource': 13}
 PACK = {'float32': '<f', 'float16': '<e', 'int32': '<i', 'uint8': '<B', 'int64': '<q',
         'bool': '<B', 'int16': '<h', 'int8': '<b'}
 PADDING = {'SAME': 0, 'VALID': 1}
@@ -134,10 +134,50 @@ OPTIONS = {
     'READ_VARIABLE': (112, []),
     'ASSIGN_VARIABLE': (113, []),
 }
+OPTIONS['CONV_3D'] = (106, [('padding', 0, PADDING, 0), ('stride_d', 1, 'int', 1),
+                            ('stride_w', 2, 'int', 1), ('stride_h', 3, 'int', 1),
+                            ('activation', 4, ACTIVATION, 0), ('dilation_d', 5, 'int', 1),
+                            ('dilation_w', 6, 'int', 1), ('dilation_h', 7, 'int', 1)])
+OPTIONS['CONV_3D_TRANSPOSE'] = OPTIONS['CONV_3D']
 OPTIONS['MAX_POOL_2D'] = OPTIONS['AVERAGE_POOL_2D']
 for reducer in ('SUM', 'REDUCE_MAX', 'REDUCE_MIN', 'REDUCE_PROD', 'REDUCE_ANY'):
     OPTIONS[reducer] = OPTIONS['MEAN']
+# Recurrent ops (their state in is_variable tensors).
+OPTIONS['LSTM'] = (14, [('activation', 0, ACTIVATION, 0), ('cell_clip', 1, 'float', 0.0),
+                        ('proj_clip', 2, 'float', 0.0),
+                        ('kernel_type', 3, {'FULL': 0, 'BASIC': 1}, 0),
+                        ('asymmetric_quantize_inputs', 4, 'bool', 0)])
+OPTIONS['UNIDIRECTIONAL_SEQUENCE_LSTM'] = (71, [
+    ('activation', 0, ACTIVATION, 0), ('cell_clip', 1, 'float', 0.0), ('proj_clip', 2, 'float', 0.0),
+    ('time_major', 3, 'bool', 0), ('asymmetric_quantize_inputs', 4, 'bool', 0)])
+OPTIONS['BIDIRECTIONAL_SEQUENCE_LSTM'] = (69, [
+    ('activation', 0, ACTIVATION, 0), ('cell_clip', 1, 'float', 0.0), ('proj_clip', 2, 'float', 0.0),
+    ('merge_outputs', 3, 'bool', 0), ('time_major', 4, 'bool', 1),
+    ('asymmetric_quantize_inputs', 5, 'bool', 0)])
+OPTIONS['SVDF'] = (6, [('rank', 0, 'int', 0), ('activation', 1, ACTIVATION, 0),
+                       ('asymmetric_quantize_inputs', 2, 'bool', 0)])
+OPTIONS['RNN'] = (7, [('activation', 0, ACTIVATION, 0), ('asymmetric_quantize_inputs', 1, 'bool', 0)])
+OPTIONS['UNIDIRECTIONAL_SEQUENCE_RNN'] = (31, [
+    ('time_major', 0, 'bool', 0), ('activation', 1, ACTIVATION, 0),
+    ('asymmetric_quantize_inputs', 2, 'bool', 0)])
+OPTIONS['BIDIRECTIONAL_SEQUENCE_RNN'] = (70, [
+    ('time_major', 0, 'bool', 0), ('activation', 1, ACTIVATION, 0), ('merge_outputs', 2, 'bool', 0),
+    ('asymmetric_quantize_inputs', 3, 'bool', 0)])
 
+# Small builtins that run on the CPU (engine/ops/cpu_misc.c, cpu_index.c, cpu_reduce.c).
+OPTIONS['L2_POOL_2D'] = OPTIONS['AVERAGE_POOL_2D']
+OPTIONS['REDUCE_ALL'] = OPTIONS['MEAN']
+OPTIONS['SPARSE_TO_DENSE'] = (50, [('validate_indices', 0, 'bool', 0)])
+OPTIONS['SHAPE'] = (55, [('out_type', 0, {'int32': 2, 'int64': 4}, 'int32')])
+OPTIONS['FAKE_QUANT'] = (58, [('min', 0, 'float', 0.0), ('max', 1, 'float', 0.0),
+                              ('num_bits', 2, 'int', 0), ('narrow_range', 3, 'bool', 0)])
+OPTIONS['REVERSE_SEQUENCE'] = (87, [('seq_dim', 0, 'int', 0), ('batch_dim', 1, 'int', 0)])
+for name, type_id in (('ZEROS_LIKE', 67), ('FILL', 68), ('RANGE', 73), ('RANK', 86),
+                      ('MATRIX_DIAG', 88), ('MATRIX_SET_DIAG', 90), ('SEGMENT_SUM', 100),
+                      ('DYNAMIC_UPDATE_SLICE', 117), ('UNSORTED_SEGMENT_PROD', 118),
+                      ('UNSORTED_SEGMENT_MAX', 119), ('UNSORTED_SEGMENT_MIN', 120),
+                      ('UNSORTED_SEGMENT_SUM', 121), ('ATAN2', 122)):
+    OPTIONS[name] = (type_id, [])
 
 # ---- FlexBuffers (custom ops' options) ------------------------------------------------------
 

@@ -5,6 +5,8 @@
  * which a recorded command buffer cannot). */
 #include "remap.h"
 
+#include <string.h>
+
 static vki_status describe_gather(const vki_model *m, int o, int output, vki_remap *r) {
     (void)output;
     const vki_op *op = &m->ops[o];
@@ -68,3 +70,113 @@ static vki_status read_gather(vki_options_reader *rd, const vki_model *m, vki_op
 }
 
 VKI_REMAP_OP(gather, describe_gather, read_gather);
+
+/* ---- on the CPU: what the kernel cannot take ---------------------------------------------
+ * GATHER with batch_dims, indices of any rank (computed ones of rank > 1, constants of rank
+ * > 3) or an output of rank > 5 runs on the CPU (the op list's VKI_CPU_FALLBACK_LIST): TFLite's
+ * semantics in full. Output = params[:batch_dims + ..axis) + indices[batch_dims:] +
+ * params[axis+1:]; an index outside the axis fails the run (LiteRT fails too). */
+
+typedef struct gather_dims {
+    int axis, batch;
+    size_t outer, batches, inner, n_idx, axis_n;   /* per batch: outer rows, indices, slice */
+} gather_dims;
+
+static gather_dims gather_dims_of(const vki_model *m, const vki_op *op) {
+    const vki_tensor *p = vki_op_in(m, op, 0), *idx = vki_op_in(m, op, 1);
+    gather_dims g = {0};
+    g.batch = op->opt.gather.batch_dims < 0 ? op->opt.gather.batch_dims + idx->rank : op->opt.gather.batch_dims;
+    g.axis = op->opt.gather.axis < 0 ? op->opt.gather.axis + p->rank : op->opt.gather.axis;
+    g.batches = g.outer = g.inner = g.n_idx = 1;
+    for (int i = 0; i < g.batch; i++) g.batches *= (size_t)p->shape[i];
+    for (int i = g.batch; i < g.axis; i++) g.outer *= (size_t)p->shape[i];
+    for (int i = g.axis + 1; i < p->rank; i++) g.inner *= (size_t)p->shape[i];
+    for (int i = g.batch; i < idx->rank; i++) g.n_idx *= (size_t)idx->shape[i];
+    g.axis_n = (size_t)p->shape[g.axis];
+    return g;
+}
+
+static vki_status validate_gather_cpu(const vki_model *m, int o) {
+    const vki_op *op = &m->ops[o];
+    vki_status s = vki_op_check_arity(m, o, 2, 2, 1);
+    if (s) return s;
+    const vki_tensor *p = vki_op_in(m, op, 0), *idx = vki_op_in(m, op, 1);
+    if (!vki_dtype_is_index(idx->dtype) || idx->dtype == VKI_DTYPE_BOOL)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "indices (tensor %d '%s') are %s, need "
+                           "int32 or int64", op->inputs[1], idx->name, vki_dtype_name(idx->dtype));
+    int batch = op->opt.gather.batch_dims < 0 ? op->opt.gather.batch_dims + idx->rank : op->opt.gather.batch_dims;
+    int axis = op->opt.gather.axis < 0 ? op->opt.gather.axis + p->rank : op->opt.gather.axis;
+    if (batch < 0 || batch > idx->rank || axis < batch || axis >= p->rank)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "axis %d and batch_dims %d do not fit "
+                           "rank-%d params and rank-%d indices", op->opt.gather.axis,
+                           op->opt.gather.batch_dims, p->rank, idx->rank);
+    int dims[2 * VKI_MAX_RANK], r = 0;
+    for (int i = 0; i < batch; i++)
+        if (p->shape[i] != idx->shape[i])
+            return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "batch dimension %d: params have %d, "
+                               "indices %d", i, p->shape[i], idx->shape[i]);
+    for (int i = 0; i < axis; i++) dims[r++] = p->shape[i];
+    for (int i = batch; i < idx->rank; i++) dims[r++] = idx->shape[i];
+    for (int i = axis + 1; i < p->rank; i++) dims[r++] = p->shape[i];
+    if (r > VKI_MAX_RANK)
+        return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "the output would have rank %d, at "
+                           "most %d", r, VKI_MAX_RANK);
+    s = vki_op_expect_dims(m, o, op->outputs[0], r, dims);
+    if (s || !idx->data) return s;
+    const int32_t *v = idx->data;
+    for (size_t i = 0; i < vki_tensor_elements(idx); i++)
+        if (v[i] < 0 || v[i] >= p->shape[axis])
+            return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "index %d (element %zu of tensor %d "
+                               "'%s') is outside axis %d of extent %d", v[i], i, op->inputs[1],
+                               idx->name, axis, p->shape[axis]);
+    return VKI_OK;
+}
+
+/* Copies the gathered slices; an index out of range gives zeros, and the first one is *bad
+ * (*any set). */
+static void gather_rows(const vki_model *m, const vki_op *op, const float *const *in,
+                        float *const *out, int *any, float *bad) {
+    const gather_dims g = gather_dims_of(m, op);
+    *any = 0;
+    float *o = out[0];
+    for (size_t b = 0; b < g.batches; b++)
+        for (size_t r = 0; r < g.outer; r++)
+            for (size_t k = 0; k < g.n_idx; k++, o += g.inner) {
+                float f = in[1][b * g.n_idx + k];
+                if (!(f >= 0 && f < (float)g.axis_n)) {
+                    if (!*any) *bad = f;
+                    *any = 1;
+                    memset(o, 0, g.inner * sizeof(float));
+                    continue;
+                }
+                const float *src = in[0] + ((b * g.outer + r) * g.axis_n + (size_t)f) * g.inner;
+                memcpy(o, src, g.inner * sizeof(float));
+            }
+}
+
+static void reference_gather_cpu(const vki_model *m, const vki_op *op, const float *const *in,
+                                 float *const *out) {
+    int any;
+    float bad;
+    gather_rows(m, op, in, out, &any, &bad);
+}
+
+static vki_status run_gather_cpu(const vki_model *m, int o, const float *const *in,
+                                 float *const *out) {
+    int any;
+    float bad;
+    gather_rows(m, &m->ops[o], in, out, &any, &bad);
+    if (any)
+        return vki_op_fail(m, o, VKI_ERROR_INVALID_ARGUMENT, "index %g is outside axis %d of "
+                           "extent %d", (double)bad, gather_dims_of(m, &m->ops[o]).axis,
+                           (int)gather_dims_of(m, &m->ops[o]).axis_n);
+    return VKI_OK;
+}
+
+const vki_op_def vki_op_gather_cpu = {
+    .validate = validate_gather_cpu,
+    .reference = reference_gather_cpu,
+    .run = run_gather_cpu,
+    .options = read_gather,
+    .general = true,
+};

@@ -26,6 +26,8 @@
  *
  * VKI_CPU_CUSTOM_OP_LIST(X): custom ops that run on the CPU: X(IDENT, CUSTOM_CODE, DEF)
  *
+ * VKI_CPU_FALLBACK_LIST(X): kernels' limits that a CPU def takes (below).
+ *
  * VKI_FOLDED_OP_LIST(X): builtin codes the IR knows without a kernel of their own:
  *   X(NAME, CODE): folded at load (DENSIFY) or the custom marker. (DEQUANTIZE of a constant folds at load too; of an activation it is
  *   an op of the list.)
@@ -155,10 +157,65 @@
     /* variable.c: state the partition keeps across runs */                              \
     X(VAR_HANDLE, 142, var_handle, OPTS(111, VarHandleOptions))                           \
     X(READ_VARIABLE, 143, read_variable, NO_OPTS)                                         \
-    X(ASSIGN_VARIABLE, 144, assign_variable, NO_OPTS)
+    X(ASSIGN_VARIABLE, 144, assign_variable, NO_OPTS)                                     \
+    /* fft.c: an audio front end's spectrum (complex64 on the CPU only) */                \
+    X(RFFT2D, 131, rfft2d, NO_OPTS)                                                       \
+    X(IMAG, 133, imag, NO_OPTS)                                                           \
+    X(REAL, 134, real, NO_OPTS)                                                           \
+    X(COMPLEX_ABS, 135, complex_abs, NO_OPTS)                                               \
+    /* conv3d.c: video and volume models */                                              \
+    X(CONV_3D, 132, conv3d, OPTS(106, Conv3DOptions))                                     \
+    X(CONV_3D_TRANSPOSE, 141, conv3d_transpose, OPTS(106, Conv3DOptions))                                             \
+    /* cpu_rnn_lstm.c, cpu_rnn.c: recurrent ops, their state in variable tensors */       \
+    X(LSTM, 16, lstm, OPTS(14, LSTMOptions))                                              \
+    X(UNIDIRECTIONAL_SEQUENCE_LSTM, 44, unidirectional_sequence_lstm,                     \
+      OPTS(71, UnidirectionalSequenceLSTMOptions))                                        \
+    X(BIDIRECTIONAL_SEQUENCE_LSTM, 52, bidirectional_sequence_lstm,                       \
+      OPTS(69, BidirectionalSequenceLSTMOptions))                                         \
+    X(SVDF, 27, svdf, OPTS(6, SVDFOptions))                                               \
+    X(RNN, 24, rnn, OPTS(7, RNNOptions))                                                  \
+    X(UNIDIRECTIONAL_SEQUENCE_RNN, 35, unidirectional_sequence_rnn,                       \
+      OPTS(31, SequenceRNNOptions))                                                       \
+    X(BIDIRECTIONAL_SEQUENCE_RNN, 46, bidirectional_sequence_rnn,                         \
+      OPTS(70, BidirectionalSequenceRNNOptions))                                          \
+    /* cpu_misc.c, cpu_index.c, cpu_reduce.c: small builtins on the CPU */                \
+    X(EMBEDDING_LOOKUP, 7, embedding_lookup, NO_OPTS)                                     \
+    X(L2_POOL_2D, 12, l2_pool2d, OPTS(5, Pool2DOptions))                                  \
+    X(SPARSE_TO_DENSE, 68, sparse_to_dense, OPTS(50, SparseToDenseOptions))               \
+    X(SHAPE, 77, shape, OPTS(55, ShapeOptions))                                           \
+    X(FAKE_QUANT, 80, fake_quant, OPTS(58, FakeQuantOptions))                             \
+    X(ZEROS_LIKE, 93, zeros_like, NO_OPTS)                                                \
+    X(FILL, 94, fill, NO_OPTS)                                                            \
+    X(RANGE, 96, range, NO_OPTS)                                                          \
+    X(RANK, 110, rank, NO_OPTS)                                                           \
+    X(REVERSE_SEQUENCE, 112, reverse_sequence, OPTS(87, ReverseSequenceOptions))          \
+    X(MATRIX_DIAG, 113, matrix_diag, NO_OPTS)                                             \
+    X(MATRIX_SET_DIAG, 115, matrix_set_diag, NO_OPTS)                                     \
+    X(SEGMENT_SUM, 125, segment_sum, NO_OPTS)                                             \
+    X(REDUCE_ALL, 140, reduce_all, OPTS(27, ReducerOptions))                              \
+    X(BROADCAST_ARGS, 145, broadcast_args, NO_OPTS)                                       \
+    X(DYNAMIC_UPDATE_SLICE, 151, dynamic_update_slice, NO_OPTS)                           \
+    X(UNSORTED_SEGMENT_PROD, 153, unsorted_segment_prod, NO_OPTS)                         \
+    X(UNSORTED_SEGMENT_MAX, 154, unsorted_segment_max, NO_OPTS)                           \
+    X(UNSORTED_SEGMENT_SUM, 155, unsorted_segment_sum, NO_OPTS)                           \
+    X(ATAN2, 156, atan2, NO_OPTS)                                                         \
+    X(UNSORTED_SEGMENT_MIN, 157, unsorted_segment_min, NO_OPTS)
 
-#define VKI_CPU_CUSTOM_OP_LIST(X) \
-    X(DETECTION_POSTPROCESS, "TFLite_Detection_PostProcess", detection_postprocess)
+#define VKI_CPU_CUSTOM_OP_LIST(X)                                                          \
+    X(DETECTION_POSTPROCESS, "TFLite_Detection_PostProcess", detection_postprocess)        \
+    /* cpu_mediapipe.c: MediaPipe's custom ops (mediapipe/util/tflite/operations) */       \
+    X(MAX_POOLING_WITH_ARGMAX_2D, "MaxPoolingWithArgmax2D", mp_max_pool_argmax)            \
+    X(MAX_UNPOOLING_2D, "MaxUnpooling2D", mp_max_unpooling)                                \
+    X(TRANSFORM_TENSOR_BILINEAR, "TransformTensorBilinear", mp_transform_tensor_bilinear)  \
+    X(LANDMARKS_TO_TRANSFORM_MATRIX, "Landmarks2TransformMatrix", mp_landmarks_to_matrix)  \
+    X(TRANSFORM_LANDMARKS, "TransformLandmarks", mp_transform_landmarks)
+
+/* VKI_CPU_FALLBACK_LIST(X): ops of VKI_OP_LIST whose kernels have limits, with a CPU def
+ * that takes the rest: X(NAME, DEF). vki_model_validate places an op on the CPU (vki_op.on_cpu)
+ * where its kernel's validate refuses the shapes (VKI_ERROR_UNSUPPORTED_MODEL) and the CPU
+ * def accepts them. */
+#define VKI_CPU_FALLBACK_LIST(X) \
+    X(GATHER, gather_cpu)
 
 #define VKI_FOLDED_OP_LIST(X) \
     X(CUSTOM, 32)             \

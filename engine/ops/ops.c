@@ -20,7 +20,23 @@ VKI_CPU_CUSTOM_OP_LIST(EXTERN_CUSTOM_)
 #undef EXTERN_
 #undef EXTERN_CUSTOM_
 
+#define EXTERN_FALLBACK_(name, def) extern const vki_op_def vki_op_##def;
+VKI_CPU_FALLBACK_LIST(EXTERN_FALLBACK_)
+#undef EXTERN_FALLBACK_
+
+/* The CPU def that takes what op's kernel cannot, or NULL. */
+static const vki_op_def *fallback_of(const vki_op *op) {
+#define FALLBACK_(name, def) \
+    case VKI_OP_##name: return &vki_op_##def;
+    switch (op->code) {
+        VKI_CPU_FALLBACK_LIST(FALLBACK_)
+    default: return NULL;
+    }
+#undef FALLBACK_
+}
+
 const vki_op_def *vki_op_find(const vki_op *op) {
+    if (op->on_cpu) return fallback_of(op);
 #define BUILTIN_(name, code, def, ...) \
     case VKI_OP_##name: return &vki_op_##def;
 #define CUSTOM_(ident, custom, def) \
@@ -382,10 +398,11 @@ static vki_status validate_io(vki_model *m) {
                             "%s: graph %s %d (tensor %d '%s') is %s, graph inputs and outputs "
                             "are float32, int32, int64 or bool", m->name, role, slot, t,
                             tensor->name, vki_dtype_name(tensor->dtype));
-        if (tensor->rank > 5)
+        /* Ranks above 5 reach no kernel: only CPU ops read or write such a tensor. */
+        if (tensor->rank > VKI_MAX_RANK)
             return vki_fail(VKI_ERROR_UNSUPPORTED_MODEL,
-                            "%s: graph %s %d (tensor %d '%s') has rank %d, at most 5 supported",
-                            m->name, role, slot, t, tensor->name, tensor->rank);
+                            "%s: graph %s %d (tensor %d '%s') has rank %d, at most %d supported",
+                            m->name, role, slot, t, tensor->name, tensor->rank, VKI_MAX_RANK);
         if (is_input && tensor->data)
             return vki_fail(VKI_ERROR_MODEL_FORMAT, "%s: graph input %d (tensor %d) is a constant",
                             m->name, slot, t);
@@ -433,7 +450,21 @@ vki_status vki_model_validate(vki_model *m) {
         const vki_op_def *def = vki_op_find(&m->ops[o]);
         if (!def)
             return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "op is not supported by vkinfer");
+        if (m->ops[o].on_cpu) {   /* the kernel is tried again: shapes may have changed */
+            m->ops[o].on_cpu = false;
+            def = vki_op_find(&m->ops[o]);
+        }
         s = def->validate(m, o);
+        if (s == VKI_ERROR_UNSUPPORTED_MODEL && fallback_of(&m->ops[o])) {
+            /* The kernel's limit: the CPU def takes the op if it can, else the kernel's
+             * message stands. */
+            char why[1024];
+            snprintf(why, sizeof why, "%s", vki_last_error());
+            m->ops[o].on_cpu = true;
+            if (fallback_of(&m->ops[o])->validate(m, o) == VKI_OK) continue;
+            m->ops[o].on_cpu = false;
+            return vki_fail(s, "%s", why);
+        }
         if (s) return s;
     }
     return validate_order(m);
@@ -447,10 +478,11 @@ vki_status vki_model_reference_run(const vki_model *m, const float *const *input
     if (!values) return vki_fail_oom("graph build");
     vki_status s = VKI_OK;
     for (int t = 0; t < m->n_tensors && !s; t++) {
-        size_t n = vki_tensor_elements(&m->tensors[t]);
+        size_t n = vki_tensor_values(&m->tensors[t]);
         values[t] = vki_malloc((n ? n : 1) * sizeof(float));
         if (!values[t]) s = vki_fail_oom("graph build");
-        else if (m->tensors[t].data && m->tensors[t].dtype == VKI_DTYPE_FLOAT32)
+        else if (m->tensors[t].data && (m->tensors[t].dtype == VKI_DTYPE_FLOAT32 ||
+                                        m->tensors[t].dtype == VKI_DTYPE_COMPLEX64))
             memcpy(values[t], m->tensors[t].data, n * sizeof(float));
         else if (m->tensors[t].data && vki_dtype_is_index(m->tensors[t].dtype))
             for (size_t i = 0; i < n; i++) values[t][i] = (float)((int32_t *)m->tensors[t].data)[i];

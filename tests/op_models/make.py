@@ -16,7 +16,9 @@ NAME.call<k>.in<i>.f32 / .out<i>.f32 for calls k = 0.. in one interpreter, then
 NAME.reset.in<i>.f32 (call `reset_from`'s inputs again) / .out<i>.f32 from a fresh one,
 and calls=N reset=K. The files are deterministic: rerunning rewrites the same bytes.
 --only PREFIX writes and runs only the models whose names start with PREFIX (the manifest
-is written whole): for work on one module of specs.MODULES.
+is written whole): for work on one module of specs.MODULES. A module with LITERT = False
+(specs_recurrent: LiteRT refuses variable tensors) is written only that way, by its own
+runner.
 """
 import os
 import importlib
@@ -46,11 +48,12 @@ def all_models():
     """(name, builder, graph seed, input seed) of every model: specs.MODELS seeded by their
     index there, then each module of specs.MODULES (files beside specs.py) seeded by the
     model's name, so that those lists grow apart without moving each other's seeds."""
-    out = [(name, build, 1000 + i, 2000 + i) for i, (name, build) in enumerate(specs.MODELS)]
+    out = [(name, build, 1000 + i, 2000 + i, True) for i, (name, build) in enumerate(specs.MODELS)]
     for module in specs.MODULES:
-        for name, build in importlib.import_module(module).MODELS:
+        mod = importlib.import_module(module)
+        for name, build in mod.MODELS:
             seed = zlib.crc32(name.encode()) & 0xfffffff
-            out.append((name, build, seed, seed + 1))
+            out.append((name, build, seed, seed + 1, getattr(mod, 'LITERT', True)))
     return out
 
 
@@ -66,11 +69,13 @@ def main():
     out_dir = sys.argv[2] if len(sys.argv) == 3 else os.path.join(HERE, '..', 'data', 'op_models')
     os.makedirs(out_dir, exist_ok=True)
     manifest, jobs = [], []
-    for name, build, graph_seed, input_seed in all_models():
+    for name, build, graph_seed, input_seed, litert in all_models():
         g = specs.Graph(graph_seed)
         build(g)
         shapes = lambda ts: ';'.join('[%s]' % ','.join(map(str, g.tensors[t]['shape'])) for t in ts)
-        if only is not None and not name.startswith(only):
+        # A module LiteRT cannot run (LITERT = False) writes its models with its own runner,
+        # through --only: a full run keeps them as they are.
+        if (only is not None and not name.startswith(only)) or (only is None and not litert):
             # Not written: only its manifest line (the same as a full run writes).
             extra = ''
             if g.signature_defs:

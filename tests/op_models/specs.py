@@ -1054,6 +1054,60 @@ def variable_streaming(g):
     g.calls, g.reset_from = 10, 3
 
 
+def gather_beyond_kernel(g):
+    """GATHER forms the kernel does not take, which run on the CPU: batch_dims 1, computed
+    indices of rank 2 and constant indices of rank 4; a GPU op on each side."""
+    x = g.input([3, 5, 7])
+    i = g.op('CAST', [g.input([3, 2], 0, 5, step=1)], [3, 2], 'int32')
+    y = g.op('GATHER', [g.op('ABS', [x], [3, 5, 7]), i], [3, 2, 7], axis=1, batch_dims=1)
+    g.output(g.op('NEG', [y], [3, 2, 7]))
+    j = g.op('CAST', [g.input([2, 3], 0, 7, step=1)], [2, 3], 'int32')
+    g.output(g.op('GATHER', [x, j], [3, 5, 2, 3], axis=2))
+    k = g.ints([4, 0, 2, 1, 3, 3, 0, 1, 2, 4, 4, 0, 1, 2, 3, 0], [2, 2, 2, 2])
+    g.output(g.op('GATHER', [x, k], [3, 2, 2, 2, 2, 7], axis=1))
+
+
+def rfft2d(shape, fft, parts):
+    """RFFT2D of a graph-computed input (MUL on the GPU) cropped or zero-padded to `fft`,
+    then COMPLEX_ABS (and REAL and IMAG with `parts`), LOG of the magnitude back on the GPU."""
+    def build(g):
+        x = g.input(shape)
+        y = g.op('MUL', [x, g.const([shape[-1]], 0.5, 1.5)], shape)
+        out = list(shape[:-2]) + [fft[0], fft[1] // 2 + 1]
+        z = g.op('RFFT2D', [y, g.ints(fft)], out, 'complex64')
+        a = g.op('COMPLEX_ABS', [z], out)
+        g.output(g.op('LOG', [g.op('ADD', [a, g.const([], 0.5, 0.5)], out)], out))
+        if parts:
+            g.output(g.op('REAL', [z], out))
+            g.output(g.op('IMAG', [z], out))
+    return build
+
+
+
+def conv3d(shape, cout, k, stride, padding, dilation=(1, 1, 1), transpose_to=None):
+    """CONV_3D on a graph-computed input (ABS on the GPU), or CONV_3D_TRANSPOSE to the 5-D
+    shape transpose_to; RELU fused; TANH on the GPU after."""
+    def build(g):
+        x = g.op('ABS', [g.input(shape)], shape)
+        if transpose_to is None:
+            out = [shape[0]] + [window_out(shape[1 + a], k[a], stride[a], dilation[a], padding)
+                                for a in range(3)] + [cout]
+            y = g.op('CONV_3D', [x, g.const(list(k) + [shape[4], cout], -0.5, 0.5),
+                                 g.const([cout], -0.2, 0.2)], out, padding=padding,
+                     stride_d=stride[0], stride_h=stride[1], stride_w=stride[2],
+                     dilation_d=dilation[0], dilation_h=dilation[1], dilation_w=dilation[2],
+                     activation='RELU')
+        else:
+            out = list(transpose_to)
+            y = g.op('CONV_3D_TRANSPOSE', [g.ints(out), g.const(list(k) + [cout, shape[4]], -0.5, 0.5),
+                                           x, g.const([cout], -0.2, 0.2)], out, padding=padding,
+                     stride_d=stride[0], stride_h=stride[1], stride_w=stride[2],
+                     activation='RELU')
+        g.output(g.op('TANH', [y], out))
+    return build
+
+
+
 MODELS = [
     ('unary_rsqrt', unary('RSQRT', [1, 7, 5, 17], 0.1, 4)),
     ('unary_sqrt', unary('SQRT', [2, 3, 5, 3], 0.0, 4)),
@@ -1262,8 +1316,21 @@ MODELS = [
     ('control_if_then', if_branches(-0.5, 1.0)),
     ('control_if_else', if_branches(-1.0, 0.5)),
     ('control_variable_streaming', variable_streaming),
+    ('cpu_gather_beyond_kernel', gather_beyond_kernel),
+    ('cpu_rfft2d_pad_parts', rfft2d([2, 5, 6], [8, 8], True)),
+    ('cpu_rfft2d_crop_rank4', rfft2d([2, 3, 16, 12], [8, 4], False)),
+    ('cpu_rfft2d_spectrogram', rfft2d([1, 49, 40], [64, 64], False)),
+    ('cpu_conv3d_same_stride2', conv3d([1, 5, 7, 6, 3], 4, (3, 3, 3), (2, 2, 2), 'SAME')),
+    ('cpu_conv3d_valid_dilated', conv3d([2, 6, 5, 7, 2], 5, (2, 3, 2), (1, 1, 2), 'VALID',
+                                        dilation=(2, 1, 1))),
+    ('cpu_conv3d_transpose_same', conv3d([1, 3, 4, 3, 5], 3, (3, 3, 3), (2, 2, 2), 'SAME',
+                                         transpose_to=[1, 6, 8, 6, 3])),
+    ('cpu_conv3d_transpose_valid', conv3d([1, 2, 3, 2, 2], 4, (2, 3, 2), (2, 1, 2), 'VALID',
+                                          transpose_to=[1, 4, 5, 4, 4])),
 ]
+
+
 
 # More models, each module (a file beside this one) with a MODELS list of its own, seeded by
 # name (make.py): ops added in parallel do not move each other's seeds.
-MODULES = []
+MODULES = ['specs_recurrent', 'specs_cpu_misc']
