@@ -393,18 +393,44 @@ class Verbs(unittest.TestCase):
         self.assertIn("op 164 is past the model's last op, 163", p.stderr)
 
     def test_info_names_unsupported_ops(self):
-        bad = os.path.join(TMP, 'lstm.tflite')
-        patch_first_opcode(FACE, bad, 44)       # UNIDIRECTIONAL_SEQUENCE_LSTM
+        bad = os.path.join(TMP, 'where.tflite')
+        patch_first_opcode(FACE, bad, 109)      # WHERE: runs nowhere (a data-dependent shape)
         p = vkinfer('info', bad, check=1)
-        self.assertRegex(p.stdout, r'(?m)^ +\d+ UNIDIRECTIONAL_SEQUENCE_LSTM +<- not supported$')
+        self.assertRegex(p.stdout, r'(?m)^ +\d+ WHERE +<- not supported$')
         r = json.loads(vkinfer('info', bad, '--json', check=1).stdout)
         self.assertGreater(r['unsupported_ops'], 0)
         self.assertFalse(r['loads'])
         bad_ops = [o for o in r['ops'] if not o['supported']]
-        self.assertTrue(all(o['name'] == 'UNIDIRECTIONAL_SEQUENCE_LSTM' for o in bad_ops))
+        self.assertTrue(all(o['name'] == 'WHERE' for o in bad_ops))
         # The load error names the first one by its index in the file.
         p = vkinfer('run', bad, check=1)
-        self.assertIn('op %d UNIDIRECTIONAL_SEQUENCE_LSTM' % bad_ops[0]['index'], p.stderr)
+        self.assertIn('op %d WHERE' % bad_ops[0]['index'], p.stderr)
+
+    def test_cpu_ops_signatures_and_shapes(self):
+        ops = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data', 'op_models')
+        part = os.path.join(ops, 'cpu_partition_gpu_cpu_gpu.tflite')
+        p = vkinfer('info', part, check=0)
+        self.assertRegex(p.stdout, r'(?m)^ +\d+ TOPK_V2 +\(CPU\)$')
+        self.assertIn('on the CPU', p.stdout)
+        p = vkinfer('run', part, '--profile', check=0)
+        self.assertRegex(p.stdout, r'partition: 3 segments')
+        self.assertRegex(p.stdout, r'(?m)^ +1 CPU +1 op from op \d+ TOPK_V2')
+        self.assertRegex(p.stdout, r'(?m) cpu ')
+        p = vkinfer('run', part, '--gpu-only', check=1)
+        self.assertIn('has no GPU kernel and runs on the CPU, but gpu_only is set', p.stderr)
+        sig = os.path.join(ops, 'control_signature_encode_decode.tflite')
+        p = vkinfer('info', sig, '--signature', 'decode', check=0)
+        self.assertIn('signatures: encode decode (loaded)', p.stdout)
+        self.assertRegex(p.stdout, r"input \d 'latent' \[2,3,5\]")
+        p = vkinfer('run', sig, '--signature', 'serving', check=1)
+        self.assertIn("no signature 'serving' (the model has 'encode', 'decode')", p.stderr)
+        net = os.path.join(ops, 'resize_net_9x7.tflite')
+        p = vkinfer('run', net, '--input-shape', '0:1,13,11,3', check=0)
+        self.assertRegex(p.stdout, r"output 0 't\d+' \[1,14,12,2\]")
+        p = vkinfer('run', net, '--input-shape', '0:1,13', check=1)
+        self.assertIn('input 0', p.stderr)
+        p = vkinfer('run', net, '--input-shape', '0:1,x', check=2)
+        self.assertIn('--input-shape takes INDEX:DIMS', p.stderr)
 
     def test_plan(self):
         r = json.loads(vkinfer('plan', FACE, '--json', check=0).stdout)

@@ -1,4 +1,4 @@
-/* test_loader.c: Criterion tests for the .tflite loader (engine/tflite_loader.c).
+/* test_loader.c: Criterion tests for the .tflite loader (engine/ir/tflite_loader.c).
  *
  * Real models come from $VKI_MODEL_DIR (default models/cache). Small models are written
  * by the forward FlatBuffer builder below, so each malformation can be made exactly:
@@ -1485,15 +1485,15 @@ Test(loader, bad_op_after_a_folded_one_named_by_its_file_index) {
 Test(loader, list_ops_names_unsupported_ones) {
     tb_model s = tiny_model();
     s.n_opcodes = 4;
-    s.opcodes[2] = (tb_opcode){44, 44, NULL};            /* UNIDIRECTIONAL_SEQUENCE_LSTM */
+    s.opcodes[2] = (tb_opcode){109, 109, NULL};          /* WHERE: a data-dependent shape */
     s.opcodes[3] = (tb_opcode){32, 32, "MyOwnOp"};
     s.n_ops = 4;
     s.n_tensors = 7;
     s.tensors[5] = (tb_tensor){"g", 0, 4, {1, 2, 2, 2}, 0, NULL};
     s.tensors[6] = (tb_tensor){"c", 0, 4, {1, 2, 2, 2}, 0, NULL};
     s.tensors[4].shape[1] = s.tensors[4].shape[2] = 1;   /* the conv's strides make 1x1 */
-    /* File order: DEQUANTIZE, CONV_2D, the LSTM, the custom op. The DEQUANTIZE folds at
-     * load, so the LSTM is the IR's op 1 but the file's op 2, which messages must say. */
+    /* File order: DEQUANTIZE, CONV_2D, WHERE, the custom op. The DEQUANTIZE folds at
+     * load, so WHERE is the IR's op 1 but the file's op 2, which messages must say. */
     s.ops[2] = (tb_op){.opcode = 2, .n_in = 1, .in = {0}, .n_out = 1, .out = {5}};
     s.ops[3] = (tb_op){.opcode = 3, .n_in = 1, .in = {5}, .n_out = 1, .out = {6}};
     s.n_out = 2;
@@ -1507,15 +1507,15 @@ Test(loader, list_ops_names_unsupported_ones) {
     cr_expect(ops[0].supported, "a DEQUANTIZE folds at load");
     cr_expect_str_eq(ops[1].name, "CONV_2D");
     cr_expect(ops[1].supported);
-    cr_expect_str_eq(ops[2].name, "UNIDIRECTIONAL_SEQUENCE_LSTM");
-    cr_expect(!ops[2].supported && !ops[2].custom);
+    cr_expect_str_eq(ops[2].name, "WHERE");
+    cr_expect(!ops[2].supported && !ops[2].custom && !ops[2].on_cpu);
     cr_expect_str_eq(ops[3].name, "MyOwnOp");
     cr_expect(!ops[3].supported && ops[3].custom);
     vki_model *m = (vki_model *)1;
     vki_status st = vki_model_load_memory(f.b, f.n, "tiny.tflite", &m);
     cr_expect_eq(st, VKI_ERROR_UNSUPPORTED_OP, "%s: %s", vki_status_name(st), vki_last_error());
     cr_expect_null(m);
-    cr_expect(strstr(vki_last_error(), "op 2 UNIDIRECTIONAL_SEQUENCE_LSTM"),
+    cr_expect(strstr(vki_last_error(), "op 2 WHERE"),
               "message '%s' lacks the file's index and name", vki_last_error());
     cr_expect(!strstr(vki_last_error(), "UNKNOWN"), "message '%s'", vki_last_error());
     free(f.b);
