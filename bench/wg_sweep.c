@@ -15,7 +15,7 @@
  * timing (model, dispatch, class, grid, size, ms) for replaying other searches.
  *
  * Usage: wg_sweep [--csv FILE] [--class NAME] MODEL...   (VKI_DEVICE picks the device) */
-#include "../engine/gpu.h"
+#include "../engine/runtime/gpu.h"
 #include "../tuner/search.h"
 #include "vkinfer.h"
 

@@ -130,7 +130,7 @@ void main() {
     vec4 q = vec4(((1 << (Q_SHIFT - 1)) + ia * A_MULT + ib * B_MULT) >> Q_SHIFT);
 #endif
     q = clamp(q, vec4(OUT_QMIN), vec4(OUT_QMAX));
-    INT8_APPLY_TABLE(q)   // a fused table op (RELU6, HARD_SWISH, ...): engine/passes.c
+    INT8_APPLY_TABLE(q)   // a fused table op (RELU6, HARD_SWISH, ...): engine/emit/passes.c
     STORE_Q(x, y, s, q)
 #else
 #if defined(OP_ADD)

@@ -26,7 +26,7 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 #define STORAGE_TYPE(b) VKI_CAT(STORE4_, b)
 
 // IN_PLACE: the engine gave the output the storage of an input that the kernel reads only
-// at the index it writes, before writing it (engine/schedule.c); the two tensor bindings
+// at the index it writes, before writing it (engine/emit/schedule.c); the two tensor bindings
 // then alias, so they are not declared restrict.
 #ifdef IN_PLACE
 #define TENSOR_RESTRICT

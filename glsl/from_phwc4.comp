@@ -12,7 +12,7 @@ void main() {
     OUTPUT_POSITION(IN, x, y, s)
     vec4 v = LOAD(src, IDX(IN, x, y, s));
 #ifdef DEQUANT_SCALE
-    // An int8 model's closing DEQUANTIZE (engine/builder.c): src holds q - zero point.
+    // An int8 model's closing DEQUANTIZE (engine/emit/builder.c): src holds q - zero point.
     precise vec4 real = v * DEQUANT_SCALE;
     v = real;
 #endif

@@ -1,9 +1,9 @@
 // image.comp: a camera frame (RGBA8888, RGB888, NV21 or NV12 bytes) -> a graph input's
 // PHWC4 tensor in one pass: crop, bilinear resize with half-pixel centres, rotation by
 // quarter turns, mirror, BT.601 full-range YUV -> RGB, letterbox, normalisation. One
-// thread per output pixel. The frame-dependent values are in `params` (engine/image.h's
+// thread per output pixel. The frame-dependent values are in `params` (engine/runtime/image.h's
 // vki_image_params, field for field), so a new frame or transform needs no new pipeline;
-// the plain C reference of the same steps is engine/image.c. Coordinates and colours
+// the plain C reference of the same steps is engine/runtime/image.c. Coordinates and colours
 // are `precise`, so that no fused multiply-add moves them from the reference's.
 //
 // Variants: what the engine emits (glsl/embed.py reads these; tests/test_kernels.c

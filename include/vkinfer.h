@@ -372,8 +372,8 @@ typedef enum vki_memory_strategy {
     VKI_MEMORY_STRATEGY_COUNT
 } vki_memory_strategy;
 
-/* Graph passes, in the order they run: X(NAME, BIT, "name"). The first six (engine/passes.c)
- * fold ops into others so that fewer dispatches run; the last two (engine/schedule.c) change
+/* Graph passes, in the order they run: X(NAME, BIT, "name"). The first six (engine/emit/passes.c)
+ * fold ops into others so that fewer dispatches run; the last two (engine/emit/schedule.c) change
  * only where intermediates live and when dispatches run, to lower the memory they need. None
  * changes what a graph computes (fp32 outputs stay bit-identical where the fused kernel does
  * the same arithmetic, as all of these do). Turning one off is for comparing and debugging. */

@@ -4,7 +4,7 @@
 A model input from a photo, as vki_graph_set_input_image makes it with the letterbox on
 and mean 127.5, std 127.5 (MediaPipe's face detectors' [-1, 1]): the photo fitted into
 SIZE x SIZE keeping its aspect ratio and centred (the integer content rectangle of
-engine/image.c), resized bilinearly with half-pixel centres and edges repeated, values
+engine/runtime/image.c), resized bilinearly with half-pixel centres and edges repeated, values
 (p - 127.5) / 127.5, the margins 0 (a fill of 127.5); written as raw little-endian
 float32 NHWC [1, SIZE, SIZE, 3]. Reads 8-bit RGB or RGBA PNGs, not interlaced, with
 Python's zlib only. Prints the letterbox.
@@ -62,7 +62,7 @@ def read_png(path):
 
 
 def content(pw, ph, w, h):
-    """engine/image.c's content(): the photo's rectangle in the input."""
+    """engine/runtime/image.c's content(): the photo's rectangle in the input."""
     cw, ch = w, h
     if pw * h >= ph * w:
         ch = min(max((2 * ph * w + pw) // (2 * pw), 1), h)

@@ -1,8 +1,8 @@
-/* test_decode.c: the result decoders of vkinfer_decode.h (engine/decode.c, decode_ssd.c).
+/* test_decode.c: the result decoders of vkinfer_decode.h (engine/decode/decode.c, decode_ssd.c).
  * Each is checked against values worked out by hand: anchors of the three MediaPipe
  * detectors (counts, first and last ones, layer boundaries) and of a small configuration
  * with every option; boxes and keypoints planted at known anchors; weighted NMS on boxes
- * whose averages are known; letterboxes (and their agreement with engine/image.c's);
+ * whose averages are known; letterboxes (and their agreement with engine/runtime/image.c's);
  * landmarks, masks, top-k and task names. Then against other implementations: the task
  * guessed for the real models, the real TFLite interpreter (LiteRT) on a real photo
  * decoding to the face that is there, and vkinfer's own graph decoding to the same. */
@@ -681,7 +681,7 @@ Test(decode, letterbox_to_photo) {
     expect_error("vki_detections_to_photo: lb is NULL");
 }
 
-/* The content rectangle is the one the image input (engine/image.c) fills. */
+/* The content rectangle is the one the image input (engine/runtime/image.c) fills. */
 Test(decode, letterbox_matches_image_input) {
     static const uint8_t pixels[4] = {0};
     const int inputs[][2] = {{128, 128}, {192, 192}, {256, 144}, {144, 256}, {7, 5}, {1, 9}};
@@ -712,7 +712,7 @@ Test(decode, letterbox_matches_image_input) {
             checked++;
         }
     }
-    cr_log_info("letterbox: %d fits agree with engine/image.c", checked);
+    cr_log_info("letterbox: %d fits agree with engine/runtime/image.c", checked);
 }
 
 /* ---- landmarks ---------------------------------------------------------------------- */

@@ -1,5 +1,5 @@
 /* test_faults.c: what a failing device or host does to vkinfer. The fault injector
- * (engine/fault.h) makes the Nth point of one kind fail: memory allocation, buffer
+ * (engine/ir/fault.h) makes the Nth point of one kind fail: memory allocation, buffer
  * creation, shader module or pipeline creation, descriptor allocation, queue submit, fence
  * wait, host malloc. For every kind, N walks over the points of face_detection_short_range's
  * graph build and run (every point by default; see stride() for what tools/test.sh walks):

@@ -1,6 +1,6 @@
 /* test_image.c: camera frames into graph inputs (vki_graph_set_input_image) and zero-copy
  * I/O. The image kernel is compared element by element with the plain C reference
- * (engine/image.c) through models whose output is their input (a MUL by 1, one real
+ * (engine/runtime/image.c) through models whose output is their input (a MUL by 1, one real
  * dispatch after the kernel), on odd sizes, padded strides, every format, rotation and
  * mirror, crops, letterbox and normalisations, in fp32, fp16 and fp16 storage; the
  * reference itself is pinned to hand-computed values; a real model fed a frame gives what

@@ -67,7 +67,7 @@ static void compile_all(const precision *p) {
 Test(kernels, fp32, .timeout = 600) { compile_all(&precisions[0]); }
 Test(kernels, fp16_storage, .timeout = 600) { compile_all(&precisions[1]); }
 Test(kernels, fp16_arithmetic, .timeout = 600) { compile_all(&precisions[2]); }
-/* int8 and uint8 tensors are stored as bytes (engine/precision.c): every kernel reads and
+/* int8 and uint8 tensors are stored as bytes (engine/emit/precision.c): every kernel reads and
  * writes them through LOAD / STORE, so every variant compiles with byte storage too. */
 Test(kernels, int8_storage, .timeout = 600) { compile_all(&precisions[3]); }
 

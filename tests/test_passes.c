@@ -85,7 +85,7 @@ Test(fusion, conv_pool_chain) {
     harness_check(m, 23, 1e-5);
 }
 
-/* ---- the fusion passes of engine/passes.c, each on a graph of its own -------------------
+/* ---- the fusion passes of engine/emit/passes.c, each on a graph of its own -------------------
  * Odd shapes throughout (5 and 17 channels leave padded lanes, odd H and W, stride 2 on
  * odd input); harness_check compares every element with the unfused C reference in fp32,
  * fp16 and fp16 storage. */

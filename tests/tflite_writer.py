@@ -5,7 +5,7 @@ There is no TensorFlow here, so test models are written from specs: tensors (nam
 type, constant data, quantization), ops (builtin name or custom name, inputs, outputs,
 options) and the graph's inputs and outputs. The result is a schema-version-3 model with
 one subgraph (or several) that TFLite (LiteRT) and vkinfer both read. Builtin codes come from
-engine/tflite_ops.h, the list the library names ops by, so the two cannot disagree.
+engine/ir/tflite_ops.h, the list the library names ops by, so the two cannot disagree.
 
 Spec (JSON, or a dict for write_model):
   {"tensors": [{"name": "x", "shape": [1, 5, 3, 17], "type": "float32",

@@ -58,7 +58,7 @@ sysroot=$root/.arm64-sysroot
 dev="libshaderc-dev glslang-dev spirv-tools libvulkan-dev libcriterion-dev libstb-dev"
 # volk's headers (architecture-independent), while the engine includes them.
 extra=""
-grep -qs '<volk' engine/*.c && extra="libvulkan-volk-dev"
+grep -qs '<volk' engine/*/*.c && extra="libvulkan-volk-dev"
 if [ "$(cat "$sysroot/.packages" 2>/dev/null)" != "$dev $extra" ]; then
   echo "test-arm64: unpacking arm64 $dev $extra into .arm64-sysroot/"
   apt-cache show libshaderc-dev:arm64 >/dev/null 2>&1 || $sudo apt-get update -qq

@@ -335,7 +335,7 @@ void vki_build_variant(const vki_build *b, int k, char *out, size_t cap, vki_ker
         if (half[i] == VKI_STORE_Q8 && bd->kind == VKI_BIND_WEIGHTS) q8_offset[i] = VKI_WEIGHTS_Q8_OFFSET;
         if (half[i] == VKI_STORE_Q8 && bd->kind == VKI_BIND_TENSOR) {
             /* The bytes hold q - quant_min of the tensor bound, which may write over another
-             * one's storage in place (engine/schedule.c) on a grid of its own. */
+             * one's storage in place (engine/emit/schedule.c) on a grid of its own. */
             const vki_tensor *t = &b->m->tensors[bd->index];
             q8_offset[i] = t->quant_zero - t->quant_min;
         }

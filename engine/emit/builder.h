@@ -8,7 +8,7 @@
 #include "gpu.h"
 #include "kernels.h"
 #include "model.h"
-#include "ops/ops.h"
+#include "../ops/ops.h"
 #include "options.h"
 
 /* A weights blob: `count` 4-byte values at `offset` in the host array, stored on the

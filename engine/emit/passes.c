@@ -12,10 +12,10 @@
  */
 #include "passes.h"
 
-#include "ops/int8.h"
+#include "../ops/int8.h"
 
-#include "ops/conv_common.h"
-#include "ops/ops.h"
+#include "../ops/conv_common.h"
+#include "../ops/ops.h"
 #include "status.h"
 
 #include <stdlib.h>

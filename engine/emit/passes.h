@@ -4,7 +4,7 @@
 #ifndef VKI_PASSES_H
 #define VKI_PASSES_H
 
-#include "../tuner/workgroup.h"
+#include "../../tuner/workgroup.h"
 #include "model.h"
 
 /* Runs the passes whose VKI_PASS_* bit is set in `passes`, in VKI_PASS_LIST's order, on

@@ -6,8 +6,8 @@
  * kernel computes: each dispatch reads the same values and writes the same ones. */
 #include "builder.h"
 
-#include "../planner/order.h"
-#include "../planner/planner.h"
+#include "../../planner/order.h"
+#include "../../planner/planner.h"
 #include "status.h"
 
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #ifndef VKI_MODEL_H
 #define VKI_MODEL_H
 
-#include "ops/op_list.h"
+#include "../ops/op_list.h"
 #include "vkinfer.h"
 
 #include <stdbool.h>
@@ -35,7 +35,7 @@ typedef enum vki_op_code {
 #undef VKI_OP_ENUM_
 
 /* Fused activations: X(NAME, VALUE). The first five are TFLite's ActivationFunctionType
- * values, read from files; the others only come from graph passes (engine/passes.c) that
+ * values, read from files; the others only come from graph passes (engine/emit/passes.c) that
  * fold a LOGISTIC or HARD_SWISH op into its producer. Kernels see ACT_<NAME>. */
 #define VKI_ACTIVATION_LIST(X) \
     X(NONE, 0)                 \
@@ -122,7 +122,7 @@ typedef struct vki_pool_options {
     vki_activation activation;
 } vki_pool_options;
 
-/* What graph passes (engine/passes.c) folded into an op, on the builder's private copy of
+/* What graph passes (engine/emit/passes.c) folded into an op, on the builder's private copy of
  * the op list; all zero in a model as loaded. */
 typedef struct vki_fused {
     /* A spatial PAD (zeros) folded into a convolution's window: the op's input 0 is the
@@ -221,7 +221,7 @@ typedef struct vki_op {
     bool on_cpu;
 } vki_op;
 
-/* The shapes a model's tensors had before shape propagation (engine/shapes.c). */
+/* The shapes a model's tensors had before shape propagation (engine/ir/shapes.c). */
 typedef struct vki_loaded_shapes {
     int *rank;
     int (*shape)[VKI_MAX_RANK];

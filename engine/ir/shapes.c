@@ -9,7 +9,7 @@
  */
 #include "model.h"
 
-#include "ops/ops.h"
+#include "../ops/ops.h"
 #include "status.h"
 
 #include <stdlib.h>

@@ -12,8 +12,8 @@
 
 #include "flatbuf.h"
 #include "tflite_ops.h"
-#include "ops/int8.h"
-#include "ops/ops.h"
+#include "../ops/int8.h"
+#include "../ops/ops.h"
 #include "status.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* control.c: IF, WHILE and CALL_ONCE, which run other subgraphs of the file (loaded beside
  * the model, vki_model.subgraphs): validation and options here; the runs are the
- * partition's (engine/partition.c), which builds each subgraph as a graph of its own, its
+ * partition's (engine/runtime/partition.c), which builds each subgraph as a graph of its own, its
  * ops on the GPU where they can be, and drives the loop or the branch from the host.
  *   IF: input 0 is the condition (a one-element tensor, true when nonzero); the then or the
  *       else subgraph takes inputs 1.. and gives the outputs.

@@ -20,7 +20,7 @@
  *   X(IDENT, CUSTOM_CODE, DEF)
  *
  * VKI_CPU_OP_LIST(X): builtin ops that run on the CPU, between the graph's GPU segments
- * (engine/partition.c), with the columns of VKI_OP_LIST but ACTIVATION:
+ * (engine/runtime/partition.c), with the columns of VKI_OP_LIST but ACTIVATION:
  *   X(NAME, CODE, DEF, OPTIONS)
  * Their op files give validate, options, reference and run (vki_op_def), and no build.
  *

@@ -10,8 +10,8 @@
 #define VKI_OPS_H
 
 #include "../../tuner/workgroup.h"
-#include "../model.h"
-#include "../status.h"
+#include "../ir/model.h"
+#include "../ir/status.h"
 #include "glsl_kernels.h"   /* generated: VKI_KERNEL_<name> for each glsl/<name>.comp */
 
 #include <stdbool.h>

@@ -3,7 +3,7 @@
  * shared_name: one variable for every handle of the same name, in every subgraph of the
  * model), ASSIGN_VARIABLE stores a value (its shape with it), READ_VARIABLE reads it (zeros
  * before any assignment, as LiteRT reads one without an initialiser).
- * Validation and options here; the store is the partition's (engine/partition.c), kept by
+ * Validation and options here; the store is the partition's (engine/runtime/partition.c), kept by
  * the graph until vki_graph_reset_variables. They have no reference. */
 #include "ops.h"
 

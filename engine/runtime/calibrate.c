@@ -1,7 +1,7 @@
 /* calibrate.c: finds the ops an fp16 graph must keep fp32 for its outputs to stay within
  * a tolerance of the fp32 graph's (vki_calibrate_fp32_ops). Written against the public
  * graph API: every candidate is a real graph on the real device. */
-#include "../tuner/stats.h"
+#include "../../tuner/stats.h"
 #include "model.h"
 #include "options.h"
 #include "status.h"

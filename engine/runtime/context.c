@@ -3,7 +3,7 @@
  * context calls. */
 #include "gpu.h"
 
-#include "../tuner/table.h"
+#include "../../tuner/table.h"
 #include "kernel_cache.h"
 #include "kernels.h"
 #include "loader.h"

@@ -3,7 +3,7 @@
 #ifndef VKI_GPU_H
 #define VKI_GPU_H
 
-#include "../tuner/workgroup.h"
+#include "../../tuner/workgroup.h"
 #include "vkinfer.h"
 
 #include "vulkan.h"

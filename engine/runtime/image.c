@@ -4,7 +4,7 @@
  * computes what glsl/image.comp writes. */
 #include "image.h"
 
-#include "ops/ops.h"
+#include "../ops/ops.h"
 #include "status.h"
 
 #include <math.h>

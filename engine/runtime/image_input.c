@@ -10,7 +10,7 @@
 #include "graph.h"
 #include "image.h"
 #include "kernels.h"
-#include "ops/ops.h"
+#include "../ops/ops.h"
 #include "precision.h"
 #include "status.h"
 

@@ -3,7 +3,7 @@
 #include "kernels.h"
 
 #include "kernel_cache.h"
-#include "ops/ops.h"
+#include "../ops/ops.h"
 #include "shader.h"
 #include "status.h"
 

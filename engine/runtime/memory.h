@@ -5,7 +5,7 @@
 #ifndef VKI_MEMORY_H
 #define VKI_MEMORY_H
 
-#include "../planner/planner.h"
+#include "../../planner/planner.h"
 #include "builder.h"
 #include "gpu.h"
 

@@ -22,7 +22,7 @@
  */
 #include "partition.h"
 
-#include "ops/ops.h"
+#include "../ops/ops.h"
 #include "status.h"
 
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * of a graph's steps into one command buffer. */
 #include "recorder.h"
 
-#include "../tuner/stats.h"
+#include "../../tuner/stats.h"
 #include "fault.h"
 #include "options.h"
 #include "status.h"

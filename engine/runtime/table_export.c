@@ -8,7 +8,7 @@
 #include "partition.h"
 #include "status.h"
 
-#include "../tuner/table.h"
+#include "../../tuner/table.h"
 
 #include <stdio.h>
 #include <stdlib.h>

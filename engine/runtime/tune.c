@@ -3,8 +3,8 @@
  * two timestamps, submitted SAMPLES times, median kept (options.h). */
 #include "tune.h"
 
-#include "../tuner/search.h"
-#include "../tuner/stats.h"
+#include "../../tuner/search.h"
+#include "../../tuner/stats.h"
 #include "kernel_cache.h"
 #include "status.h"
 

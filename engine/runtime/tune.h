@@ -6,8 +6,8 @@
 #ifndef VKI_TUNE_H
 #define VKI_TUNE_H
 
-#include "../tuner/store.h"
-#include "../tuner/workgroup.h"
+#include "../../tuner/store.h"
+#include "../../tuner/workgroup.h"
 #include "kernels.h"
 #include "options.h"
 #include "recorder.h"
