@@ -156,3 +156,4 @@ Test(op_models, matmul) { check_group("matmul"); }
 Test(op_models, blocks) { check_group("block"); }
 Test(op_models, spatial) { check_group("spatial"); }
 Test(op_models, cpu) { check_group("cpu"); }
+Test(op_models, cpu_misc) { check_group("cpum"); }

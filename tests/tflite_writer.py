@@ -44,7 +44,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def builtin_codes():
-    with open(os.path.join(HERE, '..', 'engine', 'tflite_ops.h'), encoding='utf-8') as f:
+    with open(os.path.join(HERE, '..', 'engine', 'ir', 'tflite_ops.h'), encoding='utf-8') as f:
         return {m.group(1): int(m.group(2)) for m in re.finditer(r'X\((\w+), (\d+)\)', f.read())}
 
 
