@@ -214,8 +214,18 @@
  * that takes the rest: X(NAME, DEF). vki_model_validate places an op on the CPU (vki_op.on_cpu)
  * where its kernel's validate refuses the shapes (VKI_ERROR_UNSUPPORTED_MODEL) and the CPU
  * def accepts them. */
-#define VKI_CPU_FALLBACK_LIST(X) \
-    X(GATHER, gather_cpu)
+#define VKI_CPU_FALLBACK_LIST(X)          \
+    X(GATHER, gather_cpu)                 \
+    /* batched.c: a batch of images */   \
+    X(CONV_2D, batched)                   \
+    X(DEPTHWISE_CONV_2D, batched)         \
+    X(TRANSPOSE_CONV, batched)            \
+    X(AVERAGE_POOL_2D, batched)           \
+    X(MAX_POOL_2D, batched)               \
+    X(RESIZE_BILINEAR, batched)           \
+    X(RESIZE_NEAREST_NEIGHBOR, batched)   \
+    X(SPACE_TO_DEPTH, batched)            \
+    X(DEPTH_TO_SPACE, batched)
 
 #define VKI_FOLDED_OP_LIST(X) \
     X(CUSTOM, 32)             \

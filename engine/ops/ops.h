@@ -195,6 +195,10 @@ static inline bool vki_op_def_cpu(const vki_op_def *def) { return def && !def->b
  * kernel for it. */
 const vki_op_def *vki_op_find(const vki_op *op);
 
+/* Validates op o with its kernel's def, and where the kernel's limits refuse it
+ * (VKI_ERROR_UNSUPPORTED_MODEL) with its VKI_CPU_FALLBACK_LIST def, which then places it on
+ * the CPU (vki_op.on_cpu). */
+vki_status vki_op_validate(vki_model *m, int o);
 /* Validates every op of a model (called by the loaders after parsing). */
 vki_status vki_model_validate(vki_model *m);
 
