@@ -200,6 +200,19 @@ vki_status vki_op_check_float_tensor(const vki_model *m, int op_index, int t, co
     return VKI_OK;
 }
 
+int vki_value_kind_of(vki_dtype d) {
+    return d == VKI_DTYPE_FLOAT32 ? VKI_KIND_FLOAT : vki_dtype_is_int(d) ? VKI_KIND_INT
+                                                 : d == VKI_DTYPE_BOOL ? VKI_KIND_BOOL : -1;
+}
+
+vki_status vki_op_expect_kind(const vki_model *m, int o, int t, const char *role, vki_value_kind want) {
+    const vki_tensor *x = &m->tensors[t];
+    if (vki_value_kind_of(x->dtype) == (int)want) return VKI_OK;
+    static const char *const names[] = {"float32", "int32 or int64", "bool"};
+    return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "%s (tensor %d '%s') is %s, need %s", role,
+                       t, x->name, vki_dtype_name(x->dtype), names[want]);
+}
+
 int vki_op_max_inputs(const vki_model *m, const vki_op *op) {
     switch (op->code) {
     case VKI_OP_CONCATENATION: return vki_concat_max_inputs(m, op);

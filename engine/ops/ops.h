@@ -267,6 +267,14 @@ vki_status vki_op_int_values(const vki_model *m, int o, int slot, const char *ro
 /* Writes "[d0,d1,...]" for messages; truncates to size. */
 void vki_format_dims(char *buf, size_t size, int rank, const int *dims);
 
+/* What a tensor's values are, for CPU ops that take several types: float32, integer (int32
+ * or int64; an int64 constant is int32 once loaded) or bool. vki_value_kind_of gives -1 for
+ * any other type; vki_op_expect_kind fails naming the op, the role and both types. */
+typedef enum vki_value_kind { VKI_KIND_FLOAT, VKI_KIND_INT, VKI_KIND_BOOL } vki_value_kind;
+static inline bool vki_dtype_is_int(vki_dtype d) { return d == VKI_DTYPE_INT32 || d == VKI_DTYPE_INT64; }
+int vki_value_kind_of(vki_dtype d);
+vki_status vki_op_expect_kind(const vki_model *m, int o, int t, const char *role, vki_value_kind want);
+
 /* Dense NHWC (batch 1) -> PHWC4 floats; out holds ceil(C/4)*H*W*4 floats. */
 void vki_pack_phwc4(const float *nhwc, vki_shape4 s, float *out);
 
