@@ -165,7 +165,8 @@
     X(COMPLEX_ABS, 135, complex_abs, NO_OPTS)                                               \
     /* conv3d.c: video and volume models */                                              \
     X(CONV_3D, 132, conv3d, OPTS(106, Conv3DOptions))                                     \
-    X(CONV_3D_TRANSPOSE, 141, conv3d_transpose, OPTS(106, Conv3DOptions))                                             \
+    X(CONV_3D_TRANSPOSE, 141, conv3d_transpose, OPTS(106, Conv3DOptions))                 \
+    X(BUCKETIZE, 147, bucketize, OPTS(115, BucketizeOptions))                             \
     /* cpu_rnn_lstm.c, cpu_rnn.c: recurrent ops, their state in variable tensors */       \
     X(LSTM, 16, lstm, OPTS(14, LSTMOptions))                                              \
     X(UNIDIRECTIONAL_SEQUENCE_LSTM, 44, unidirectional_sequence_lstm,                     \

@@ -134,6 +134,10 @@ bool vki_opt_f32(vki_options_reader *r, unsigned id, float def, float *v);
 bool vki_opt_bool(vki_options_reader *r, unsigned id, bool def, bool *v);
 /* A string field; "" where absent. */
 bool vki_opt_string(vki_options_reader *r, unsigned id, const char **v);
+/* A [float] field (BUCKETIZE's boundaries): appended to the op's inputs as a float32
+ * constant of its length, which validate, reference and run then read like any input; an
+ * empty or absent vector appends nothing. */
+vki_status vki_opt_f32_vector_input(vki_options_reader *r, unsigned id, vki_op *op);
 /* "<model>: op <i> <NAME>: <Table>: <what is wrong>" for the read that failed. */
 vki_status vki_opt_malformed(vki_options_reader *r);
 /* A TFLite ActivationFunctionType or Padding value as the IR's; an unknown value (or

@@ -1133,6 +1133,18 @@ def batched_images(g):
 
 
 
+def bucketize(shape, boundaries):
+    """BUCKETIZE of a graph-computed input (MUL on the GPU), its buckets back on the GPU
+    (CAST, ADD); inputs on a 1/4 grid so values fall on boundaries too."""
+    def build(g):
+        x = g.op('MUL', [g.input(shape, -3.0, 3.0, step=0.25), g.const([], 1.0, 1.0)], shape)
+        b = g.op('BUCKETIZE', [x], shape, 'int32', boundaries=boundaries)
+        g.output(g.op('ADD', [g.op('CAST', [b], shape), x], shape))
+        g.output(b)
+    return build
+
+
+
 MODELS = [
     ('unary_rsqrt', unary('RSQRT', [1, 7, 5, 17], 0.1, 4)),
     ('unary_sqrt', unary('SQRT', [2, 3, 5, 3], 0.0, 4)),
@@ -1353,6 +1365,9 @@ MODELS = [
     ('cpu_conv3d_transpose_valid', conv3d([1, 2, 3, 2, 2], 4, (2, 3, 2), (2, 1, 2), 'VALID',
                                           transpose_to=[1, 4, 5, 4, 4])),
     ('cpu_batched_images', batched_images),
+    ('cpu_bucketize_exact', bucketize([3, 5, 7], [-1.5, -0.5, 0.0, 0.25, 1.0, 2.5])),
+    ('cpu_bucketize_one_exact', bucketize([17], [0.0])),
+    ('cpu_bucketize_repeated_exact', bucketize([2, 9], [-1.0, 0.5, 0.5, 2.0])),
 ]
 
 
