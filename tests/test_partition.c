@@ -27,16 +27,21 @@ static int topk(vki_model *m, int x, int k, int *indices) {
     return v;
 }
 
+/* A float activation of tensor x's shape (copied first: adding a tensor moves the array). */
+static int like(vki_model *m, int x) {
+    int shape[VKI_MAX_RANK], rank = m->tensors[x].rank;
+    memcpy(shape, m->tensors[x].shape, sizeof shape);
+    return harness_tensor_nd(m, rank, shape);
+}
+
 static int unary(vki_model *m, vki_op_code code, int x) {
-    const vki_tensor *t = &m->tensors[x];
-    int y = harness_tensor_nd(m, t->rank, t->shape);
+    int y = like(m, x);
     harness_op(m, code, 1, &x, y);
     return y;
 }
 
 static int binary(vki_model *m, vki_op_code code, int a, int b) {
-    const vki_tensor *t = &m->tensors[a];
-    return harness_binary(m, code, a, b, harness_tensor_nd(m, t->rank, t->shape));
+    return harness_binary(m, code, a, b, like(m, a));
 }
 
 /* x [3,17] -> ABS -> TOPK (k 5) -> LOGISTIC; the indices an output; ABS's result read
