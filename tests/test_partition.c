@@ -245,3 +245,36 @@ Test(partition, kernel_limits_fall_back) {
     vki_graph_destroy(g);
     vki_model_destroy(m);
 }
+
+/* A batch of images through the ops whose kernels take one image runs on the CPU image by
+ * image (batched.c), held to LiteRT by the op model cpu_batched_images; resized back to one
+ * image, the same op runs on the GPU again. */
+Test(partition, batch_of_images_falls_back) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/op_models/cpu_batched_images.tflite", harness_data_dir());
+    vki_model *m = NULL;
+    cr_assert_eq(vki_model_load_file(path, &m), VKI_OK, "%s", vki_last_error());
+    for (int i = 0; i < vki_model_op_count(m); i++) {
+        const char *name = vki_model_op_name(m, i);
+        int elementwise = !strcmp(name, "TANH") || !strcmp(name, "ADD") || !strcmp(name, "NEG");
+        cr_assert_eq(vki_model_op_on_cpu(m, i), !elementwise, "op %d %s", i, name);
+    }
+    vki_model_destroy(m);
+    snprintf(path, sizeof path, "%s/op_models/spatial_conv_stride2_same_odd.tflite", harness_data_dir());
+    cr_assert_eq(vki_model_load_file(path, &m), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_model_op_on_cpu(m, 0), 0);
+    vki_input_shape s = {.index = 0, .rank = 4, .dims = {3, 13, 11, 5}};
+    cr_assert_eq(vki_model_resize_inputs(m, &s, 1), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_model_op_on_cpu(m, 0), 1);
+    vki_tensor_info t;
+    cr_assert_eq(vki_model_output_info(m, 0, &t), VKI_OK);
+    cr_assert(t.shape[0] == 3 && t.shape[1] == 7 && t.shape[2] == 6 && t.shape[3] == 7);
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(harness_context(), m, NULL, &g), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+    vki_graph_destroy(g);
+    s.dims[0] = 1;
+    cr_assert_eq(vki_model_resize_inputs(m, &s, 1), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_model_op_on_cpu(m, 0), 0);
+    vki_model_destroy(m);
+}

@@ -139,6 +139,7 @@ OPTIONS['CONV_3D'] = (106, [('padding', 0, PADDING, 0), ('stride_d', 1, 'int', 1
                             ('activation', 4, ACTIVATION, 0), ('dilation_d', 5, 'int', 1),
                             ('dilation_w', 6, 'int', 1), ('dilation_h', 7, 'int', 1)])
 OPTIONS['CONV_3D_TRANSPOSE'] = OPTIONS['CONV_3D']
+OPTIONS['BUCKETIZE'] = (115, [('boundaries', 0, 'floats', None)])
 OPTIONS['MAX_POOL_2D'] = OPTIONS['AVERAGE_POOL_2D']
 for reducer in ('SUM', 'REDUCE_MAX', 'REDUCE_MIN', 'REDUCE_PROD', 'REDUCE_ANY'):
     OPTIONS[reducer] = OPTIONS['MEAN']
@@ -363,6 +364,9 @@ def option_fields(op, options):
         if kind == 'string':
             if value is not None:
                 fields.append((field, 'ref', String(value)))
+        elif kind == 'floats':
+            if value is not None:
+                fields.append((field, 'ref', Vector('f', [float(x) for x in value])))
         elif isinstance(kind, dict):
             fields.append((field, 'b', kind[value] if isinstance(value, str) else value))
         else:

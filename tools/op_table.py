@@ -34,8 +34,6 @@ NOT_RUN = {
                'values, not their bytes',
     'BITWISE_XOR': 'bit operations on integers held as float values (exact only below 2^24)',
     'RIGHT_SHIFT': 'as BITWISE_XOR',
-    'BUCKETIZE': 'its boundaries are a float vector in the options table, which the options '
-                 'reader (vki_opt_*) cannot read yet: the next CPU op to write',
 }
 STABLEHLO = ('StableHLO ops: written only by the experimental StableHLO converter path, and '
              'TFLite itself runs few of them')

@@ -65,10 +65,8 @@ vki_status vki_model_resize_inputs(vki_model *m, const vki_input_shape *shapes, 
     }
     vki_status s = VKI_OK;
     m->infer_shapes = &old;
-    for (int o = 0; o < m->n_ops && !s; o++) {
-        const vki_op_def *def = vki_op_find(&m->ops[o]);
-        if (def) s = def->validate(m, o);
-    }
+    for (int o = 0; o < m->n_ops && !s; o++)
+        if (vki_op_find(&m->ops[o])) s = vki_op_validate(m, o);
     m->infer_shapes = NULL;
     if (!s) s = vki_model_validate(m);
     if (s) restore(m, &old);

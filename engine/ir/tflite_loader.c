@@ -869,6 +869,31 @@ bool vki_opt_string(vki_options_reader *r, unsigned id, const char **v) {
     return vki_fb_string_field(&r->table, id, v, &len);
 }
 
+vki_status vki_opt_f32_vector_input(vki_options_reader *r, unsigned id, vki_op *op) {
+    vki_fb_vec v;
+    if (!vki_fb_vec_field(&r->table, id, 4, &v)) return vki_opt_malformed(r);
+    if (!v.len) return VKI_OK;   /* no tensor of no elements: the op sees no input */
+    if (op->n_inputs >= VKI_MAX_OP_INPUTS)
+        return vki_opt_fail(r, VKI_ERROR_UNSUPPORTED_MODEL, "has %d inputs, no room for its "
+                            "options' vector", op->n_inputs);
+    vki_status st = charge(r->L, r->lb, (uint64_t)v.len * sizeof(float));
+    if (st) return st;
+    float *f = vki_malloc(sizeof(float) * (v.len ? v.len : 1));
+    if (!f) return oom(r->L, r->lb->s);
+    for (uint32_t i = 0; i < v.len; i++) {
+        uint32_t bits = (uint32_t)vki_fb_vec_i32(&r->L->fb, &v, i);
+        memcpy(&f[i], &bits, sizeof bits);
+    }
+    char name[96];
+    snprintf(name, sizeof name, "%s options vector", r->table_name ? r->table_name : "custom");
+    int n = (int)v.len;
+    int t = vki_model_add_tensor(r->L->m, name, VKI_DTYPE_FLOAT32, 1, &n, f, sizeof(float) * v.len);
+    free(f);
+    if (t < 0) return oom(r->L, r->lb->s);
+    op->inputs[op->n_inputs++] = t;
+    return VKI_OK;
+}
+
 bool vki_opt_f32(vki_options_reader *r, unsigned id, float def, float *v) {
     uint32_t bits, def_bits;
     memcpy(&def_bits, &def, sizeof def_bits);

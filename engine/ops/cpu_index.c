@@ -47,30 +47,13 @@
 #include <stdio.h>
 #include <string.h>
 
-static bool is_int(vki_dtype d) { return d == VKI_DTYPE_INT32 || d == VKI_DTYPE_INT64; }
-
-/* What a tensor's values are: float32, integer (int32 or int64; an int64 constant is int32
- * once loaded) or bool; -1 for any other type. */
-enum { KIND_FLOAT, KIND_INT, KIND_BOOL };
-static int kind_of(vki_dtype d) {
-    return d == VKI_DTYPE_FLOAT32 ? KIND_FLOAT : is_int(d) ? KIND_INT
-                                             : d == VKI_DTYPE_BOOL ? KIND_BOOL : -1;
-}
-
-static vki_status same_kind(const vki_model *m, int o, int t, const char *role, int want) {
-    const vki_tensor *x = &m->tensors[t];
-    if (kind_of(x->dtype) == want) return VKI_OK;
-    static const char *const names[] = {"float32", "int32 or int64", "bool"};
-    return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "%s (tensor %d '%s') is %s, need %s", role,
-                       t, x->name, vki_dtype_name(x->dtype), names[want]);
-}
 
 /* Input `slot` is float32, int32 or int64 (not bool). */
 static vki_status numeric(const vki_model *m, int o, int slot, const char *role, const char *why) {
     const vki_op *op = &m->ops[o];
     const vki_tensor *t = vki_op_in(m, op, slot);
-    const int k = kind_of(t->dtype);
-    if (k == KIND_FLOAT || k == KIND_INT) return VKI_OK;
+    const int k = vki_value_kind_of(t->dtype);
+    if (k == VKI_KIND_FLOAT || k == VKI_KIND_INT) return VKI_OK;
     return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "%s (input %d, tensor %d '%s') is %s; "
                        "%s", role, slot, op->inputs[slot], t->name, vki_dtype_name(t->dtype), why);
 }
@@ -78,7 +61,7 @@ static vki_status numeric(const vki_model *m, int o, int slot, const char *role,
 static vki_status int_input(const vki_model *m, int o, int slot, const char *role, int rank) {
     const vki_op *op = &m->ops[o];
     const vki_tensor *t = vki_op_in(m, op, slot);
-    if (!is_int(t->dtype))
+    if (!vki_dtype_is_int(t->dtype))
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "%s (input %d, tensor %d '%s') is %s, "
                            "need int32 or int64", role, slot, op->inputs[slot], t->name,
                            vki_dtype_name(t->dtype));
@@ -112,7 +95,7 @@ static vki_status validate_embedding_lookup(const vki_model *m, int o) {
     if (value->rank < 2)
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "value (tensor %d '%s') has rank %d, "
                            "need 2 or more", op->inputs[1], value->name, value->rank);
-    s = same_kind(m, o, op->outputs[0], "output", kind_of(value->dtype));
+    s = vki_op_expect_kind(m, o, op->outputs[0], "output", vki_value_kind_of(value->dtype));
     if (s) return s;
     int dims[VKI_MAX_RANK];
     memcpy(dims, value->shape, sizeof(int) * (size_t)value->rank);
@@ -220,8 +203,8 @@ static vki_status validate_sparse_to_dense(const vki_model *m, int o) {
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "default_value (tensor %d '%s') has %zu "
                            "elements, need 1", op->inputs[3], def->name, vki_tensor_elements(def));
     s = numeric(m, o, 2, "values", "TFLite's SPARSE_TO_DENSE takes float32, int32 and int64");
-    if (!s) s = same_kind(m, o, op->inputs[3], "default_value", kind_of(values->dtype));
-    if (!s) s = same_kind(m, o, op->outputs[0], "output", kind_of(values->dtype));
+    if (!s) s = vki_op_expect_kind(m, o, op->inputs[3], "default_value", vki_value_kind_of(values->dtype));
+    if (!s) s = vki_op_expect_kind(m, o, op->outputs[0], "output", vki_value_kind_of(values->dtype));
     if (!s) s = vki_op_expect_dims(m, o, op->outputs[0], rank, shape);
     if (s || !idx->data) return s;
     const int32_t *q = idx->data;
@@ -319,8 +302,8 @@ static vki_status validate_dynamic_update_slice(const vki_model *m, int o) {
                            "not fit the operand (tensor '%s') %s", update->name, a,
                            operand->name, b);
     }
-    s = same_kind(m, o, op->inputs[1], "update", kind_of(operand->dtype));
-    if (!s) s = same_kind(m, o, op->outputs[0], "output", kind_of(operand->dtype));
+    s = vki_op_expect_kind(m, o, op->inputs[1], "update", vki_value_kind_of(operand->dtype));
+    if (!s) s = vki_op_expect_kind(m, o, op->outputs[0], "output", vki_value_kind_of(operand->dtype));
     return s ? s : vki_op_expect_dims(m, o, op->outputs[0], operand->rank, operand->shape);
 }
 
@@ -372,7 +355,7 @@ static vki_status validate_reverse_sequence(const vki_model *m, int o) {
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "seq_lengths (tensor '%s') hold %d "
                            "lengths, batch_dim %d of the input has %d", len->name, len->shape[0],
                            batch, in->shape[batch]);
-    s = same_kind(m, o, op->outputs[0], "output", kind_of(in->dtype));
+    s = vki_op_expect_kind(m, o, op->outputs[0], "output", vki_value_kind_of(in->dtype));
     if (!s) s = vki_op_expect_dims(m, o, op->outputs[0], in->rank, in->shape);
     if (s || !len->data) return s;
     const int32_t *v = len->data;
@@ -468,7 +451,7 @@ static vki_status validate_matrix_diag(const vki_model *m, int o) {
     int dims[VKI_MAX_RANK];
     memcpy(dims, in->shape, sizeof(int) * (size_t)in->rank);
     dims[in->rank] = in->shape[in->rank - 1];
-    s = same_kind(m, o, op->outputs[0], "output", kind_of(in->dtype));
+    s = vki_op_expect_kind(m, o, op->outputs[0], "output", vki_value_kind_of(in->dtype));
     return s ? s : vki_op_expect_dims(m, o, op->outputs[0], in->rank + 1, dims);
 }
 
@@ -511,8 +494,8 @@ static vki_status validate_matrix_set_diag(const vki_model *m, int o) {
                            "input (tensor '%s') needs %s", op->inputs[1], diag->name, got,
                            in->name, need);
     }
-    s = same_kind(m, o, op->inputs[1], "diagonal", kind_of(in->dtype));
-    if (!s) s = same_kind(m, o, op->outputs[0], "output", kind_of(in->dtype));
+    s = vki_op_expect_kind(m, o, op->inputs[1], "diagonal", vki_value_kind_of(in->dtype));
+    if (!s) s = vki_op_expect_kind(m, o, op->outputs[0], "output", vki_value_kind_of(in->dtype));
     return s ? s : vki_op_expect_dims(m, o, op->outputs[0], in->rank, in->shape);
 }
 

@@ -153,39 +153,6 @@ static vki_status flex_options(vki_options_reader *r, vki_flex *root) {
     return VKI_OK;
 }
 
-static vki_status flex_fail(vki_options_reader *r, const char *key, const char *err) {
-    return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "custom_options (FlexBuffer) key '%s': %s",
-                        key, err);
-}
-
-/* Key `key` as flexbuffers' AsInt32 (absent: 0), refusing what int32 cannot hold (AsInt32
- * would wrap it). */
-static vki_status flex_i32(vki_options_reader *r, const vki_flex *map, const char *key,
-                           int32_t *out) {
-    vki_flex v;
-    int64_t x;
-    const char *err = vki_flex_map_get(map, key, &v);
-    if (!err) err = vki_flex_int(&v, &x);
-    if (err) return flex_fail(r, key, err);
-    if (x < INT32_MIN || x > INT32_MAX)
-        return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "custom_options key '%s' = %lld is out of "
-                            "the int32 range", key, (long long)x);
-    *out = (int32_t)x;
-    return VKI_OK;
-}
-
-/* Key `key` as AsFloat (absent: 0). */
-static vki_status flex_f32(vki_options_reader *r, const vki_flex *map, const char *key,
-                           float *out) {
-    vki_flex v;
-    double x;
-    const char *err = vki_flex_map_get(map, key, &v);
-    if (!err) err = vki_flex_double(&v, &x);
-    if (err) return flex_fail(r, key, err);
-    *out = (float)x;
-    return VKI_OK;
-}
-
 /* FlexBuffers' typed vectors of numbers (VECTOR_INT, _UINT, _FLOAT, _BOOL) and their
  * elements' type. */
 static int typed_vector_element(int type) {
@@ -440,8 +407,8 @@ static vki_status read_transform_tensor(vki_options_reader *r, const vki_model *
     vki_flex root;
     int32_t h = 0, w = 0;
     vki_status s = flex_options(r, &root);
-    if (!s) s = flex_i32(r, &root, "output_height", &h);
-    if (!s) s = flex_i32(r, &root, "output_width", &w);
+    if (!s) s = vki_flex_opt_i32(r, &root, "output_height", 0, &h);
+    if (!s) s = vki_flex_opt_i32(r, &root, "output_width", 0, &w);
     if (s) return s;
     memset(&op->opt.mp, 0, sizeof op->opt.mp);
     op->opt.mp.i[0] = h;
@@ -561,13 +528,13 @@ static vki_status read_landmarks_to_matrix(vki_options_reader *r, const vki_mode
     int32_t left = 0, right = 0, oh = 0, ow = 0;
     float target = 0.0f, sx = 0.0f, sy = 0.0f;
     vki_status s = flex_options(r, &root);
-    if (!s) s = flex_i32(r, &root, "left_rotation_idx", &left);
-    if (!s) s = flex_i32(r, &root, "right_rotation_idx", &right);
-    if (!s) s = flex_i32(r, &root, "output_height", &oh);
-    if (!s) s = flex_i32(r, &root, "output_width", &ow);
-    if (!s) s = flex_f32(r, &root, "target_rotation_radians", &target);
-    if (!s) s = flex_f32(r, &root, "scale_x", &sx);
-    if (!s) s = flex_f32(r, &root, "scale_y", &sy);
+    if (!s) s = vki_flex_opt_i32(r, &root, "left_rotation_idx", 0, &left);
+    if (!s) s = vki_flex_opt_i32(r, &root, "right_rotation_idx", 0, &right);
+    if (!s) s = vki_flex_opt_i32(r, &root, "output_height", 0, &oh);
+    if (!s) s = vki_flex_opt_i32(r, &root, "output_width", 0, &ow);
+    if (!s) s = vki_flex_opt_f32(r, &root, "target_rotation_radians", &target);
+    if (!s) s = vki_flex_opt_f32(r, &root, "scale_x", &sx);
+    if (!s) s = vki_flex_opt_f32(r, &root, "scale_y", &sy);
     if (!s) s = fits_16(r, "left_rotation_idx", left, MP_SUBSET_END - 1);
     if (!s) s = fits_16(r, "right_rotation_idx", right, MP_SUBSET_END - 1);
     if (s) return s;
@@ -584,7 +551,7 @@ static vki_status read_landmarks_to_matrix(vki_options_reader *r, const vki_mode
     if (err && !strcmp(err, "too long"))
         return vki_opt_fail(r, VKI_ERROR_UNSUPPORTED_MODEL, "custom_options key 'subset_idxs' "
                             "lists %d landmarks; vkinfer keeps at most %d", n, MP_SUBSET_MAX);
-    if (err) return flex_fail(r, "subset_idxs", err);
+    if (err) return vki_flex_opt_fail(r, "subset_idxs", err);
     for (int k = 0; k < n; k++)
         if ((s = fits_16(r, "subset_idxs", subset[k], MP_SUBSET_END - 1))) return s;
     memset(&op->opt.mp, 0, sizeof op->opt.mp);

@@ -47,23 +47,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_int(vki_dtype d) { return d == VKI_DTYPE_INT32 || d == VKI_DTYPE_INT64; }
-
-/* What a tensor's values are: float32, integer (int32 or int64; an int64 constant is int32
- * once loaded) or bool; -1 for any other type. */
-enum { KIND_FLOAT, KIND_INT, KIND_BOOL };
-static int kind_of(vki_dtype d) {
-    return d == VKI_DTYPE_FLOAT32 ? KIND_FLOAT : is_int(d) ? KIND_INT
-                                             : d == VKI_DTYPE_BOOL ? KIND_BOOL : -1;
-}
-
-static vki_status same_kind(const vki_model *m, int o, int t, const char *role, int want) {
-    const vki_tensor *x = &m->tensors[t];
-    if (kind_of(x->dtype) == want) return VKI_OK;
-    static const char *const names[] = {"float32", "int32 or int64", "bool"};
-    return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "%s (tensor %d '%s') is %s, need %s", role,
-                       t, x->name, vki_dtype_name(x->dtype), names[want]);
-}
 
 static vki_status expect_rank(const vki_model *m, int o, int slot, const char *role, int rank) {
     const vki_op *op = &m->ops[o];
@@ -153,11 +136,11 @@ static vki_status validate_zeros_like(const vki_model *m, int o) {
     vki_status s = vki_op_check_arity(m, o, 1, 1, 1);
     if (s) return s;
     const vki_tensor *in = vki_op_in(m, op, 0);
-    if (kind_of(in->dtype) != KIND_FLOAT && kind_of(in->dtype) != KIND_INT)
+    if (vki_value_kind_of(in->dtype) != VKI_KIND_FLOAT && vki_value_kind_of(in->dtype) != VKI_KIND_INT)
         return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "input (tensor %d '%s') is %s; "
                            "TFLite's ZEROS_LIKE takes float32, int32 and int64", op->inputs[0],
                            in->name, vki_dtype_name(in->dtype));
-    s = same_kind(m, o, op->outputs[0], "output", kind_of(in->dtype));
+    s = vki_op_expect_kind(m, o, op->outputs[0], "output", vki_value_kind_of(in->dtype));
     return s ? s : vki_op_expect_dims(m, o, op->outputs[0], in->rank, in->shape);
 }
 
@@ -194,13 +177,13 @@ static vki_status validate_fill(const vki_model *m, int o) {
                                    ? "TFLite fails the op on a negative extent"
                                    : "the output would be empty");
     const vki_tensor *value = vki_op_in(m, op, 1);
-    if (kind_of(value->dtype) < 0)
+    if (vki_value_kind_of(value->dtype) < 0)
         return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "value (tensor %d '%s') is %s",
                            op->inputs[1], value->name, vki_dtype_name(value->dtype));
     if (value->data && value->data_bytes < 4)
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "value tensor %d '%s' is truncated",
                            op->inputs[1], value->name);
-    s = same_kind(m, o, op->outputs[0], "output", kind_of(value->dtype));
+    s = vki_op_expect_kind(m, o, op->outputs[0], "output", vki_value_kind_of(value->dtype));
     return s ? s : vki_op_expect_dims(m, o, op->outputs[0], rank, dims);
 }
 
@@ -225,7 +208,7 @@ static vki_status range_scalar(const vki_model *m, int o, int slot, const char *
     const vki_op *op = &m->ops[o];
     const vki_tensor *t = vki_op_in(m, op, slot);
     vki_status s = expect_rank(m, o, slot, role, 0);
-    if (!s) s = same_kind(m, o, op->inputs[slot], role, kind);
+    if (!s) s = vki_op_expect_kind(m, o, op->inputs[slot], role, kind);
     if (s) return s;
     if (!t->data)
         return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_MODEL, "%s (input %d, tensor %d '%s') must "
@@ -234,7 +217,7 @@ static vki_status range_scalar(const vki_model *m, int o, int slot, const char *
     if (t->data_bytes < 4)
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "%s tensor %d '%s' is truncated", role,
                            op->inputs[slot], t->name);
-    *v = kind == KIND_FLOAT ? (double)*(const float *)t->data : (double)*(const int32_t *)t->data;
+    *v = kind == VKI_KIND_FLOAT ? (double)*(const float *)t->data : (double)*(const int32_t *)t->data;
     return VKI_OK;
 }
 
@@ -242,8 +225,8 @@ static vki_status validate_range(const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     vki_status s = vki_op_check_arity(m, o, 3, 3, 1);
     if (s) return s;
-    const int kind = kind_of(vki_op_in(m, op, 0)->dtype);
-    if (kind != KIND_FLOAT && kind != KIND_INT)
+    const int kind = vki_value_kind_of(vki_op_in(m, op, 0)->dtype);
+    if (kind != VKI_KIND_FLOAT && kind != VKI_KIND_INT)
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "start (tensor %d '%s') is %s, need "
                            "float32, int32 or int64", op->inputs[0], vki_op_in(m, op, 0)->name,
                            vki_dtype_name(vki_op_in(m, op, 0)->dtype));
@@ -251,7 +234,7 @@ static vki_status validate_range(const vki_model *m, int o) {
     s = range_scalar(m, o, 0, "start", kind, &start);
     if (!s) s = range_scalar(m, o, 1, "limit", kind, &limit);
     if (!s) s = range_scalar(m, o, 2, "delta", kind, &delta);
-    if (!s) s = same_kind(m, o, op->outputs[0], "output", kind);
+    if (!s) s = vki_op_expect_kind(m, o, op->outputs[0], "output", kind);
     if (s) return s;
     if (delta == 0.0)
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "delta is 0 (TFLite fails the op)");
@@ -259,7 +242,7 @@ static vki_status validate_range(const vki_model *m, int o) {
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "start %g, limit %g and delta %g: delta "
                            "leads away from limit (TFLite fails the op)", start, limit, delta);
     double size;
-    if (kind == KIND_INT) {
+    if (kind == VKI_KIND_INT) {
         const long long span = llabs((long long)limit - (long long)start);
         const long long step = llabs((long long)delta);
         size = (double)((span + step - 1) / step);
@@ -281,7 +264,7 @@ static vki_status validate_range(const vki_model *m, int o) {
 static void reference_range(const vki_model *m, const vki_op *op, const float *const *inputs,
                             float *const *outputs) {
     const size_t n = vki_tensor_elements(vki_op_out(m, op, 0));
-    if (kind_of(vki_op_in(m, op, 0)->dtype) == KIND_FLOAT) {
+    if (vki_value_kind_of(vki_op_in(m, op, 0)->dtype) == VKI_KIND_FLOAT) {
         const float delta = inputs[2][0];
         float v = inputs[0][0];
         for (size_t i = 0; i < n; i++) {
@@ -308,9 +291,9 @@ static vki_status validate_broadcast_args(const vki_model *m, int o) {
     vki_status s = vki_op_check_arity(m, o, 2, 2, 1);
     if (!s) s = expect_rank(m, o, 0, "shape1", 1);
     if (!s) s = expect_rank(m, o, 1, "shape2", 1);
-    if (!s) s = same_kind(m, o, op->inputs[0], "shape1", KIND_INT);
-    if (!s) s = same_kind(m, o, op->inputs[1], "shape2", KIND_INT);
-    if (!s) s = same_kind(m, o, op->outputs[0], "output", KIND_INT);
+    if (!s) s = vki_op_expect_kind(m, o, op->inputs[0], "shape1", VKI_KIND_INT);
+    if (!s) s = vki_op_expect_kind(m, o, op->inputs[1], "shape2", VKI_KIND_INT);
+    if (!s) s = vki_op_expect_kind(m, o, op->outputs[0], "output", VKI_KIND_INT);
     if (s) return s;
     const vki_tensor *a = vki_op_in(m, op, 0), *b = vki_op_in(m, op, 1);
     const int n = a->shape[0] > b->shape[0] ? a->shape[0] : b->shape[0];
@@ -376,8 +359,8 @@ static vki_status validate_atan2(const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     vki_status s = vki_op_check_arity(m, o, 2, 2, 1);
     for (int i = 0; !s && i < 2; i++)
-        s = same_kind(m, o, op->inputs[i], i ? "x" : "y", KIND_FLOAT);
-    if (!s) s = same_kind(m, o, op->outputs[0], "output", KIND_FLOAT);
+        s = vki_op_expect_kind(m, o, op->inputs[i], i ? "x" : "y", VKI_KIND_FLOAT);
+    if (!s) s = vki_op_expect_kind(m, o, op->outputs[0], "output", VKI_KIND_FLOAT);
     if (s) return s;
     const vki_tensor *y = vki_op_in(m, op, 0), *x = vki_op_in(m, op, 1);
     bool same = x->rank == y->rank;
@@ -409,8 +392,8 @@ const vki_op_def vki_op_atan2 = {
 static vki_status validate_fake_quant(const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     vki_status s = vki_op_check_arity(m, o, 1, 1, 1);
-    if (!s) s = same_kind(m, o, op->inputs[0], "input", KIND_FLOAT);
-    if (!s) s = same_kind(m, o, op->outputs[0], "output", KIND_FLOAT);
+    if (!s) s = vki_op_expect_kind(m, o, op->inputs[0], "input", VKI_KIND_FLOAT);
+    if (!s) s = vki_op_expect_kind(m, o, op->outputs[0], "output", VKI_KIND_FLOAT);
     if (s) return s;
     const float min = op->opt.misc.f[0], max = op->opt.misc.f[1];
     const int bits = op->opt.misc.i[0];

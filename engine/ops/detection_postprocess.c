@@ -84,41 +84,6 @@ static det_opts opts_of(const vki_op *op) {
     return d;
 }
 
-static vki_status flex_fail(vki_options_reader *r, const char *key, const char *err) {
-    if (!key)
-        return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "custom_options (FlexBuffer): %s", err);
-    return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "custom_options (FlexBuffer) key '%s': %s", key,
-                        err);
-}
-
-static vki_status flex_int(vki_options_reader *r, const vki_flex *map, const char *key, int def,
-                           int *out) {
-    vki_flex v;
-    int64_t x;
-    const char *err = vki_flex_map_get(map, key, &v);
-    if (!err && v.type == VKI_FLEX_NULL) {
-        *out = def;
-        return VKI_OK;
-    }
-    if (!err) err = vki_flex_int(&v, &x);
-    if (err) return flex_fail(r, key, err);
-    if (x < INT32_MIN || x > INT32_MAX)
-        return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "custom_options key '%s' = %lld is out of "
-                            "the int32 range", key, (long long)x);
-    *out = (int)x;
-    return VKI_OK;
-}
-
-static vki_status flex_float(vki_options_reader *r, const vki_flex *map, const char *key,
-                             float *out) {
-    vki_flex v;
-    double x;
-    const char *err = vki_flex_map_get(map, key, &v);
-    if (!err) err = vki_flex_double(&v, &x);
-    if (err) return flex_fail(r, key, err);
-    *out = (float)x;
-    return VKI_OK;
-}
 
 static vki_status read_detection(vki_options_reader *r, const vki_model *m, vki_op *op) {
     (void)m;
@@ -131,27 +96,27 @@ static vki_status read_detection(vki_options_reader *r, const vki_model *m, vki_
                             "are a FlexBuffer map there)");
     vki_flex root;
     const char *err = vki_flex_root(data, size, &root);
-    if (err) return flex_fail(r, NULL, err);
+    if (err) return vki_flex_opt_fail(r, NULL, err);
     if (root.type != VKI_FLEX_MAP)
         return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "custom_options: the FlexBuffer root is of "
                             "type %s, not a map", vki_flex_type_name(root.type));
     det_opts d;
     vki_flex v;
-    if ((s = flex_int(r, &root, "max_detections", 0, &d.max_detections)) ||
-        (s = flex_int(r, &root, "max_classes_per_detection", 0, &d.max_classes_per_detection)) ||
-        (s = flex_int(r, &root, "detections_per_class", 100, &d.detections_per_class)) ||
-        (s = flex_int(r, &root, "num_classes", 0, &d.num_classes)) ||
-        (s = flex_float(r, &root, "nms_score_threshold", &d.score_threshold)) ||
-        (s = flex_float(r, &root, "nms_iou_threshold", &d.iou_threshold)) ||
-        (s = flex_float(r, &root, "y_scale", &d.y_scale)) ||
-        (s = flex_float(r, &root, "x_scale", &d.x_scale)) ||
-        (s = flex_float(r, &root, "h_scale", &d.h_scale)) ||
-        (s = flex_float(r, &root, "w_scale", &d.w_scale)))
+    if ((s = vki_flex_opt_i32(r, &root, "max_detections", 0, &d.max_detections)) ||
+        (s = vki_flex_opt_i32(r, &root, "max_classes_per_detection", 0, &d.max_classes_per_detection)) ||
+        (s = vki_flex_opt_i32(r, &root, "detections_per_class", 100, &d.detections_per_class)) ||
+        (s = vki_flex_opt_i32(r, &root, "num_classes", 0, &d.num_classes)) ||
+        (s = vki_flex_opt_f32(r, &root, "nms_score_threshold", &d.score_threshold)) ||
+        (s = vki_flex_opt_f32(r, &root, "nms_iou_threshold", &d.iou_threshold)) ||
+        (s = vki_flex_opt_f32(r, &root, "y_scale", &d.y_scale)) ||
+        (s = vki_flex_opt_f32(r, &root, "x_scale", &d.x_scale)) ||
+        (s = vki_flex_opt_f32(r, &root, "h_scale", &d.h_scale)) ||
+        (s = vki_flex_opt_f32(r, &root, "w_scale", &d.w_scale)))
         return s;
     d.use_regular_nms = false;
     err = vki_flex_map_get(&root, "use_regular_nms", &v);
     if (!err && v.type != VKI_FLEX_NULL) err = vki_flex_bool(&v, &d.use_regular_nms);
-    if (err) return flex_fail(r, "use_regular_nms", err);
+    if (err) return vki_flex_opt_fail(r, "use_regular_nms", err);
     op->opt.detection.max_detections = d.max_detections;
     op->opt.detection.max_classes_per_detection = d.max_classes_per_detection;
     op->opt.detection.detections_per_class = d.detections_per_class;

@@ -4,6 +4,8 @@
  * would cover before they are multiplied. */
 #include "flexbuffer.h"
 
+#include "ops.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -230,4 +232,41 @@ const char *vki_flex_bool(const vki_flex *v, bool *out) {
     const char *err = vki_flex_int(v, &i);
     if (!err) *out = i != 0;
     return err;
+}
+
+/* ---- a custom op's options ------------------------------------------------------------ */
+
+vki_status vki_flex_opt_fail(vki_options_reader *r, const char *key, const char *err) {
+    if (!key) return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "custom_options (FlexBuffer): %s", err);
+    return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "custom_options (FlexBuffer) key '%s': %s",
+                        key, err);
+}
+
+vki_status vki_flex_opt_i32(vki_options_reader *r, const vki_flex *map, const char *key,
+                            int32_t def, int32_t *out) {
+    vki_flex v;
+    int64_t x;
+    const char *err = vki_flex_map_get(map, key, &v);
+    if (!err && v.type == VKI_FLEX_NULL) {
+        *out = def;
+        return VKI_OK;
+    }
+    if (!err) err = vki_flex_int(&v, &x);
+    if (err) return vki_flex_opt_fail(r, key, err);
+    if (x < INT32_MIN || x > INT32_MAX)
+        return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "custom_options key '%s' = %lld is out of "
+                            "the int32 range", key, (long long)x);
+    *out = (int32_t)x;
+    return VKI_OK;
+}
+
+vki_status vki_flex_opt_f32(vki_options_reader *r, const vki_flex *map, const char *key,
+                            float *out) {
+    vki_flex v;
+    double x;
+    const char *err = vki_flex_map_get(map, key, &v);
+    if (!err) err = vki_flex_double(&v, &x);
+    if (err) return vki_flex_opt_fail(r, key, err);
+    *out = (float)x;
+    return VKI_OK;
 }

@@ -19,6 +19,8 @@
 #ifndef VKI_FLEXBUFFER_H
 #define VKI_FLEXBUFFER_H
 
+#include "vkinfer.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -67,5 +69,16 @@ const char *vki_flex_double(const vki_flex *v, double *out);
 const char *vki_flex_bool(const vki_flex *v, bool *out);
 /* "int", "float", "map", ... for messages. */
 const char *vki_flex_type_name(int type);
+
+/* ---- a custom op's options (ops.h's reader) ------------------------------------------ */
+struct vki_options_reader;
+/* "<op>: custom_options (FlexBuffer) key '<key>': <err>" (key NULL: the buffer itself). */
+vki_status vki_flex_opt_fail(struct vki_options_reader *r, const char *key, const char *err);
+/* Key `key` of `map` as flexbuffers' AsInt32 (`def` where absent), refusing what int32
+ * cannot hold (AsInt32 would wrap it); as AsFloat (0 where absent). */
+vki_status vki_flex_opt_i32(struct vki_options_reader *r, const vki_flex *map, const char *key,
+                            int32_t def, int32_t *out);
+vki_status vki_flex_opt_f32(struct vki_options_reader *r, const vki_flex *map, const char *key,
+                            float *out);
 
 #endif /* VKI_FLEXBUFFER_H */

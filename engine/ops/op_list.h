@@ -165,7 +165,8 @@
     X(COMPLEX_ABS, 135, complex_abs, NO_OPTS)                                               \
     /* conv3d.c: video and volume models */                                              \
     X(CONV_3D, 132, conv3d, OPTS(106, Conv3DOptions))                                     \
-    X(CONV_3D_TRANSPOSE, 141, conv3d_transpose, OPTS(106, Conv3DOptions))                                             \
+    X(CONV_3D_TRANSPOSE, 141, conv3d_transpose, OPTS(106, Conv3DOptions))                 \
+    X(BUCKETIZE, 147, bucketize, OPTS(115, BucketizeOptions))                             \
     /* cpu_rnn_lstm.c, cpu_rnn.c: recurrent ops, their state in variable tensors */       \
     X(LSTM, 16, lstm, OPTS(14, LSTMOptions))                                              \
     X(UNIDIRECTIONAL_SEQUENCE_LSTM, 44, unidirectional_sequence_lstm,                     \
@@ -214,8 +215,18 @@
  * that takes the rest: X(NAME, DEF). vki_model_validate places an op on the CPU (vki_op.on_cpu)
  * where its kernel's validate refuses the shapes (VKI_ERROR_UNSUPPORTED_MODEL) and the CPU
  * def accepts them. */
-#define VKI_CPU_FALLBACK_LIST(X) \
-    X(GATHER, gather_cpu)
+#define VKI_CPU_FALLBACK_LIST(X)          \
+    X(GATHER, gather_cpu)                 \
+    /* batched.c: a batch of images */   \
+    X(CONV_2D, batched)                   \
+    X(DEPTHWISE_CONV_2D, batched)         \
+    X(TRANSPOSE_CONV, batched)            \
+    X(AVERAGE_POOL_2D, batched)           \
+    X(MAX_POOL_2D, batched)               \
+    X(RESIZE_BILINEAR, batched)           \
+    X(RESIZE_NEAREST_NEIGHBOR, batched)   \
+    X(SPACE_TO_DEPTH, batched)            \
+    X(DEPTH_TO_SPACE, batched)
 
 #define VKI_FOLDED_OP_LIST(X) \
     X(CUSTOM, 32)             \

@@ -200,6 +200,19 @@ vki_status vki_op_check_float_tensor(const vki_model *m, int op_index, int t, co
     return VKI_OK;
 }
 
+int vki_value_kind_of(vki_dtype d) {
+    return d == VKI_DTYPE_FLOAT32 ? VKI_KIND_FLOAT : vki_dtype_is_int(d) ? VKI_KIND_INT
+                                                 : d == VKI_DTYPE_BOOL ? VKI_KIND_BOOL : -1;
+}
+
+vki_status vki_op_expect_kind(const vki_model *m, int o, int t, const char *role, vki_value_kind want) {
+    const vki_tensor *x = &m->tensors[t];
+    if (vki_value_kind_of(x->dtype) == (int)want) return VKI_OK;
+    static const char *const names[] = {"float32", "int32 or int64", "bool"};
+    return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "%s (tensor %d '%s') is %s, need %s", role,
+                       t, x->name, vki_dtype_name(x->dtype), names[want]);
+}
+
 int vki_op_max_inputs(const vki_model *m, const vki_op *op) {
     switch (op->code) {
     case VKI_OP_CONCATENATION: return vki_concat_max_inputs(m, op);
@@ -224,7 +237,11 @@ vki_status vki_op_check_arity(const vki_model *m, int op_index, int min_inputs,
         if (s) return s;
     }
     for (int i = 0; i < op->n_outputs; i++) {
-        vki_status s = vki_op_check_float_tensor(m, op_index, op->outputs[i], "output", i);
+        /* While shapes propagate an output still has its old shape, which the op is about
+         * to replace: it is checked when the model is validated at its new shapes. */
+        vki_status s = m->infer_shapes && op->outputs[i] >= 0 && op->outputs[i] < m->n_tensors
+                           ? VKI_OK
+                           : vki_op_check_float_tensor(m, op_index, op->outputs[i], "output", i);
         if (s) return s;
         if (m->tensors[op->outputs[i]].data)
             return vki_op_fail(m, op_index, VKI_ERROR_MODEL_FORMAT,
@@ -244,7 +261,10 @@ vki_status vki_op_check_io(const vki_model *m, int o, int min_inputs, int max_in
     if (op->n_outputs != 1)
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "has %d outputs, need 1", op->n_outputs);
     vki_status s = vki_op_check_float_tensor(m, o, op->inputs[0], "input", 0);
-    if (!s) s = vki_op_check_float_tensor(m, o, op->outputs[0], "output", 0);
+    if (!s && !m->infer_shapes) s = vki_op_check_float_tensor(m, o, op->outputs[0], "output", 0);
+    if (!s && (op->outputs[0] < 0 || op->outputs[0] >= m->n_tensors))
+        s = vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "output 0: tensor index %d out of range",
+                        op->outputs[0]);
     if (!s && m->tensors[op->outputs[0]].data)
         s = vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "output 0 (tensor %d) is a constant",
                         op->outputs[0]);
@@ -305,7 +325,7 @@ static bool infer_dims(const vki_model *m, int t, int rank, const int *dims) {
 
 vki_status vki_op_check_shape(const vki_model *m, int op_index, int tensor, vki_shape4 want) {
     const vki_tensor *x = &m->tensors[tensor];
-    if (x->rank == 4 && infer_dims(m, tensor, 4, (int[]){x->shape[0], want.h, want.w, want.c}))
+    if (x->rank == 4 && infer_dims(m, tensor, 4, (int[]){want.n, want.h, want.w, want.c}))
         return VKI_OK;
     vki_shape4 got = vki_tensor_shape4(&m->tensors[tensor]);
     if (got.h != want.h || got.w != want.w || got.c != want.c)
@@ -442,6 +462,25 @@ static vki_status validate_order(vki_model *m) {
     return s;
 }
 
+vki_status vki_op_validate(vki_model *m, int o) {
+    const vki_op_def *def = vki_op_find(&m->ops[o]);
+    if (!def) return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "op is not supported by vkinfer");
+    if (m->ops[o].on_cpu) {   /* the kernel is tried again: shapes may have changed */
+        m->ops[o].on_cpu = false;
+        def = vki_op_find(&m->ops[o]);
+    }
+    vki_status s = def->validate(m, o);
+    if (s != VKI_ERROR_UNSUPPORTED_MODEL || !fallback_of(&m->ops[o])) return s;
+    /* The kernel's limit: the CPU def takes the op if it can, else the kernel's message
+     * stands. */
+    char why[1024];
+    snprintf(why, sizeof why, "%s", vki_last_error());
+    m->ops[o].on_cpu = true;
+    if (fallback_of(&m->ops[o])->validate(m, o) == VKI_OK) return VKI_OK;
+    m->ops[o].on_cpu = false;
+    return vki_fail(s, "%s", why);
+}
+
 vki_status vki_model_validate(vki_model *m) {
     if (!m) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "model is NULL");
     vki_status s = validate_io(m);
@@ -450,21 +489,7 @@ vki_status vki_model_validate(vki_model *m) {
         const vki_op_def *def = vki_op_find(&m->ops[o]);
         if (!def)
             return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "op is not supported by vkinfer");
-        if (m->ops[o].on_cpu) {   /* the kernel is tried again: shapes may have changed */
-            m->ops[o].on_cpu = false;
-            def = vki_op_find(&m->ops[o]);
-        }
-        s = def->validate(m, o);
-        if (s == VKI_ERROR_UNSUPPORTED_MODEL && fallback_of(&m->ops[o])) {
-            /* The kernel's limit: the CPU def takes the op if it can, else the kernel's
-             * message stands. */
-            char why[1024];
-            snprintf(why, sizeof why, "%s", vki_last_error());
-            m->ops[o].on_cpu = true;
-            if (fallback_of(&m->ops[o])->validate(m, o) == VKI_OK) continue;
-            m->ops[o].on_cpu = false;
-            return vki_fail(s, "%s", why);
-        }
+        s = vki_op_validate(m, o);
         if (s) return s;
     }
     return validate_order(m);

@@ -134,6 +134,10 @@ bool vki_opt_f32(vki_options_reader *r, unsigned id, float def, float *v);
 bool vki_opt_bool(vki_options_reader *r, unsigned id, bool def, bool *v);
 /* A string field; "" where absent. */
 bool vki_opt_string(vki_options_reader *r, unsigned id, const char **v);
+/* A [float] field (BUCKETIZE's boundaries): appended to the op's inputs as a float32
+ * constant of its length, which validate, reference and run then read like any input; an
+ * empty or absent vector appends nothing. */
+vki_status vki_opt_f32_vector_input(vki_options_reader *r, unsigned id, vki_op *op);
 /* "<model>: op <i> <NAME>: <Table>: <what is wrong>" for the read that failed. */
 vki_status vki_opt_malformed(vki_options_reader *r);
 /* A TFLite ActivationFunctionType or Padding value as the IR's; an unknown value (or
@@ -195,6 +199,10 @@ static inline bool vki_op_def_cpu(const vki_op_def *def) { return def && !def->b
  * kernel for it. */
 const vki_op_def *vki_op_find(const vki_op *op);
 
+/* Validates op o with its kernel's def, and where the kernel's limits refuse it
+ * (VKI_ERROR_UNSUPPORTED_MODEL) with its VKI_CPU_FALLBACK_LIST def, which then places it on
+ * the CPU (vki_op.on_cpu). */
+vki_status vki_op_validate(vki_model *m, int o);
 /* Validates every op of a model (called by the loaders after parsing). */
 vki_status vki_model_validate(vki_model *m);
 
@@ -262,6 +270,14 @@ vki_status vki_op_int_values(const vki_model *m, int o, int slot, const char *ro
 
 /* Writes "[d0,d1,...]" for messages; truncates to size. */
 void vki_format_dims(char *buf, size_t size, int rank, const int *dims);
+
+/* What a tensor's values are, for CPU ops that take several types: float32, integer (int32
+ * or int64; an int64 constant is int32 once loaded) or bool. vki_value_kind_of gives -1 for
+ * any other type; vki_op_expect_kind fails naming the op, the role and both types. */
+typedef enum vki_value_kind { VKI_KIND_FLOAT, VKI_KIND_INT, VKI_KIND_BOOL } vki_value_kind;
+static inline bool vki_dtype_is_int(vki_dtype d) { return d == VKI_DTYPE_INT32 || d == VKI_DTYPE_INT64; }
+int vki_value_kind_of(vki_dtype d);
+vki_status vki_op_expect_kind(const vki_model *m, int o, int t, const char *role, vki_value_kind want);
 
 /* Dense NHWC (batch 1) -> PHWC4 floats; out holds ceil(C/4)*H*W*4 floats. */
 void vki_pack_phwc4(const float *nhwc, vki_shape4 s, float *out);

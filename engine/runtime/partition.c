@@ -504,6 +504,7 @@ vki_status vki_partition_create(vki_graph *g, const vki_model *model, const vki_
         if (!s) add_reports(g, sg->graph);
     }
     if (!s) s = place_values(p);
+    if (!g->mem.report.strategy) g->mem.report.strategy = "none";   /* no GPU segment */
     return s;
 }
 

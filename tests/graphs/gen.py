@@ -2043,13 +2043,14 @@ NOT_GENERATED = (
     ['MAX_POOLING_WITH_ARGMAX_2D', 'MAX_UNPOOLING_2D', 'TRANSFORM_TENSOR_BILINEAR',
      'LANDMARKS_TO_TRANSFORM_MATRIX', 'TRANSFORM_LANDMARKS'] +
     # Not drawn yet (the next generator work): held to LiteRT by the op models cpum_*,
-    # cpu_rfft2d_* and cpu_conv3d_*, on odd shapes and with GPU ops on both sides.
+    # cpu_rfft2d_*, cpu_conv3d_* and cpu_bucketize_*, on odd shapes and with GPU ops on both
+    # sides.
     ['EMBEDDING_LOOKUP', 'L2_POOL_2D', 'SPARSE_TO_DENSE', 'SHAPE', 'FAKE_QUANT', 'ZEROS_LIKE',
      'FILL', 'RANGE', 'RANK', 'REVERSE_SEQUENCE', 'MATRIX_DIAG', 'MATRIX_SET_DIAG',
      'SEGMENT_SUM', 'REDUCE_ALL', 'BROADCAST_ARGS', 'DYNAMIC_UPDATE_SLICE',
      'UNSORTED_SEGMENT_PROD', 'UNSORTED_SEGMENT_MAX', 'UNSORTED_SEGMENT_SUM',
      'UNSORTED_SEGMENT_MIN', 'ATAN2', 'RFFT2D', 'IMAG', 'REAL', 'COMPLEX_ABS', 'CONV_3D',
-     'CONV_3D_TRANSPOSE'])
+     'CONV_3D_TRANSPOSE', 'BUCKETIZE'])
 
 
 def generate(seed, n_ops=None):

@@ -1108,6 +1108,43 @@ def conv3d(shape, cout, k, stride, padding, dilation=(1, 1, 1), transpose_to=Non
 
 
 
+def batched_images(g):
+    """A batch of 3 images through the ops whose kernels take one image (they run on the CPU,
+    image by image): CONV_2D 3x3 stride 2 SAME, DEPTHWISE_CONV_2D, MAX_POOL_2D and
+    AVERAGE_POOL_2D, RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR, SPACE_TO_DEPTH and
+    DEPTH_TO_SPACE, TRANSPOSE_CONV; GPU ops between them."""
+    x = g.input([3, 9, 7, 3])
+    y = g.op('CONV_2D', [x, g.const([8, 3, 3, 3]), g.const([8], -0.2, 0.2)], [3, 5, 4, 8],
+             padding='SAME', stride_w=2, stride_h=2, activation='RELU')
+    y = g.op('DEPTHWISE_CONV_2D', [y, g.const([1, 3, 3, 8]), g.const([8], -0.2, 0.2)], [3, 5, 4, 8],
+             padding='SAME', depth_multiplier=1)
+    y = g.op('TANH', [y], [3, 5, 4, 8])
+    p = g.op('MAX_POOL_2D', [y], [3, 3, 2, 8], padding='SAME', stride_w=2, stride_h=2,
+             filter_w=2, filter_h=2)
+    q = g.op('AVERAGE_POOL_2D', [y], [3, 3, 2, 8], padding='VALID', stride_w=1, stride_h=1,
+             filter_w=3, filter_h=3)
+    r = g.op('ADD', [p, q], [3, 3, 2, 8])
+    g.output(g.op('RESIZE_BILINEAR', [r, g.ints([5, 3])], [3, 5, 3, 8], half_pixel_centers=True))
+    g.output(g.op('RESIZE_NEAREST_NEIGHBOR', [r, g.ints([6, 4])], [3, 6, 4, 8]))
+    d = g.op('DEPTH_TO_SPACE', [r], [3, 6, 4, 2], block_size=2)
+    g.output(g.op('SPACE_TO_DEPTH', [g.op('NEG', [d], [3, 6, 4, 2])], [3, 3, 2, 8], block_size=2))
+    g.output(g.op('TRANSPOSE_CONV', [g.ints([3, 6, 4, 5]), g.const([5, 3, 3, 8], -0.5, 0.5), r],
+                  [3, 6, 4, 5], padding='SAME', stride_w=2, stride_h=2))
+
+
+
+def bucketize(shape, boundaries):
+    """BUCKETIZE of a graph-computed input (MUL on the GPU), its buckets back on the GPU
+    (CAST, ADD); inputs on a 1/4 grid so values fall on boundaries too."""
+    def build(g):
+        x = g.op('MUL', [g.input(shape, -3.0, 3.0, step=0.25), g.const([], 1.0, 1.0)], shape)
+        b = g.op('BUCKETIZE', [x], shape, 'int32', boundaries=boundaries)
+        g.output(g.op('ADD', [g.op('CAST', [b], shape), x], shape))
+        g.output(b)
+    return build
+
+
+
 MODELS = [
     ('unary_rsqrt', unary('RSQRT', [1, 7, 5, 17], 0.1, 4)),
     ('unary_sqrt', unary('SQRT', [2, 3, 5, 3], 0.0, 4)),
@@ -1327,6 +1364,10 @@ MODELS = [
                                          transpose_to=[1, 6, 8, 6, 3])),
     ('cpu_conv3d_transpose_valid', conv3d([1, 2, 3, 2, 2], 4, (2, 3, 2), (2, 1, 2), 'VALID',
                                           transpose_to=[1, 4, 5, 4, 4])),
+    ('cpu_batched_images', batched_images),
+    ('cpu_bucketize_exact', bucketize([3, 5, 7], [-1.5, -0.5, 0.0, 0.25, 1.0, 2.5])),
+    ('cpu_bucketize_one_exact', bucketize([17], [0.0])),
+    ('cpu_bucketize_repeated_exact', bucketize([2, 9], [-1.0, 0.5, 0.5, 2.0])),
 ]
 
 
