@@ -135,24 +135,6 @@ static vki_status expect_matrix(const vki_model *m, int o, int slot) {
 
 /* ---- FlexBuffer options --------------------------------------------------------------- */
 
-/* The op's custom_options as the root map of a FlexBuffer. */
-static vki_status flex_options(vki_options_reader *r, vki_flex *root) {
-    const uint8_t *data;
-    size_t size;
-    vki_status s = vki_opt_custom(r, &data, &size);
-    if (s) return s;
-    if (!size)
-        return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "has no custom_options (MediaPipe keeps "
-                            "this op's parameters there, as a FlexBuffer map)");
-    const char *err = vki_flex_root(data, size, root);
-    if (err)
-        return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "custom_options (FlexBuffer): %s", err);
-    if (root->type != VKI_FLEX_MAP)
-        return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "custom_options: the FlexBuffer root is of "
-                            "type %s, not a map", vki_flex_type_name(root->type));
-    return VKI_OK;
-}
-
 /* FlexBuffers' typed vectors of numbers (VECTOR_INT, _UINT, _FLOAT, _BOOL) and their
  * elements' type. */
 static int typed_vector_element(int type) {
@@ -406,7 +388,7 @@ static vki_status read_transform_tensor(vki_options_reader *r, const vki_model *
     (void)m;
     vki_flex root;
     int32_t h = 0, w = 0;
-    vki_status s = flex_options(r, &root);
+    vki_status s = vki_flex_opt_root(r, "MediaPipe keeps this op's parameters there, as a FlexBuffer map", &root);
     if (!s) s = vki_flex_opt_i32(r, &root, "output_height", 0, &h);
     if (!s) s = vki_flex_opt_i32(r, &root, "output_width", 0, &w);
     if (s) return s;
@@ -527,7 +509,7 @@ static vki_status read_landmarks_to_matrix(vki_options_reader *r, const vki_mode
     vki_flex root, v;
     int32_t left = 0, right = 0, oh = 0, ow = 0;
     float target = 0.0f, sx = 0.0f, sy = 0.0f;
-    vki_status s = flex_options(r, &root);
+    vki_status s = vki_flex_opt_root(r, "MediaPipe keeps this op's parameters there, as a FlexBuffer map", &root);
     if (!s) s = vki_flex_opt_i32(r, &root, "left_rotation_idx", 0, &left);
     if (!s) s = vki_flex_opt_i32(r, &root, "right_rotation_idx", 0, &right);
     if (!s) s = vki_flex_opt_i32(r, &root, "output_height", 0, &oh);

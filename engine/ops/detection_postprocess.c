@@ -87,19 +87,9 @@ static det_opts opts_of(const vki_op *op) {
 
 static vki_status read_detection(vki_options_reader *r, const vki_model *m, vki_op *op) {
     (void)m;
-    const uint8_t *data;
-    size_t size;
-    vki_status s = vki_opt_custom(r, &data, &size);
-    if (s) return s;
-    if (!size)
-        return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "has no custom_options (its parameters "
-                            "are a FlexBuffer map there)");
     vki_flex root;
-    const char *err = vki_flex_root(data, size, &root);
-    if (err) return vki_flex_opt_fail(r, NULL, err);
-    if (root.type != VKI_FLEX_MAP)
-        return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "custom_options: the FlexBuffer root is of "
-                            "type %s, not a map", vki_flex_type_name(root.type));
+    vki_status s = vki_flex_opt_root(r, "its parameters are a FlexBuffer map there", &root);
+    if (s) return s;
     det_opts d;
     vki_flex v;
     if ((s = vki_flex_opt_i32(r, &root, "max_detections", 0, &d.max_detections)) ||
@@ -114,7 +104,7 @@ static vki_status read_detection(vki_options_reader *r, const vki_model *m, vki_
         (s = vki_flex_opt_f32(r, &root, "w_scale", &d.w_scale)))
         return s;
     d.use_regular_nms = false;
-    err = vki_flex_map_get(&root, "use_regular_nms", &v);
+    const char *err = vki_flex_map_get(&root, "use_regular_nms", &v);
     if (!err && v.type != VKI_FLEX_NULL) err = vki_flex_bool(&v, &d.use_regular_nms);
     if (err) return vki_flex_opt_fail(r, "use_regular_nms", err);
     op->opt.detection.max_detections = d.max_detections;

@@ -236,6 +236,20 @@ const char *vki_flex_bool(const vki_flex *v, bool *out) {
 
 /* ---- a custom op's options ------------------------------------------------------------ */
 
+vki_status vki_flex_opt_root(vki_options_reader *r, const char *missing, vki_flex *root) {
+    const uint8_t *data;
+    size_t size;
+    vki_status s = vki_opt_custom(r, &data, &size);
+    if (s) return s;
+    if (!size) return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "has no custom_options (%s)", missing);
+    const char *err = vki_flex_root(data, size, root);
+    if (err) return vki_flex_opt_fail(r, NULL, err);
+    if (root->type != VKI_FLEX_MAP)
+        return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "custom_options: the FlexBuffer root is of "
+                            "type %s, not a map", vki_flex_type_name(root->type));
+    return VKI_OK;
+}
+
 vki_status vki_flex_opt_fail(vki_options_reader *r, const char *key, const char *err) {
     if (!key) return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "custom_options (FlexBuffer): %s", err);
     return vki_opt_fail(r, VKI_ERROR_MODEL_FORMAT, "custom_options (FlexBuffer) key '%s': %s",

@@ -72,6 +72,9 @@ const char *vki_flex_type_name(int type);
 
 /* ---- a custom op's options (ops.h's reader) ------------------------------------------ */
 struct vki_options_reader;
+/* The op's custom_options as the root map of a FlexBuffer; `missing` says, for the message,
+ * why the op needs them ("has no custom_options (<missing>)"). */
+vki_status vki_flex_opt_root(struct vki_options_reader *r, const char *missing, vki_flex *root);
 /* "<op>: custom_options (FlexBuffer) key '<key>': <err>" (key NULL: the buffer itself). */
 vki_status vki_flex_opt_fail(struct vki_options_reader *r, const char *key, const char *err);
 /* Key `key` of `map` as flexbuffers' AsInt32 (`def` where absent), refusing what int32

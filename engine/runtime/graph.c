@@ -15,18 +15,12 @@
 #include "kernels.h"
 #include "partition.h"
 #include "status.h"
+#include "../../tuner/stats.h"
 #include "tune.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static vki_status not_in_flight(const vki_graph *g, const char *call);
 
@@ -351,7 +345,7 @@ static vki_status submit(vki_graph *g, const char *call) {
     if (g->part) return vki_partition_submit(g->part);
     /* Inputs written through vki_graph_input_pointer reach non-coherent memory here. */
     for (int i = 0; i < g->mem.n_inputs; i++) vki_buffer_flush(g->ctx, &g->mem.staging[i]);
-    g->submitted_ms = now_ms();
+    g->submitted_ms = vki_now_ms();
     s = vki_recording_start(&g->rec);
     if (!s) g->pending = 1;
     return s;
@@ -368,7 +362,7 @@ static vki_status finish(vki_graph *g, uint64_t timeout_ns, const char *call) {
     if (s == VKI_ERROR_TIMEOUT) return s;
     g->pending = 0;
     if (s) return s;
-    g->last_ms = now_ms() - g->submitted_ms;
+    g->last_ms = vki_now_ms() - g->submitted_ms;
     for (int i = 0; i < g->mem.n_outputs; i++)
         vki_buffer_invalidate(g->ctx, &g->mem.staging[g->mem.n_inputs + i]);
     return vki_memory_check_guards(g->ctx, &g->mem, g->model_io->name);

@@ -24,11 +24,11 @@
 
 #include "../ops/ops.h"
 #include "status.h"
+#include "../../tuner/stats.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef struct segment {
     int on_cpu;
@@ -93,12 +93,6 @@ int vki_partition_first_cpu_op(const vki_model *m) {
 static int has_effects(const vki_op *op) {
     return op->code == VKI_OP_READ_VARIABLE || op->code == VKI_OP_ASSIGN_VARIABLE ||
            op->code == VKI_OP_CALL_ONCE || op->code == VKI_OP_IF || op->code == VKI_OP_WHILE;
-}
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 /* ---- segments ----------------------------------------------------------------------- */
@@ -668,7 +662,7 @@ void vki_partition_reset(vki_partition *p) {
 static vki_status run_cpu(vki_partition *p, segment *sg) {
     const vki_model *m = p->m;
     for (int i = 0; i < sg->n_ops; i++) {
-        const double t0 = now_ms();
+        const double t0 = vki_now_ms();
         const int o = sg->ops[i];
         const vki_op *op = &m->ops[o];
         const vki_op_def *def = vki_op_find(op);
@@ -684,7 +678,7 @@ static vki_status run_cpu(vki_partition *p, segment *sg) {
         else if (def->run) s = def->run(m, o, in, out);
         else def->reference(m, op, in, out);
         if (s) return s;
-        sg->op_ms[i] = now_ms() - t0;
+        sg->op_ms[i] = vki_now_ms() - t0;
     }
     return VKI_OK;
 }
@@ -704,7 +698,7 @@ static vki_status start_gpu(vki_partition *p, segment *sg) {
 static vki_status advance(vki_partition *p) {
     while (p->next < p->n_segments) {
         segment *sg = &p->seg[p->next];
-        const double t0 = now_ms();
+        const double t0 = vki_now_ms();
         vki_status s = sg->on_cpu ? run_cpu(p, sg) : start_gpu(p, sg);
         if (s) {
             p->next = -1;
@@ -715,7 +709,7 @@ static vki_status advance(vki_partition *p) {
             p->waiting = 1;
             return VKI_OK;
         }
-        sg->ms = now_ms() - t0;
+        sg->ms = vki_now_ms() - t0;
         p->next++;
     }
     p->next = -1;
@@ -741,7 +735,7 @@ vki_status vki_partition_wait(vki_partition *p, uint64_t timeout_ns, int own_tim
                 p->next = -1;
                 return s;
             }
-            sg->ms = now_ms() - sg->ms;
+            sg->ms = vki_now_ms() - sg->ms;
             p->waiting = 0;
             p->next++;
         }
