@@ -379,3 +379,18 @@ float *harness_read_data_f32(const char *dir, const char *name, const char *suff
     snprintf(path, sizeof path, "%.900s/%.32s/%.64s.%.16s.f32", harness_data_dir(), dir, name, suffix);
     return harness_read_f32(path, count);
 }
+
+/* Written as plain compares: aarch64 GCC 12 at -O3 stops with an internal compiler error
+ * vectorising an fmax reduction of float differences. */
+double harness_scaled_error(const float *got, const float *want, size_t n) {
+    double scale = 1, worst = 0;
+    for (size_t k = 0; k < n; k++) {
+        double a = fabs((double)want[k]);
+        if (a > scale) scale = a;
+    }
+    for (size_t k = 0; k < n; k++) {
+        double d = fabs((double)got[k] - (double)want[k]);
+        if (d > worst || d != d) worst = d;
+    }
+    return worst / scale;
+}

@@ -150,6 +150,8 @@ harness_io_model harness_load_io_model(const char *file);
  * tests/data/<dir>/<name>.<suffix>.f32 read as count floats. */
 vki_model *harness_load_data_model(const char *dir, const char *name);
 float *harness_read_data_f32(const char *dir, const char *name, const char *suffix, size_t count);
+/* Largest |got - want| over all n elements, relative to max(1, max |want|). */
+double harness_scaled_error(const float *got, const float *want, size_t n);
 
 /* The shared context (created on first use, VKI_DEVICE respected). */
 vki_context *harness_context(void);

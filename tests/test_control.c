@@ -6,7 +6,6 @@
 #include "harness.h"
 
 #include <criterion/criterion.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,9 +40,7 @@ static void run_and_compare(vki_graph *g, const vki_model *m, const char *name, 
         float *got = malloc(t.element_count * sizeof(float));
         cr_assert(got);
         cr_assert_eq(vki_graph_get_output(g, i, got, t.element_count * sizeof(float)), VKI_OK);
-        double scale = 1, worst = 0;
-        for (size_t k = 0; k < t.element_count; k++) scale = fmax(scale, fabs(want[k]));
-        for (size_t k = 0; k < t.element_count; k++) worst = fmax(worst, fabs(got[k] - want[k]) / scale);
+        double worst = harness_scaled_error(got, want, t.element_count);
         cr_assert_leq(worst, tol, "%s%sout%d ('%s'): error %g > %g", name, infix, i, t.name, worst, tol);
         free(want);
         free(got);

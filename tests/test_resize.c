@@ -7,7 +7,6 @@
 #include "harness.h"
 
 #include <criterion/criterion.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,9 +44,7 @@ static void check_against(const vki_model *m, const char *name, const vki_input_
         cr_assert(got);
         cr_assert_eq(vki_graph_get_output(g, i, got, t.element_count * sizeof(float)), VKI_OK,
                      "%s output %d: %s", name, i, vki_last_error());
-        double scale = 1, worst = 0;
-        for (size_t k = 0; k < t.element_count; k++) scale = fmax(scale, fabs(want[k]));
-        for (size_t k = 0; k < t.element_count; k++) worst = fmax(worst, fabs(got[k] - want[k]) / scale);
+        double worst = harness_scaled_error(got, want, t.element_count);
         cr_assert_leq(worst, tol, "%s output %d: error %g > %g", name, i, worst, tol);
         free(want);
         free(got);
