@@ -104,7 +104,9 @@ VKI_API const char *vki_version_string(void);
     X(ERROR_DEVICE_LOST, 10, "the device was lost or a submit/wait failed")              \
     X(ERROR_TIMEOUT, 11, "a run did not finish within the wait limit")                   \
     X(ERROR_INTERNAL, 12, "vkinfer broke its own rules (a bug): an invalid plan, a "     \
-                          "kernel that wrote outside its tensor")
+                          "kernel that wrote outside its tensor")                        \
+    X(NOT_READY, 13, "not an error: vki_graph_wait(graph, 0) polled a run still in "     \
+                     "flight; vki_last_error is left as it was")
 
 #define VKI_STATUS_ENUM_(name, value, what) VKI_##name = value,
 typedef enum vki_status { VKI_STATUS_LIST(VKI_STATUS_ENUM_) } vki_status;
@@ -138,12 +140,14 @@ typedef void (*vki_log_fn)(void *user, vki_log_level level, const char *message)
 
 typedef struct vki_context_options {
     /* Device choice: an index counted from 0, as vki_enumerate_devices lists them ("1"), or
-     * a case-insensitive part of a device name ("llvmpipe"). NULL picks the best: discrete
-     * > integrated > virtual > CPU. The environment variable VKI_DEVICE, in the same
-     * syntax, overrides it. */
+     * a case-insensitive part of a device name ("llvmpipe"). NULL: the environment variable
+     * VKI_DEVICE, in the same syntax, where set; else the best: discrete > integrated >
+     * virtual > CPU. Read during vki_context_create only (not kept). */
     const char *device;
-    /* Enable the Khronos validation layer and report its messages on stderr. Also set by
-     * VKI_VALIDATION=1 in the environment. */
+    /* 1: enable the Khronos validation layer and report its messages through `log`; 2: also
+     * call abort() on the first validation error (for test suites, never in an app). 0:
+     * VKI_VALIDATION in the environment decides ("1", "fatal"), else off. A layer that is
+     * not installed is a warning, not a failure. */
     int enable_validation;
     /* VKI_FEATURE_* bits: treat the device as lacking them, to see what a model does on
      * devices that do (fp16 graphs refused, or computing in fp32). */
@@ -152,16 +156,23 @@ typedef struct vki_context_options {
      * later runs skip compiling. Created if missing (not its parents); NULL means none,
      * unless the environment variable VKI_CACHE_DIR names one. A damaged or foreign entry
      * is ignored and rewritten. One that exists but is not writable is used for reading,
-     * with a warning through `log`; so is the first entry that cannot be saved. */
+     * with a warning through `log`; so is the first entry that cannot be saved. The
+     * string is copied. */
     const char *cache_dir;
     /* A work-group table file (the format of tuner/wg_table.txt, as `vkinfer tune
      * --export-table` writes it) whose families and rows are looked up before the built-in
      * table's. NULL means none, unless the environment variable VKI_WORKGROUP_TABLE names
-     * one. A file that cannot be read or parsed fails vki_context_create, naming the line. */
+     * one. A file that cannot be read or parsed fails vki_context_create, naming the line.
+     * Read during vki_context_create only (not kept). */
     const char *workgroup_table;
     /* Where messages go; NULL prints them to stderr as "vkinfer: <message>". */
     vki_log_fn log;
     void *log_user;
+    /* Nonzero: the context and its graphs read no VKI_* environment variable at all, for
+     * apps that embed the library and must not be steered by the environment they run in.
+     * Otherwise the environment only fills what the options leave zero (docs/environment.md
+     * lists every variable): an option the app set always wins. */
+    int ignore_environment;
 } vki_context_options;
 
 typedef struct vki_kernel_stats {
@@ -403,6 +414,21 @@ enum { VKI_PASS_LIST(VKI_PASS_ENUM_) };
  * the graph or context it reports on. */
 typedef void (*vki_progress_fn)(void *user, const char *stage, int done, int total);
 
+/* Whether vki_graph_create runs the graph once (on zero inputs) before it returns. Some
+ * drivers compile a kernel only at its first dispatch: lavapipe (Mesa's llvmpipe) spends
+ * seconds of a model's first run compiling, so without a warm-up "built in" hides most of
+ * the cost and the first vki_graph_run is many times slower than the rest. A warm-up run
+ * costs one run more in vki_graph_create; it leaves no state behind (resource variables
+ * start empty, outputs are overwritten by the first run). */
+typedef enum vki_warm_up {
+    VKI_WARM_UP_AUTO = 0,        /* the default: warm up (every device, measured in
+                                    bench/results/first_run.md) */
+    VKI_WARM_UP_ON,
+    VKI_WARM_UP_OFF,             /* the first vki_graph_run pays what remains to compile */
+} vki_warm_up;
+
+/* Every pointer in these options is read during vki_graph_create only; none is kept, so
+ * the app may free or reuse what they point to once vki_graph_create returns. */
 typedef struct vki_graph_options {
     vki_precision precision;
     vki_memory_strategy memory;
@@ -426,10 +452,10 @@ typedef struct vki_graph_options {
     /* Debugging kernels: nonzero leaves guard bytes, filled with a pattern, after every
      * tensor in device memory and checks them after every run; a kernel that wrote past
      * its tensor makes vki_graph_run fail with VKI_ERROR_INTERNAL naming the tensor and
-     * the op that wrote it. Also set by VKI_DEBUG_GUARDS=1 in the environment. */
+     * the op that wrote it. 0: VKI_DEBUG_GUARDS=1 in the environment turns it on. */
     int debug_guards;
-    /* VKI_PASS_* bits of passes to leave out; 0 runs them all. VKI_DISABLE_PASSES in the
-     * environment adds to these: pass names separated by commas, or "all". */
+    /* VKI_PASS_* bits of passes to leave out. 0: VKI_DISABLE_PASSES in the environment
+     * (pass names separated by commas, or "all") where set, else every pass runs. */
     unsigned disable_passes;
     /* With tune: called after each dispatch searched ("tune", total = the dispatches to
      * search) and after each of the two whole-graph timings ("tune check", total 2).
@@ -448,6 +474,7 @@ typedef struct vki_graph_options {
     /* Nonzero: refuse a model with an op that has no GPU kernel (VKI_ERROR_UNSUPPORTED_OP
      * naming it) rather than run that op on the CPU between GPU segments. */
     int gpu_only;
+    vki_warm_up warm_up;
 } vki_graph_options;
 
 typedef struct vki_tuning_report {
@@ -543,13 +570,27 @@ VKI_API vki_status vki_graph_run(vki_graph *graph);
 VKI_API vki_status vki_graph_reset_variables(vki_graph *graph);
 /* Asynchronous runs, for pipelining camera frames: vki_graph_submit starts a run and
  * returns at once; the app prepares the next frame meanwhile, then vki_graph_wait waits up
- * to timeout_ns (0 just looks) for it. VKI_ERROR_TIMEOUT from vki_graph_wait leaves the
- * run in flight; call it again. While a run is in flight, set_input, get_output, run and
- * submit on the graph return VKI_ERROR_INVALID_ARGUMENT; vki_graph_wait without a run in
- * flight does too. Runs of different graphs may be in flight at once. Otherwise the
- * statuses of vki_graph_run. */
+ * to timeout_ns for it. timeout_ns 0 polls: VKI_NOT_READY while the run is in flight (not
+ * an error: vki_last_error is left alone; a model with CPU ops also moves on to its next
+ * segment when the one before has finished), VKI_OK once it is done. VKI_ERROR_TIMEOUT
+ * from a wait with a timeout leaves the run in flight; call it again. While a run is in
+ * flight, set_input, get_output, run and submit on the graph return
+ * VKI_ERROR_INVALID_ARGUMENT; vki_graph_wait without a run in flight does too. Runs of
+ * different graphs may be in flight at once. Otherwise the statuses of vki_graph_run. */
 VKI_API vki_status vki_graph_submit(vki_graph *graph);
 VKI_API vki_status vki_graph_wait(vki_graph *graph, uint64_t timeout_ns);
+/* The graph's inputs and outputs as it was built (after input_shapes), the same as
+ * vki_model_input_info / _output_info give for the model: the graph keeps its own copy, so
+ * these work after the model is destroyed. Names and dims in out stay valid while the graph
+ * lives. The counts are 0 for a NULL graph. VKI_ERROR_INVALID_ARGUMENT: a NULL argument, an
+ * index out of range. vki_graph_input_index / _output_index: the index of the input or
+ * output with that tensor (or signature) name, -1 where there is none. */
+VKI_API int vki_graph_input_count(const vki_graph *graph);
+VKI_API int vki_graph_output_count(const vki_graph *graph);
+VKI_API vki_status vki_graph_input_info(const vki_graph *graph, int index, vki_tensor_info *out);
+VKI_API vki_status vki_graph_output_info(const vki_graph *graph, int index, vki_tensor_info *out);
+VKI_API int vki_graph_input_index(const vki_graph *graph, const char *name);
+VKI_API int vki_graph_output_index(const vki_graph *graph, const char *name);
 /* Copies float32 NHWC data out, from the last run (an int8 or uint8 output of the file
  * gives its real values, scale * (q - zero point)); size is in bytes and must equal
  * element_count * 4. VKI_ERROR_INVALID_ARGUMENT: a NULL argument, an index out of range,

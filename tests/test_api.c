@@ -534,3 +534,198 @@ Test(api, last_error_is_per_thread_and_kept_until_the_next_failure) {
     cr_assert(strstr(vki_last_error(), "index 5 out of range"), "%s", vki_last_error());
     vki_model_destroy(tiny);
 }
+
+/* ---- options and the environment ------------------------------------------------------- */
+
+/* Sets name to value (NULL unsets it) and returns the old value (malloc'd) for restore_env. */
+static char *set_env(const char *name, const char *value) {
+    const char *old = getenv(name);
+    char *saved = old ? strdup(old) : NULL;
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+    return saved;
+}
+
+static void restore_env(const char *name, char *saved) {
+    if (saved) setenv(name, saved, 1);
+    else unsetenv(name);
+    free(saved);
+}
+
+/* ADD then RELU: the activation pass folds the RELU into the ADD's dispatch. */
+static vki_model *add_relu_model(void) {
+    vki_model *m = vki_model_new("add_relu");
+    int a = harness_tensor(m, 3, 5, 3), b = harness_tensor(m, 3, 5, 3);
+    int sum = harness_tensor(m, 3, 5, 3), out = harness_tensor(m, 3, 5, 3);
+    harness_binary(m, VKI_OP_ADD, a, b, sum);
+    vki_model_add_op(m, VKI_OP_RELU, 1, &sum, 1, &out);
+    int ins[2] = {a, b};
+    vki_model_set_io(m, 2, ins, 1, &out);
+    cr_assert_eq(vki_model_validate(m), VKI_OK, "%s", vki_last_error());
+    return m;
+}
+
+static int dispatches_with(vki_context *ctx, const vki_model *m, unsigned disable_passes) {
+    vki_graph_options o = {.disable_passes = disable_passes};
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(ctx, m, &o, &g), VKI_OK, "%s", vki_last_error());
+    int n = vki_graph_dispatch_count(g);
+    vki_graph_destroy(g);
+    return n;
+}
+
+/* The environment only fills what the options leave zero: an app's explicit device wins
+ * over VKI_DEVICE, and ignore_environment reads none of it. */
+Test(options, explicit_device_wins_over_the_environment) {
+    char *saved = set_env("VKI_DEVICE", "no such device");
+    vki_context *ctx = NULL;
+    cr_expect_eq(vki_context_create(NULL, &ctx), VKI_ERROR_NO_DEVICE, "VKI_DEVICE fills a NULL device");
+    cr_expect(strstr(vki_last_error(), "no such device"), "%s", vki_last_error());
+    vki_context_options o = {.device = "0"};
+    cr_expect_eq(vki_context_create(&o, &ctx), VKI_OK, "%s", vki_last_error());
+    vki_context_destroy(ctx);
+    ctx = NULL;
+    o = (vki_context_options){.ignore_environment = 1};
+    cr_expect_eq(vki_context_create(&o, &ctx), VKI_OK, "%s", vki_last_error());
+    vki_context_destroy(ctx);
+    restore_env("VKI_DEVICE", saved);
+}
+
+Test(options, environment_fills_graph_options_left_zero) {
+    vki_model *m = add_relu_model();
+    vki_context *ctx = harness_context();
+    char *saved = set_env("VKI_DISABLE_PASSES", NULL);
+    const int fused = dispatches_with(ctx, m, 0), unfused = dispatches_with(ctx, m, VKI_PASS_ACTIVATION);
+    cr_assert_gt(unfused, fused, "the activation pass folds the RELU: %d, %d", fused, unfused);
+    setenv("VKI_DISABLE_PASSES", "activation", 1);
+    cr_expect_eq(dispatches_with(ctx, m, 0), unfused, "VKI_DISABLE_PASSES fills disable_passes = 0");
+    cr_expect_eq(dispatches_with(ctx, m, VKI_PASS_IN_PLACE), fused,
+                 "an explicit disable_passes wins over VKI_DISABLE_PASSES");
+    vki_context_options co = {.ignore_environment = 1};
+    vki_context *quiet = NULL;
+    cr_assert_eq(vki_context_create(&co, &quiet), VKI_OK, "%s", vki_last_error());
+    cr_expect_eq(dispatches_with(quiet, m, 0), fused, "ignore_environment reaches the graphs");
+    setenv("VKI_DISABLE_PASSES", "nonsense", 1);
+    vki_graph *g = NULL;
+    cr_expect_eq(vki_graph_create(ctx, m, NULL, &g), VKI_ERROR_INVALID_ARGUMENT);
+    cr_expect(strstr(vki_last_error(), "VKI_DISABLE_PASSES: unknown pass 'nonsense'"), "%s", vki_last_error());
+    cr_expect_eq(dispatches_with(quiet, m, 0), fused, "ignore_environment reads no bad value either");
+    vki_context_destroy(quiet);
+    restore_env("VKI_DISABLE_PASSES", saved);
+    vki_model_destroy(m);
+}
+
+Test(options, out_of_range_values_are_refused) {
+    vki_context *ctx = NULL;
+    vki_context_options co = {.enable_validation = 3};
+    cr_expect_eq(vki_context_create(&co, &ctx), VKI_ERROR_INVALID_ARGUMENT);
+    cr_expect(strstr(vki_last_error(), "enable_validation is 3"), "%s", vki_last_error());
+    vki_model *m = tiny_model();
+    vki_graph_options o = {.warm_up = (vki_warm_up)7};
+    vki_graph *g = NULL;
+    cr_expect_eq(vki_graph_create(harness_context(), m, &o, &g), VKI_ERROR_INVALID_ARGUMENT);
+    cr_expect(strstr(vki_last_error(), "unknown warm_up 7"), "%s", vki_last_error());
+    vki_model_destroy(m);
+}
+
+/* ---- graph I/O, polling, warm-up ----------------------------------------------------- */
+
+/* A graph answers for its inputs and outputs after the model is gone. */
+Test(api, graph_io_info_outlives_the_model) {
+    harness_io_model l = harness_load_io_model("face_detection_short_range.tflite");
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(harness_context(), l.model, NULL, &g), VKI_OK, "%s", vki_last_error());
+    const int n_in = vki_model_input_count(l.model), n_out = vki_model_output_count(l.model);
+    vki_tensor_info want[8];
+    char names[8][64];
+    cr_assert_leq(n_in + n_out, 8);
+    for (int i = 0; i < n_in + n_out; i++) {
+        vki_status s = i < n_in ? vki_model_input_info(l.model, i, &want[i])
+                                : vki_model_output_info(l.model, i - n_in, &want[i]);
+        cr_assert_eq(s, VKI_OK);
+        snprintf(names[i], sizeof names[i], "%s", want[i].name);
+    }
+    vki_model_destroy(l.model);
+    cr_assert_eq(vki_graph_input_count(g), n_in);
+    cr_assert_eq(vki_graph_output_count(g), n_out);
+    for (int i = 0; i < n_in + n_out; i++) {
+        vki_tensor_info t;
+        int is_in = i < n_in, k = is_in ? i : i - n_in;
+        cr_assert_eq(is_in ? vki_graph_input_info(g, k, &t) : vki_graph_output_info(g, k, &t), VKI_OK);
+        cr_expect_str_eq(t.name, names[i]);
+        cr_expect_eq(t.rank, want[i].rank);
+        cr_expect_eq(t.element_count, want[i].element_count);
+        cr_expect(!memcmp(t.shape, want[i].shape, sizeof t.shape), "%s: shape", names[i]);
+        cr_expect_eq(is_in ? vki_graph_input_index(g, names[i]) : vki_graph_output_index(g, names[i]), k);
+    }
+    cr_expect_eq(vki_graph_output_index(g, "no such tensor"), -1);
+    cr_expect_eq(vki_graph_input_index(g, NULL), -1);
+    vki_tensor_info t;
+    cr_expect_eq(vki_graph_output_info(g, n_out, &t), VKI_ERROR_INVALID_ARGUMENT);
+    cr_expect(strstr(vki_last_error(), "vki_graph_output_info"), "%s", vki_last_error());
+    cr_expect_eq(vki_graph_input_info(NULL, 0, &t), VKI_ERROR_INVALID_ARGUMENT);
+    cr_expect_eq(vki_graph_input_count(NULL), 0);
+    vki_graph_destroy(g);
+}
+
+/* vki_graph_wait(g, 0) polls: VKI_NOT_READY while the run is in flight, with the thread's
+ * last error left as it was, then VKI_OK and the outputs of a run that was waited for. */
+Test(api, wait_zero_polls_and_leaves_the_last_error) {
+    harness_io_model l = harness_load_io_model("face_detection_short_range.tflite");
+    vki_context *ctx = harness_context();
+    vki_device_info info;
+    cr_assert_eq(vki_context_device_info(ctx, &info), VKI_OK);
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(ctx, l.model, NULL, &g), VKI_OK, "%s", vki_last_error());
+    float *in = malloc(l.in_elems[0] * sizeof(float));
+    float *want = malloc(l.out_elems[0] * sizeof(float)), *got = malloc(l.out_elems[0] * sizeof(float));
+    harness_fill(in, l.in_elems[0], 5u, -1.0f, 1.0f);
+    cr_assert_eq(vki_graph_set_input(g, 0, in, l.in_elems[0] * sizeof(float)), VKI_OK);
+    cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_get_output(g, 0, want, l.out_elems[0] * sizeof(float)), VKI_OK);
+    cr_assert_eq(vki_graph_wait(g, 0), VKI_ERROR_INVALID_ARGUMENT, "no run in flight");
+    char before[256];
+    snprintf(before, sizeof before, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_submit(g), VKI_OK, "%s", vki_last_error());
+    int not_ready = 0;
+    vki_status s;
+    while ((s = vki_graph_wait(g, 0)) == VKI_NOT_READY) not_ready++;
+    cr_assert_eq(s, VKI_OK, "%s: %s", vki_status_name(s), vki_last_error());
+    /* A 28-dispatch graph takes lavapipe well over 1 ms: the first poll finds it running. */
+    if (info.is_cpu) cr_expect_gt(not_ready, 0);
+    cr_expect_str_eq(vki_last_error(), before, "a poll left an error");
+    cr_assert_eq(vki_graph_get_output(g, 0, got, l.out_elems[0] * sizeof(float)), VKI_OK);
+    cr_expect(!memcmp(got, want, l.out_elems[0] * sizeof(float)), "the polled run differs");
+    vki_graph_destroy(g);
+    free(in);
+    free(want);
+    free(got);
+    vki_model_destroy(l.model);
+}
+
+/* The warm-up run inside vki_graph_create leaves nothing behind: a graph built with it and
+ * one built without it give the same outputs, bit for bit, from their first run. */
+Test(api, warm_up_leaves_no_trace) {
+    harness_io_model l = harness_load_io_model("face_detection_short_range.tflite");
+    float *in = malloc(l.in_elems[0] * sizeof(float));
+    float *out[2] = {malloc(l.out_total * sizeof(float)), malloc(l.out_total * sizeof(float))};
+    harness_fill(in, l.in_elems[0], 9u, -1.0f, 1.0f);
+    for (int k = 0; k < 2; k++) {
+        vki_graph_options o = {.warm_up = k ? VKI_WARM_UP_OFF : VKI_WARM_UP_ON};
+        vki_graph *g = NULL;
+        cr_assert_eq(vki_graph_create(harness_context(), l.model, &o, &g), VKI_OK, "%s", vki_last_error());
+        cr_assert_eq(vki_graph_set_input(g, 0, in, l.in_elems[0] * sizeof(float)), VKI_OK);
+        cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+        float *p = out[k];
+        for (int i = 0; i < l.n_out; i++) {
+            cr_assert_eq(vki_graph_get_output(g, i, p, l.out_elems[i] * sizeof(float)), VKI_OK);
+            p += l.out_elems[i];
+        }
+        vki_graph_destroy(g);
+    }
+    cr_expect(!memcmp(out[0], out[1], l.out_total * sizeof(float)), "warm-up changed the outputs");
+    free(in);
+    free(out[0]);
+    free(out[1]);
+    vki_model_destroy(l.model);
+}

@@ -72,6 +72,7 @@ typedef struct cli {
     int no_cache;
     int tune;
     int gpu_only;
+    int no_warm_up;
     const char *signature;       /* --signature; NULL: subgraph 0 */
     int runs, warmup;
     int with_io;

@@ -267,6 +267,7 @@ static vki_graph_options graph_options(const cli *c, const job *j, int tune) {
     return (vki_graph_options){
         .precision = c->precision, .memory = c->memory, .wait = c->wait, .profile = c->profile,
         .gpu_only = c->gpu_only,
+        .warm_up = c->no_warm_up ? VKI_WARM_UP_OFF : VKI_WARM_UP_AUTO,
         .fp32_ops = c->fp32_ops, .n_fp32_ops = c->n_fp32_ops,
         .tuning_file = j->tuning[0] ? j->tuning : NULL, .tune = tune,
         .progress = tune ? cli_progress : NULL};

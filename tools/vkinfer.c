@@ -102,6 +102,9 @@
     X(BLOCK, "--block", NULL, V_GRAPH, "sleep until completion (default on CPU devices)")       \
     X(GPU_ONLY, "--gpu-only", NULL, V_GRAPH,                                                    \
       "refuse a model with ops that have no GPU kernel (by default they run on the CPU)")      \
+    X(NO_WARM_UP, "--no-warm-up", NULL, V_GRAPH,                                                \
+      "build without the warm-up run: the first run then pays what the driver compiles at "    \
+      "first dispatch")                                                                         \
     X(DEVICE, "--device", "INDEX|NAME", V_DEVICE,                                               \
       "a device's index in `vkinfer info`, or part of its name; wins over VKI_DEVICE")          \
     X(VALIDATION, "--validation", NULL, V_DEVICE, "enable the Khronos validation layer")        \
@@ -386,6 +389,7 @@ static int parse_args(int argc, char **argv, cli *c, int *help, int *show_versio
     c->with_io = seen[F_WITH_IO];
     c->tune = seen[F_TUNE];
     c->gpu_only = seen[F_GPU_ONLY];
+    c->no_warm_up = seen[F_NO_WARM_UP];
     c->signature = value[F_SIGNATURE];
     c->no_cache = seen[F_NO_CACHE];
     if (c->no_cache && seen[F_CACHE_DIR]) return usage_error(c, "--no-cache and --cache-dir together");

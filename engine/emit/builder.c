@@ -12,6 +12,9 @@
 
 const vki_wg_device *vki_build_device(const vki_build *b) { return &b->device; }
 int vki_build_int_dot(const vki_build *b) { return b->cfg->int_dot; }
+const char *vki_build_env(const vki_build *b, vki_env_id id) {
+    return (unsigned)id < VKI_ENV_COUNT ? b->cfg->env[id] : NULL;
+}
 
 /* ---- the API op files call ---------------------------------------------------------- */
 
@@ -283,7 +286,7 @@ vki_status vki_build_open(vki_build *b, const vki_context *ctx, const vki_model 
         return vki_fail_oom("graph build");
     vki_precision_ops(model, cfg, b->op_half);
     memcpy(b->view.ops, model->ops, sizeof(vki_op) * (size_t)model->n_ops);
-    vki_passes_run(&b->view, b->skip, &b->device, cfg->passes, &b->passes_fired);
+    vki_passes_run(&b->view, b->skip, &b->device, cfg->passes, cfg->env[VKI_ENV_DWPW], &b->passes_fired);
     vki_precision_fused(&b->view, b->skip, b->op_half);
     for (int t = 0; t < model->n_tensors; t++) b->storage_of[t] = t;
     vki_status s = emit_all(b);

@@ -493,7 +493,7 @@ int vki_output_is_dense(const vki_model *view, const unsigned char *skip, int io
 /* ---- all of them ------------------------------------------------------------------------ */
 
 int vki_passes_run(vki_model *view, unsigned char *skip, const vki_wg_device *dev,
-                   unsigned passes, unsigned *fired) {
+                   unsigned passes, const char *dwpw_env, unsigned *fired) {
     int folded = 0, n;
     *fired = 0;
 #define RUN_(bit, call) \
@@ -505,7 +505,7 @@ int vki_passes_run(vki_model *view, unsigned char *skip, const vki_wg_device *de
     RUN_(VKI_PASS_ACTIVATION, fuse_int8_tables(view, skip))
     RUN_(VKI_PASS_CHANNEL_PAD, fuse_channel_pads(view, skip))
     RUN_(VKI_PASS_OUTPUT_LAYOUT, fuse_output_layouts(view, skip))
-    RUN_(VKI_PASS_DW_PW, vki_fuse_dw_pw(view, view->ops, skip, dev))
+    RUN_(VKI_PASS_DW_PW, vki_fuse_dw_pw(view, view->ops, skip, dev, dwpw_env))
 #undef RUN_
     return folded;
 }

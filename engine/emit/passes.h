@@ -10,9 +10,10 @@
 /* Runs the passes whose VKI_PASS_* bit is set in `passes`, in VKI_PASS_LIST's order, on
  * `view` (a model whose ops are the builder's private copy); skip[o] is set for every op
  * that no longer needs a dispatch, and *fired gets the bits of the passes that changed
- * something. Returns the number of ops folded away. */
+ * something. dwpw_env is VKI_DWPW as the graph read it (NULL: unset). Returns the number
+ * of ops folded away. */
 int vki_passes_run(vki_model *view, unsigned char *skip, const vki_wg_device *dev,
-                   unsigned passes, unsigned *fired);
+                   unsigned passes, const char *dwpw_env, unsigned *fired);
 
 /* Whether a dispatched op writes graph output `io` in its dense layout (the output-layout
  * pass), so that the output needs no conversion dispatch. */

@@ -227,8 +227,8 @@ static vki_status tensor_info(const vki_model *m, int tensor, vki_tensor_info *o
     return VKI_OK;
 }
 
-static vki_status io_info(const vki_model *m, int index, int is_input, vki_tensor_info *out) {
-    const char *call = is_input ? "vki_model_input_info" : "vki_model_output_info";
+vki_status vki_model_io_info(const vki_model *m, int index, int is_input, const char *call,
+                             vki_tensor_info *out) {
     if (!m || !out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: NULL argument", call);
     int n = is_input ? m->n_inputs : m->n_outputs;
     if (index < 0 || index >= n)
@@ -262,9 +262,9 @@ const char *vki_model_signature_name(const vki_model *m, int index) {
 const char *vki_model_loaded_signature(const vki_model *m) { return m ? m->signature : NULL; }
 
 vki_status vki_model_input_info(const vki_model *m, int index, vki_tensor_info *out) {
-    return io_info(m, index, 1, out);
+    return vki_model_io_info(m, index, 1, "vki_model_input_info", out);
 }
 
 vki_status vki_model_output_info(const vki_model *m, int index, vki_tensor_info *out) {
-    return io_info(m, index, 0, out);
+    return vki_model_io_info(m, index, 0, "vki_model_output_info", out);
 }

@@ -279,6 +279,9 @@ size_t vki_tensor_elements(const vki_tensor *t);
 size_t vki_tensor_values(const vki_tensor *t);
 /* Whether tensor t is one of the model's graph outputs / inputs. */
 int vki_model_is_output(const vki_model *m, int t);
+/* vki_model_input_info / _output_info (is_input picks), failing in the name of call. */
+vki_status vki_model_io_info(const vki_model *m, int index, int is_input, const char *call,
+                             vki_tensor_info *out);
 int vki_model_is_input(const vki_model *m, int t);
 
 /* NHWC view of a tensor of rank <= 4: rank 4 [N,H,W,C]; rank 3 [N,W,C] -> H = 1;

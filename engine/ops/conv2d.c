@@ -137,7 +137,8 @@ static bool parse_tile(const char *text, int max_s, int max_x, int *s, int *x) {
  * takes the 1x1 kernel everywhere, GPUs with the direct kernel's tile: its packed form
  * sums 4 byte products per instruction (INT8_PACKED), the direct kernel's integer form
  * unpacks every byte. */
-static vki_conv_plan pick_plan(const vki_wg_device *dev, const vki_conv_window *g, bool int8) {
+static vki_conv_plan pick_plan(const vki_build *b, const vki_conv_window *g, bool int8) {
+    const vki_wg_device *dev = vki_build_device(b);
     vki_conv_plan p = {VKI_CONV_DIRECT, 1, 1};
     const bool pointwise = is_pointwise(g);
     const int out_s = (g->out.c + 3) / 4;
@@ -152,8 +153,8 @@ static vki_conv_plan pick_plan(const vki_wg_device *dev, const vki_conv_window *
     /* VKI_CONV_KERNEL="direct|1x1|tiled[:S,X]" forces a kernel (the pointwise ones only
      * where the window is pointwise) and optionally its tile, for tests and device sweeps;
      * VKI_CONV_TILE="S,X" forces the direct kernel's tile. */
-    const char *env = getenv("VKI_CONV_KERNEL");
-    if (env && *env) {
+    const char *env = vki_build_env(b, VKI_ENV_CONV_KERNEL);
+    if (env) {
         for (int k = 0; k < 3; k++) {
             size_t n = strlen(kernel_names[k]);
             if (strncmp(env, kernel_names[k], n) || (env[n] && env[n] != ':')) continue;
@@ -168,9 +169,9 @@ static vki_conv_plan pick_plan(const vki_wg_device *dev, const vki_conv_window *
             break;
         }
     }
-    const bool kernel_forced = env && *env;
-    env = getenv("VKI_CONV_TILE");
-    if (env && *env && (p.kernel == VKI_CONV_DIRECT || !kernel_forced)) {
+    const bool kernel_forced = env != NULL;
+    env = vki_build_env(b, VKI_ENV_CONV_TILE);
+    if (env && (p.kernel == VKI_CONV_DIRECT || !kernel_forced)) {
         vki_conv_plan f = {VKI_CONV_DIRECT, 1, 1};
         if (parse_tile(env, 8, 8, &f.tile_s, &f.tile_x)) p = f;
     }
@@ -236,7 +237,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     vki_conv_window g = vki_conv_window_of(m, op);
     const bool int8 = runs_integer(m, op);
-    vki_conv_plan p = pick_plan(vki_build_device(b), &g, int8);
+    vki_conv_plan p = pick_plan(b, &g, int8);
     /* The shared-memory kernel has no integer form: the register-tiled one takes it. */
     if (int8 && p.kernel == VKI_CONV_1X1_TILED) p = (vki_conv_plan){VKI_CONV_1X1, 4, 8};
     const int out_s = (g.out.c + 3) / 4;

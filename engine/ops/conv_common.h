@@ -40,9 +40,9 @@ void vki_conv_dispatch(vki_dispatch *d, const char *kernel, vki_wg_class wg_clas
 /* The pass: marks each DEPTHWISE_CONV_2D whose output only a 1x1 CONV_2D reads, where one
  * fused dispatch pays on this device (ops[dw].fused.pointwise, skip[pw]). Runs after the
  * other passes, so the CONV_2D may carry a residual or a dense output. Returns the number
- * of pairs fused. */
+ * of pairs fused. dwpw_env: VKI_DWPW as the graph read it (dw_pw.c), NULL where unset. */
 int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
-                   const vki_wg_device *dev);
+                   const vki_wg_device *dev, const char *dwpw_env);
 /* Emits the one dispatch of a fused pair. */
 vki_status vki_build_dw_pw(vki_build *b, const vki_model *m, int dw_op, int pw_op);
 

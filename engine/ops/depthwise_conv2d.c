@@ -48,11 +48,12 @@ static vki_status validate(const vki_model *m, int o) {
  * inference, medians of 2), columns 1, 2, 4, 8: hand_landmark_lite (seven 5x5 and five
  * 3x3 stride-1 layers) 69, 58, 52, 59 ms; pose_landmark_lite (21 3x3 stride-1 layers)
  * 131, 108, 102, 105 ms. GPUs keep one column until measured. */
-static int pick_tile_x(const vki_wg_device *dev, const vki_conv_window *g, int multiplier) {
+static int pick_tile_x(const vki_build *b, const vki_conv_window *g, int multiplier) {
+    const vki_wg_device *dev = vki_build_device(b);
     if (multiplier != 1) return 1;
     int x = 1;
     if (dev->is_cpu) x = 4;
-    const char *env = getenv("VKI_DW_KERNEL");
+    const char *env = vki_build_env(b, VKI_ENV_DW_KERNEL);
     if (env && !strcmp(env, "direct")) x = 1;
     if (env && !strncmp(env, "cols", 4)) {
         x = 4;
@@ -146,7 +147,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     if (int8 && (st = vki_int8_define_epilogue(b, &d, m, op, c->activation, (size_t)out_s * 4)))
         return st;
     if (packed) vki_int8_define_packed_src(&d, vki_op_in(m, op, 0));
-    const int tile_x = pick_tile_x(vki_build_device(b), &win, multiplier);
+    const int tile_x = pick_tile_x(b, &win, multiplier);
     vki_define_int(&d, "DEPTH_MULTIPLIER", multiplier);
     vki_define_int(&d, "TILE_X", tile_x);
     /* "dw3x3s2 4c": window, stride, columns a thread; "dw3x3s1 m2": a multiplier of 2;

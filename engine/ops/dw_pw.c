@@ -43,8 +43,7 @@ typedef struct dwpw_plan {
  * shared memory), "2" every legal one with the GPU tiling, in chunks of one depthwise
  * slice (for tests: it runs that path on a CPU device); unset or anything else: the
  * default rule (pays()). */
-static int dwpw_override(void) {
-    const char *env = getenv("VKI_DWPW");
+static int dwpw_override(const char *env) {
     if (env && (!strcmp(env, "0") || !strcmp(env, "1") || !strcmp(env, "2"))) return env[0] - '0';
     return -1;
 }
@@ -66,13 +65,13 @@ static int dwpw_override(void) {
  *    them (9 MACs per depthwise value against 4 * 4 in the 1x1 for a 3x3 window).
  *    Depthwise slices come in chunks of at most VKI_DWPW_GPU_SHARED bytes, so any
  *    channel count fits. */
-static int plan_tiles(const vki_wg_device *dev, int mid_s, vki_shape4 out, dwpw_plan *p) {
+static int plan_tiles(const vki_wg_device *dev, int gpu_test, int mid_s, vki_shape4 out,
+                      dwpw_plan *p) {
     const int out_s = (out.c + 3) / 4;
     const uint32_t any_grid[3] = {1, 1, 1};   /* the DW_PW class ignores the grid */
     vki_wg_pick(dev, VKI_WG_DW_PW, any_grid, p->wg);
     uint32_t shared = dev->max_shared_bytes ? dev->max_shared_bytes : VKI_DWPW_MIN_SHARED;
     const long slice_bytes = (long)p->wg[0] * p->wg[1] * VKI_DWPW_VALUE_BYTES;
-    const int gpu_test = dwpw_override() == 2;
     if (dev->is_cpu && !gpu_test) {
         /* Four columns a thread where the tile's depthwise slices fit, else two or one. */
         p->tile_x = 4;
@@ -148,8 +147,8 @@ static int same_form(const vki_model *m, const vki_op *dw, const vki_op *pw) {
 }
 
 int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
-                   const vki_wg_device *dev) {
-    const int mode = dwpw_override();
+                   const vki_wg_device *dev, const char *dwpw_env) {
+    const int mode = dwpw_override(dwpw_env);
     if (mode == 0 || m->n_ops < 2) return 0;
     const size_t nt = (size_t)(m->n_tensors ? m->n_tensors : 1);
     /* Readers among the ops that still run: their inputs and a fused ADD's residual. */
@@ -190,7 +189,7 @@ int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
         if (pf->has_residual && written_after(m, ops, skip, pf->residual, o)) continue;
         const vki_shape4 out = vki_tensor_shape4(vki_op_out(m, pw, 0));
         dwpw_plan plan;
-        if (!plan_tiles(dev, (dwf->shape[3] + 3) / 4, out, &plan)) continue;
+        if (!plan_tiles(dev, mode == 2, (dwf->shape[3] + 3) / 4, out, &plan)) continue;
         if (mode < 0 && !pays(dev, &plan, out)) continue;
         dw->fused.pointwise = q + 1;
         /* The pair's dispatch writes the CONV_2D's output: the depthwise op, which runs,
@@ -292,7 +291,8 @@ vki_status vki_build_dw_pw(vki_build *b, const vki_model *m, int dw_op, int pw_o
     /* The pass fused only pairs of one form: both integer or both float. */
     const bool int8 = vki_tensor_quantized(vki_op_out(m, pw, 0));
     dwpw_plan p;
-    if (!plan_tiles(vki_build_device(b), mid_s, out, &p))
+    if (!plan_tiles(vki_build_device(b), dwpw_override(vki_build_env(b, VKI_ENV_DWPW)) == 2,
+                    mid_s, out, &p))
         return vki_op_fail(m, dw_op, VKI_ERROR_INTERNAL,
                            "depthwise + pointwise tile does not fit shared memory");
 

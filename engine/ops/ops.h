@@ -10,6 +10,7 @@
 #define VKI_OPS_H
 
 #include "../../tuner/workgroup.h"
+#include "../ir/env.h"
 #include "../ir/model.h"
 #include "../ir/status.h"
 #include "glsl_kernels.h"   /* generated: VKI_KERNEL_<name> for each glsl/<name>.comp */
@@ -84,6 +85,9 @@ const vki_wg_device *vki_build_device(const vki_build *b);
 /* Nonzero where the device sums packed int8 products in one instruction
  * (shaderIntegerDotProduct, enabled on the context): kernels define INT8_DOT. */
 int vki_build_int_dot(const vki_build *b);
+/* An env.h "kernel" variable as the graph read it (VKI_CONV_KERNEL, ...): NULL where it is
+ * unset, empty, or the context ignores the environment. Ops never call getenv. */
+const char *vki_build_env(const vki_build *b, vki_env_id id);
 
 /* Copies count floats into the graph's weight memory; returns a blob id, or -1 on OOM
  * (the builder then reports VKI_ERROR_OUT_OF_MEMORY). */

@@ -83,10 +83,8 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
     int error = (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) != 0;
     vki_log(ctx, error ? VKI_LOG_ERROR : VKI_LOG_WARNING, "validation %s: %s",
             error ? "error" : "warning", data->pMessage);
-    /* Tests run with VKI_VALIDATION=fatal so that any validation error fails them. */
-    const char *mode = getenv("VKI_VALIDATION");
-    if (mode && !strcmp(mode, "fatal") && (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT))
-        abort();
+    /* enable_validation = 2 (VKI_VALIDATION=fatal): the test suites fail on any error. */
+    if (ctx->validation_abort && error) abort();
     return VK_FALSE;
 }
 
@@ -471,6 +469,8 @@ vki_status vki_context_create(const vki_context_options *options, vki_context **
     if (!ctx) return vki_fail_oom("vki_context_create");
     ctx->log = cfg.log;
     ctx->log_user = cfg.log_user;
+    ctx->ignore_environment = cfg.ignore_environment;
+    ctx->validation_abort = cfg.validation == 2;
     atomic_init(&ctx->refs, 1);     /* the app's */
     if (pthread_mutex_init(&ctx->queue_lock, NULL) != 0) {
         free(ctx);

@@ -34,6 +34,8 @@ struct vki_context {
     atomic_int refs;
     vki_log_fn log;                 /* never NULL: the options' callback or stderr */
     void *log_user;
+    int ignore_environment;         /* the options': its graphs read no VKI_* variable */
+    int validation_abort;           /* abort() on the first validation error */
     uint32_t queue_family;
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceMemoryProperties mem_props;

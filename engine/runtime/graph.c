@@ -129,6 +129,18 @@ static vki_status describe_steps(vki_graph *g, const vki_build *b, vki_tuning *t
     return VKI_OK;
 }
 
+/* One run on zero inputs, so that what a driver compiles at a kernel's first dispatch
+ * (lavapipe compiles every kernel there) is done inside vki_graph_create. Measured in
+ * bench/results/first_run.md. */
+static vki_status warm_up(vki_graph *g) {
+    vki_memory_clear_inputs(g->ctx, &g->mem);
+    vki_status s = vki_recording_start(&g->rec);
+    if (s) return s;
+    s = vki_recording_finish(&g->rec, VKI_WARM_UP_TIMEOUT_NS);
+    if (s == VKI_ERROR_TIMEOUT) vki_submitter_drain(&g->rec.sub);
+    return s ? s : vki_memory_check_guards(g->ctx, &g->mem, g->model_io->name);
+}
+
 static vki_status build(vki_graph *g, const vki_model *model, const vki_graph_config *cfg,
                         vki_build *b) {
     vki_context *ctx = g->ctx;
@@ -157,6 +169,7 @@ static vki_status build(vki_graph *g, const vki_model *model, const vki_graph_co
     if (!s) s = vki_tuning_finish(&tu, &g->rec, vki_graph_pipeline_of, g);
     g->tuning = tu.report;
     vki_tuning_close(&tu);
+    if (!s && cfg->warm_up) s = warm_up(g);
     return s;
 }
 
@@ -359,7 +372,7 @@ static vki_status finish(vki_graph *g, uint64_t timeout_ns, const char *call) {
         return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: graph %s has no run in flight",
                         call, g->model_io->name);
     vki_status s = vki_recording_finish(&g->rec, timeout_ns);
-    if (s == VKI_ERROR_TIMEOUT) return s;
+    if (s == VKI_ERROR_TIMEOUT || s == VKI_NOT_READY) return s;
     g->pending = 0;
     if (s) return s;
     g->last_ms = vki_now_ms() - g->submitted_ms;
@@ -393,6 +406,27 @@ vki_status vki_graph_wait(vki_graph *g, uint64_t timeout_ns) {
     s = finish(g, timeout_ns, "vki_graph_wait");
     vki_graph_leave(g);
     return s;
+}
+
+int vki_graph_input_count(const vki_graph *g) { return g ? g->model_io->n_inputs : 0; }
+int vki_graph_output_count(const vki_graph *g) { return g ? g->model_io->n_outputs : 0; }
+
+vki_status vki_graph_input_info(const vki_graph *g, int index, vki_tensor_info *out) {
+    if (!g) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_input_info: graph is NULL");
+    return vki_model_io_info(g->model_io, index, 1, "vki_graph_input_info", out);
+}
+
+vki_status vki_graph_output_info(const vki_graph *g, int index, vki_tensor_info *out) {
+    if (!g) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_output_info: graph is NULL");
+    return vki_model_io_info(g->model_io, index, 0, "vki_graph_output_info", out);
+}
+
+int vki_graph_input_index(const vki_graph *g, const char *name) {
+    return g ? vki_model_input_index(g->model_io, name) : -1;
+}
+
+int vki_graph_output_index(const vki_graph *g, const char *name) {
+    return g ? vki_model_output_index(g->model_io, name) : -1;
 }
 
 vki_status vki_graph_get_output(vki_graph *g, int index, float *data, size_t size) {

@@ -1,5 +1,5 @@
 /* options.c: the one place public options are read: defaults filled in, values checked,
- * the environment applied. */
+ * the environment (env.h) filling what the options leave zero. */
 #include "options.h"
 
 #include "gpu.h"
@@ -27,29 +27,40 @@ static vki_status parse_device(const char *text, const char *source, vki_context
     return VKI_OK;
 }
 
+/* What the environment may fill: nothing where the options say to ignore it. */
+static const char *env_of(int ignore, vki_env_id id) { return ignore ? NULL : vki_env_read(id); }
+
 vki_status vki_context_config_resolve(const vki_context_options *o, vki_context_config *out) {
     static const vki_context_options none = {0};
     if (!o) o = &none;
+    if (o->enable_validation < 0 || o->enable_validation > 2)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_context_create: enable_validation is "
+                        "%d; 0 (off, or VKI_VALIDATION), 1 (report) or 2 (report and abort)",
+                        o->enable_validation);
+    const int ignore = o->ignore_environment != 0;
     *out = (vki_context_config){.disable_features = o->disable_features,
                                 .log = o->log ? o->log : vki_log_stderr,
-                                .log_user = o->log_user};
-    const char *env = getenv("VKI_DEVICE");
-    vki_status s = env && *env ? parse_device(env, "VKI_DEVICE", out)
-                               : parse_device(o->device, "vki_context_create", out);
+                                .log_user = o->log_user,
+                                .ignore_environment = ignore};
+    const char *env = env_of(ignore, VKI_ENV_DEVICE);
+    vki_status s = o->device && *o->device ? parse_device(o->device, "vki_context_create", out)
+                   : env ? parse_device(env, "VKI_DEVICE", out)
+                         : parse_device(NULL, "vki_context_create", out);
     if (s) return s;
-    const char *validation = getenv("VKI_VALIDATION");
-    out->validation = (validation && *validation && strcmp(validation, "0")) || o->enable_validation;
-    const char *dir = o->cache_dir ? o->cache_dir : getenv("VKI_CACHE_DIR");
+    out->validation = o->enable_validation;
+    const char *validation = env_of(ignore, VKI_ENV_VALIDATION);
+    if (!out->validation && validation && strcmp(validation, "0"))
+        out->validation = !strcmp(validation, "fatal") ? 2 : 1;
+    const char *dir = o->cache_dir ? o->cache_dir : env_of(ignore, VKI_ENV_CACHE_DIR);
     out->cache_dir = dir && *dir ? dir : NULL;
-    const char *table = o->workgroup_table ? o->workgroup_table : getenv("VKI_WORKGROUP_TABLE");
+    const char *table = o->workgroup_table ? o->workgroup_table : env_of(ignore, VKI_ENV_WORKGROUP_TABLE);
     out->workgroup_table = table && *table ? table : NULL;
     return VKI_OK;
 }
 
 /* VKI_DISABLE_PASSES: "all", or pass names (VKI_PASS_LIST) separated by commas. */
-static vki_status passes_from_env(unsigned *disable) {
-    const char *env = getenv("VKI_DISABLE_PASSES");
-    if (!env || !*env) return VKI_OK;
+static vki_status passes_from_env(const char *env, unsigned *disable) {
+    if (!env) return VKI_OK;
     if (!strcmp(env, "all")) {
         *disable = ~0u;
         return VKI_OK;
@@ -102,11 +113,15 @@ vki_status vki_graph_config_resolve(const vki_context *ctx, const vki_model *m,
                         "%s: fp16 precision needs storageBuffer16BitAccess, which %s lacks "
                         "(or the context disabled)",
                         m->name, ctx->props.deviceName);
+    if ((unsigned)o->warm_up > VKI_WARM_UP_OFF)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_create: unknown warm_up %d",
+                        (int)o->warm_up);
+    const int ignore = ctx->ignore_environment;
     unsigned disable = o->disable_passes;
-    vki_status st = passes_from_env(&disable);
+    vki_status st = disable ? VKI_OK : passes_from_env(env_of(ignore, VKI_ENV_DISABLE_PASSES), &disable);
     if (st) return st;
     int cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    const char *guards = getenv("VKI_DEBUG_GUARDS");
+    const char *guards = env_of(ignore, VKI_ENV_DEBUG_GUARDS);
     *out = (vki_graph_config){
         .precision = o->precision,
         .fp16 = fp16,
@@ -121,11 +136,13 @@ vki_status vki_graph_config_resolve(const vki_context *ctx, const vki_model *m,
         .n_fp32_ops = o->n_fp32_ops > 0 ? o->n_fp32_ops : 0,
         .tuning_file = o->tuning_file && *o->tuning_file ? o->tuning_file : NULL,
         .tune = o->tune != 0,
-        .debug_guards = o->debug_guards || (guards && *guards && strcmp(guards, "0")),
+        .debug_guards = o->debug_guards || (guards && strcmp(guards, "0")),
         .passes = ~disable,
         .progress = o->progress,
         .progress_user = o->progress_user,
         .gpu_only = o->gpu_only != 0,
+        .warm_up = o->warm_up != VKI_WARM_UP_OFF,
     };
+    for (int i = 0; i < VKI_ENV_COUNT; i++) out->env[i] = env_of(ignore, (vki_env_id)i);
     return VKI_OK;
 }

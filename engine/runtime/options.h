@@ -5,6 +5,7 @@
 #ifndef VKI_OPTIONS_H
 #define VKI_OPTIONS_H
 
+#include "env.h"
 #include "vkinfer.h"
 
 #include <stdint.h>
@@ -16,6 +17,10 @@
 /* Every fence wait gives up after this and reports VKI_ERROR_TIMEOUT: a hung device must
  * not hang the caller. */
 #define VKI_FENCE_TIMEOUT_NS 60000000000ull
+/* A warm-up run inside vki_graph_create includes what the driver compiles at first dispatch
+ * (lavapipe: 5-28 s for a MediaPipe model, cold, more under emulation or load), so it waits
+ * longer than a run does. */
+#define VKI_WARM_UP_TIMEOUT_NS 600000000000ull
 /* Tuning: a candidate work group is timed SAMPLES times (median kept), each sample the
  * dispatch REPEATS times between two timestamps. */
 #define VKI_TUNE_SAMPLES 5
@@ -31,16 +36,17 @@
 typedef struct vki_context_config {
     int device_index;            /* counted from 0; -1: by name, or the best */
     const char *device_name;     /* a part of the name; NULL: by index, or the best */
-    int validation;
+    int validation;              /* 0 off, 1 report, 2 report and abort on an error */
     unsigned disable_features;
     const char *cache_dir;       /* NULL: no disk cache */
     const char *workgroup_table; /* a table file read before the built-in table; NULL: none */
     vki_log_fn log;              /* never NULL: stderr by default */
     void *log_user;
+    int ignore_environment;
 } vki_context_config;
 
-/* Options or the environment (VKI_DEVICE, VKI_VALIDATION, VKI_CACHE_DIR,
- * VKI_WORKGROUP_TABLE) into a config. */
+/* The options into a config; the environment (env.h's "context" variables) fills only
+ * what the options leave zero, and nothing with ignore_environment. */
 vki_status vki_context_config_resolve(const vki_context_options *o, vki_context_config *out);
 
 typedef struct vki_graph_config {
@@ -61,6 +67,10 @@ typedef struct vki_graph_config {
     vki_progress_fn progress;    /* NULL: none */
     void *progress_user;
     int gpu_only;                /* refuse CPU ops rather than run them between GPU segments */
+    int warm_up;                 /* run the graph once inside vki_graph_create */
+    /* env.h's "kernel" variables as read at vki_graph_create (NULL: unset, or the context
+     * ignores the environment); the op files read them through vki_build_env. */
+    const char *env[VKI_ENV_COUNT];
 } vki_graph_config;
 
 /* Checks the options against the context's device and the model, and fills the config. */

@@ -729,8 +729,11 @@ vki_status vki_partition_wait(vki_partition *p, uint64_t timeout_ns, int own_tim
     while (p->next >= 0) {
         if (p->waiting) {
             segment *sg = &p->seg[p->next];
-            vki_status s = first ? vki_graph_wait(sg->graph, timeout_ns) : vki_graph_wait(sg->graph, sg->graph->rec.sub.timeout_ns);
-            if (s == VKI_ERROR_TIMEOUT) return s;
+            /* A poll (timeout 0) polls every GPU segment it reaches. */
+            uint64_t t = first || (!own_timeouts && timeout_ns == 0) ? timeout_ns
+                                                                    : sg->graph->rec.sub.timeout_ns;
+            vki_status s = vki_graph_wait(sg->graph, t);
+            if (s == VKI_ERROR_TIMEOUT || s == VKI_NOT_READY) return s;
             if (s) {
                 p->next = -1;
                 return s;

@@ -88,6 +88,8 @@ vki_status vki_submitter_wait(vki_submitter *s, uint64_t timeout_ns, const char 
     /* Only a finished wait ends the work: after any failure (even a reported loss) the
      * submitter drains before it reuses or frees what the work uses. */
     if (r == VK_SUCCESS) s->pending = 0;
+    /* A poll: not an error, and the thread's last error stays as it was. */
+    if (r == VK_TIMEOUT && timeout_ns == 0) return VKI_NOT_READY;
     if (r == VK_TIMEOUT)
         return vki_fail(VKI_ERROR_TIMEOUT, "%s: not finished after %.3f s", what, (double)timeout_ns / 1e9);
     if (r != VK_SUCCESS) return vki_vk_fail(s->ctx, r, what, "waiting for the fence");
