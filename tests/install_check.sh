@@ -1,19 +1,27 @@
 #!/bin/sh
-# install_check.sh BUILD_DIR SOURCE_DIR MESON CC SANITIZE
+# install_check.sh BUILD_DIR SOURCE_DIR MESON CC SANITIZE MODEL
 #
 # The library as an application gets it: installs the build into a temporary directory
 # (meson install --destdir), then checks
-#   - vkinfer.pc needs no other .pc file (no Requires: Vulkan is loaded at run time);
+#   - vkinfer.pc and vkinfer-static.pc need no other .pc file (no Requires: Vulkan is
+#     loaded at run time), and a static link needs only system libraries;
 #   - libvkinfer.so's SONAME is libvkinfer.so.<major> and it exports exactly the VKI_API
 #     functions of the installed headers (vkinfer.h, vkinfer_decode.h);
 #   - libvkinfer.a defines no global vk*/volk* symbol (which would clash with an
-#     application's own volk or libvulkan), indeed no global symbol but the API;
+#     application's own volk or libvulkan), indeed no global symbol but the API, and a
+#     shared object built from it (the shader compiler inside included) exports only the
+#     API and its own symbols;
 #   - tests/install_check.c, built with the flags pkg-config gives and nothing else,
-#     links and runs against libvkinfer.a and against libvkinfer.so.
+#     links and runs against libvkinfer.a (vkinfer-static.pc) and libvkinfer.so;
+#   - tests/cmake_consumer, built with CMake through lib/cmake/vkinfer (find_package),
+#     runs MODEL against vkinfer::vkinfer and vkinfer::vkinfer_static: kernels compiled
+#     by the shader compiler inside each library;
+#   - a fully static executable (-static) gets VKI_ERROR_NO_DEVICE saying why, not a crash.
 # SANITIZE is the build's b_sanitize ("none" or e.g. "address,undefined"): a sanitized
-# build installs instrumented libraries, so the application is built with it too.
+# build installs instrumented libraries, so the application is built with it too (and
+# there is no -static executable).
 set -eu
-build=$1 src=$2 meson=$3 cc=$4 sanitize=$5
+build=$1 src=$2 meson=$3 cc=$4 sanitize=$5 model=$6
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vki_install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -48,6 +56,9 @@ PKG_CONFIG_ALLOW_SYSTEM_LIBS=1
 export PKG_CONFIG_LIBDIR PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_ALLOW_SYSTEM_CFLAGS \
   PKG_CONFIG_ALLOW_SYSTEM_LIBS
 grep -q '^Requires' "$pc" && fail "vkinfer.pc has a Requires line: $(grep '^Requires' "$pc")"
+static_pc=$pcdir/vkinfer-static.pc
+[ -f "$static_pc" ] || fail "vkinfer-static.pc is not installed beside vkinfer.pc"
+grep -q '^Requires' "$static_pc" 2>/dev/null && fail "vkinfer-static.pc has a Requires line"
 version=$(pkg-config --modversion vkinfer)
 major=${version%%.*}
 
@@ -87,24 +98,52 @@ fi
 echo "install_check: libvkinfer.a: $(wc -l <"$tmp/globals") global symbols," \
   "$(grep -cvE '^vki_' "$tmp/globals" || true) of them not vki_*"
 
-# ---- an application, built with pkg-config's flags only ----
 san=""
 [ "$sanitize" = none ] || [ -z "$sanitize" ] || san="-fsanitize=$sanitize"
 cflags=$(pkg-config --cflags vkinfer)
 libs=$(pkg-config --libs vkinfer)
-static_libs=$(pkg-config --static --libs vkinfer)
+static_libs=$(pkg-config --libs vkinfer-static)
 echo "install_check: pkg-config --cflags: $cflags"
-echo "install_check: pkg-config --libs: $libs"
-echo "install_check: pkg-config --static --libs: $static_libs"
+echo "install_check: pkg-config --libs vkinfer: $libs"
+echo "install_check: pkg-config --static --libs vkinfer: $(pkg-config --static --libs vkinfer)"
+echo "install_check: pkg-config --libs vkinfer-static: $static_libs"
+# The shader compiler is inside libvkinfer.a: nothing of it may be left to the app's link.
+case " $static_libs $(pkg-config --static --libs vkinfer) " in
+  *shaderc*|*glslang*|*SPIRV*|*MachineIndependent*|*GenericCodeGen*|*OSDependent*|*OGLCompiler*)
+    fail "a static link line still names the shader compiler: $static_libs" ;;
+esac
+
+# An application's shared object with libvkinfer.a linked in: it exports its own
+# function and the API, nothing of the engine, shaderc, glslang, SPIRV-Tools or libstdc++.
+printf '%s\n' '#include <vkinfer.h>' \
+  'unsigned app_version(void) { return vki_version(); }' >"$tmp/plugin.c"
+# shellcheck disable=SC2086
+if $cc $san -fPIC -shared $cflags -o "$tmp/plugin.so" "$tmp/plugin.c" $static_libs; then
+  nm -D --defined-only "$tmp/plugin.so" | awk '{print $NF}' | sort >"$tmp/plugin_exported"
+  grep -vE '^(vki_|app_version$|_init$|_fini$|_edata$|_end$|__bss_start$)' "$tmp/plugin_exported" \
+    >"$tmp/plugin_extra" || true
+  if [ -s "$tmp/plugin_extra" ]; then
+    fail "a shared object built from libvkinfer.a exports $(wc -l <"$tmp/plugin_extra") symbols besides the API, e.g. $(head -5 "$tmp/plugin_extra" | tr '\n' ' ')"
+  fi
+  grep -E '^vki_' "$tmp/plugin_exported" >"$tmp/plugin_api" || true
+  cmp -s "$tmp/api" "$tmp/plugin_api" ||
+    fail "a shared object built from libvkinfer.a does not export exactly the API"
+  if readelf -d "$tmp/plugin.so" | grep -E 'NEEDED.*(shaderc|glslang|SPIRV|vkinfer)' >"$tmp/needed"; then
+    fail "a shared object built from libvkinfer.a needs $(tr '\n' ' ' <"$tmp/needed")"
+  fi
+  echo "install_check: a shared object from libvkinfer.a: $(wc -l <"$tmp/plugin_exported") dynamic symbols defined," \
+    "$(wc -l <"$tmp/plugin_api") of them the API"
+else
+  fail "linking libvkinfer.a into a shared object with pkg-config --libs vkinfer-static failed"
+fi
+
+# ---- an application, built with pkg-config's flags only ----
 # shellcheck disable=SC2086
 $cc -std=c11 -Wall -Wextra -pedantic -Werror $san $cflags -c "$src/tests/install_check.c" \
   -o "$tmp/app.o"
-# Static: that line, with -lvkinfer as -l:libvkinfer.a because libvkinfer.so sits beside
-# the archive and the linker would take it (README.md says the same).
-static_line=$(echo " $static_libs " | sed 's/ -lvkinfer / -l:libvkinfer.a /')
 # shellcheck disable=SC2086
-$cc $san -o "$tmp/app_static" "$tmp/app.o" $static_line ||
-  fail "linking against libvkinfer.a with pkg-config --static --libs failed"
+$cc $san -o "$tmp/app_static" "$tmp/app.o" $static_libs ||
+  fail "linking against libvkinfer.a with pkg-config --libs vkinfer-static failed"
 # shellcheck disable=SC2086
 $cc $san -o "$tmp/app_shared" "$tmp/app.o" $libs ||
   fail "linking against libvkinfer.so with pkg-config --libs failed"
@@ -132,6 +171,63 @@ if [ -x "$tmp/app_shared" ]; then
     fail "the shared application does not load $libdir/$soname"
   out=$(LD_LIBRARY_PATH=$path "$tmp/app_shared") || fail "the shared application failed"
   [ "${out:-}" = "$version" ] || fail "the shared application says version '${out:-}', the .pc $version"
+fi
+
+# ---- CMake: find_package(vkinfer), both targets, a graph run through each ----
+prefix_dir=$(dirname "$(dirname "$header")")
+cmake_config=$(find "$dest" -name vkinferConfig.cmake)
+if [ -z "$cmake_config" ]; then
+  fail "no vkinferConfig.cmake installed"
+elif ! command -v cmake >/dev/null 2>&1; then
+  fail "cmake is not installed (tools/setup.sh installs it)"
+else
+  echo "install_check: $cmake_config"
+  [ -f "$(dirname "$cmake_config")/vkinferConfigVersion.cmake" ] ||
+    fail "vkinferConfigVersion.cmake is not installed beside vkinferConfig.cmake"
+  # A moved copy of the installed tree: the package finds its prefix from where it is.
+  moved=$tmp/moved
+  cp -a "$prefix_dir" "$moved"
+  if cmake -S "$src/tests/cmake_consumer" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$moved" \
+       -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="${cc%% *}" \
+       -DCMAKE_C_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san" >"$tmp/cmake.log" 2>&1 &&
+     cmake --build "$tmp/cmake" >>"$tmp/cmake.log" 2>&1; then
+    grep 'vkinfer .* from' "$tmp/cmake.log" | sed 's/^-- /install_check: cmake: /'
+    grep -q "from $moved/" "$tmp/cmake.log" || fail "CMake did not take the package of the moved tree"
+    readelf -d "$tmp/cmake/consumer_static" | grep -q 'NEEDED.*libvkinfer' &&
+      fail "consumer_static (vkinfer::vkinfer_static) needs libvkinfer.so"
+    readelf -d "$tmp/cmake/consumer_shared" | grep -q "NEEDED.*\[$soname\]" ||
+      fail "consumer_shared (vkinfer::vkinfer) does not need $soname"
+    for kind in static shared; do
+      if out=$("$tmp/cmake/consumer_$kind" "$model" 2>"$tmp/consumer.err"); then
+        echo "install_check: cmake consumer_$kind ran $(basename "$model"): $out"
+      else
+        cat "$tmp/consumer.err" >&2
+        fail "the CMake consumer_$kind failed on $model"
+      fi
+    done
+  else
+    cat "$tmp/cmake.log" >&2
+    fail "the CMake consumer (tests/cmake_consumer) did not configure or build"
+  fi
+fi
+
+# ---- a fully static executable: refused with a status, not a crash in dlopen ----
+if [ -z "$san" ]; then
+  # shellcheck disable=SC2086
+  if $cc -static -std=c11 $cflags -o "$tmp/app_fully_static" \
+       "$src/tests/cmake_consumer/main.c" $static_libs >"$tmp/static.log" 2>&1; then
+    rc=0
+    "$tmp/app_fully_static" "$model" >/dev/null 2>"$tmp/static.err" || rc=$?
+    if [ "$rc" -eq 3 ]; then
+      echo "install_check: a -static executable: $(cat "$tmp/static.err")"
+    else
+      cat "$tmp/static.err" >&2
+      fail "a -static executable exited $rc, not 3 (VKI_ERROR_NO_DEVICE naming the static executable)"
+    fi
+  else
+    cat "$tmp/static.log" >&2
+    fail "a -static executable did not link against libvkinfer.a"
+  fi
 fi
 
 if [ "$failures" -ne 0 ]; then

@@ -18,6 +18,10 @@
 #include <unistd.h>
 #include <errno.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <elf.h>
+#include <sys/auxv.h>
+#endif
 
 const char *vki_vk_result_name(VkResult r) {
     switch (r) {
@@ -100,7 +104,33 @@ static int has_layer(const vki_vk_instance *vi, const char *name) {
     return found;
 }
 
+/* Whether this process is a fully static executable: one whose program headers have no
+ * PT_INTERP (no dynamic linker), static-pie included. glibc's dlopen there cannot load
+ * libvulkan.so.1, which needs the shared C library, and crashes inside it; the context
+ * refuses before trying. p_type is the first 4 bytes of a program header, 32- or 64-bit. */
+static int static_executable(void) {
+#ifdef __linux__
+    const unsigned char *phdr = (const unsigned char *)(uintptr_t)getauxval(AT_PHDR);
+    unsigned long count = getauxval(AT_PHNUM), size = getauxval(AT_PHENT);
+    if (!phdr || !count || size < sizeof(uint32_t)) return 0;  /* unknown: try dlopen */
+    for (unsigned long i = 0; i < count; i++) {
+        uint32_t type;
+        memcpy(&type, phdr + i * size, sizeof type);
+        if (type == PT_INTERP) return 0;
+    }
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 static vki_status create_instance(vki_context *ctx, int validation) {
+    if (static_executable())
+        return vki_fail(VKI_ERROR_NO_DEVICE,
+                        "this program is a fully static executable, which cannot load the "
+                        "Vulkan loader (libvulkan.so.1 needs the shared C library); link the "
+                        "program dynamically (without -static: libvkinfer.a itself may stay "
+                        "static)");
     const char *missing;
     if (!vki_vk_open(&ctx->vi, &missing))
         return vki_fail(VKI_ERROR_NO_DEVICE,
