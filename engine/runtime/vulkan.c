@@ -136,10 +136,12 @@ static int open_loader(const char **missing) {
         return 0;
     }
     volkInitializeCustom(gipa);
-#define CHECK_(name) if (!name) { *missing = #name; return 0; }
+    *missing = NULL;
+#define CHECK_(name) if (!name && !*missing) *missing = #name;
     VKI_VK_GLOBAL_LIST(CHECK_)
 #undef CHECK_
-    return 1;
+    if (*missing) dlclose(library);   /* volk's pointers stay unused until a retry succeeds */
+    return !*missing;
 }
 
 int vki_vk_open(vki_vk_instance *vi, const char **missing) {
