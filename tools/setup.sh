@@ -3,7 +3,7 @@
 # needs. Installs only what is missing; needs root (or sudo) when something is.
 set -eu
 packages="gcc g++ libc6-dev meson ninja-build pkg-config python3 libvulkan-dev libvulkan1
-  libshaderc-dev libcriterion-dev libstb-dev mesa-vulkan-drivers
+  libvulkan-volk-dev libshaderc-dev libcriterion-dev libstb-dev mesa-vulkan-drivers
   vulkan-validationlayers cmake ca-certificates"
 # npm fetches the models; any npm will do (some machines have Node.js from elsewhere).
 command -v npm >/dev/null 2>&1 || packages="$packages npm"

@@ -92,13 +92,13 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
     return VK_FALSE;
 }
 
-static int has_layer(const vki_vk_instance *vi, const char *name) {
+static int has_layer(const char *name) {
     uint32_t n = 0;
-    if (vi->vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS || !n) return 0;
+    if (vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS || !n) return 0;
     VkLayerProperties *layers = vki_calloc(n, sizeof *layers);
     if (!layers) return 0;
     int found = 0;
-    if (vi->vkEnumerateInstanceLayerProperties(&n, layers) == VK_SUCCESS)
+    if (vkEnumerateInstanceLayerProperties(&n, layers) == VK_SUCCESS)
         for (uint32_t i = 0; i < n; i++) found |= !strcmp(layers[i].layerName, name);
     free(layers);
     return found;
@@ -137,15 +137,15 @@ static vki_status create_instance(vki_context *ctx, int validation) {
                         "no usable Vulkan loader (%s not found); install one, e.g. the "
                         "mesa-vulkan-drivers and libvulkan1 packages", missing);
     uint32_t loader_version = VK_API_VERSION_1_0;
-    if (ctx->vi.vkEnumerateInstanceVersion &&
-        ctx->vi.vkEnumerateInstanceVersion(&loader_version) != VK_SUCCESS)
+    if (vkEnumerateInstanceVersion &&
+        vkEnumerateInstanceVersion(&loader_version) != VK_SUCCESS)
         loader_version = VK_API_VERSION_1_0;
     if (loader_version < VK_API_VERSION_1_1)
         return vki_fail(VKI_ERROR_NO_DEVICE, "the Vulkan loader supports only %u.%u, need 1.1",
                         VK_API_VERSION_MAJOR(loader_version), VK_API_VERSION_MINOR(loader_version));
     const char *layer = "VK_LAYER_KHRONOS_validation";
     const char *debug_ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
-    if (validation && !has_layer(&ctx->vi, layer)) {
+    if (validation && !has_layer(layer)) {
         vki_log(ctx, VKI_LOG_WARNING, "validation requested but %s is not installed", layer);
         validation = 0;
     }
@@ -164,7 +164,7 @@ static vki_status create_instance(vki_context *ctx, int validation) {
         .enabledExtensionCount = validation ? 1 : 0,
         .ppEnabledExtensionNames = &debug_ext,
     };
-    VkResult r = ctx->vi.vkCreateInstance(&info, NULL, &ctx->instance);
+    VkResult r = vkCreateInstance(&info, NULL, &ctx->instance);
     if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, "context", "vkCreateInstance");
     if (!vki_vk_load_instance(&ctx->vi, ctx->instance, &missing))
         return vki_fail(VKI_ERROR_NO_DEVICE, "the Vulkan loader lacks %s", missing);
@@ -198,12 +198,12 @@ static int name_contains(const char *haystack, const char *needle) {
     return n == 0;
 }
 
-static int compute_queue_family(const vki_vk_instance *vi, VkPhysicalDevice pd, uint32_t *family) {
+static int compute_queue_family(VkPhysicalDevice pd, uint32_t *family) {
     uint32_t n = 0;
-    vi->vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, NULL);
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, NULL);
     VkQueueFamilyProperties q[32];
     if (n > 32) n = 32;
-    vi->vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, q);
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, q);
     /* Prefer a compute queue without graphics: on desktop GPUs it is the async one. */
     int best = -1;
     for (uint32_t i = 0; i < n; i++) {
@@ -233,13 +233,13 @@ typedef struct fp16_features {
     int has_arith_ext, has_dot_ext;
 } fp16_features;
 
-static int has_device_extension(const vki_vk_instance *vi, VkPhysicalDevice pd, const char *name) {
+static int has_device_extension(VkPhysicalDevice pd, const char *name) {
     uint32_t n = 0;
-    if (vi->vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS || !n) return 0;
+    if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS || !n) return 0;
     VkExtensionProperties *ext = vki_calloc(n, sizeof *ext);
     if (!ext) return 0;
     int found = 0;
-    if (vi->vkEnumerateDeviceExtensionProperties(pd, NULL, &n, ext) == VK_SUCCESS)
+    if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, ext) == VK_SUCCESS)
         for (uint32_t i = 0; i < n; i++) found |= !strcmp(ext[i].extensionName, name);
     free(ext);
     return found;
@@ -248,10 +248,10 @@ static int has_device_extension(const vki_vk_instance *vi, VkPhysicalDevice pd, 
 /* 16-bit storage is core in 1.1; float16 arithmetic needs VK_KHR_shader_float16_int8, and
  * packed int8 dot products VK_KHR_shader_integer_dot_product (core in 1.3, which still
  * lists it; the instance asks for 1.1, so the extension is what is enabled). */
-static void query_fp16(const vki_vk_instance *vi, VkPhysicalDevice pd, fp16_features *f) {
+static void query_fp16(VkPhysicalDevice pd, fp16_features *f) {
     memset(f, 0, sizeof *f);
-    f->has_arith_ext = has_device_extension(vi, pd, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
-    f->has_dot_ext = has_device_extension(vi, pd, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+    f->has_arith_ext = has_device_extension(pd, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+    f->has_dot_ext = has_device_extension(pd, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
     f->storage.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
     f->arith.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES_KHR;
     f->dot.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES_KHR;
@@ -259,13 +259,13 @@ static void query_fp16(const vki_vk_instance *vi, VkPhysicalDevice pd, fp16_feat
     f->storage.pNext = f->has_dot_ext ? (void *)&f->dot : f->dot.pNext;
     f->all.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
     f->all.pNext = &f->storage;
-    vi->vkGetPhysicalDeviceFeatures2(pd, &f->all);
+    vkGetPhysicalDeviceFeatures2(pd, &f->all);
 }
 
-static void fill_info(const vki_vk_instance *vi, VkPhysicalDevice pd, vki_device_info *out) {
+static void fill_info(VkPhysicalDevice pd, vki_device_info *out) {
     VkPhysicalDeviceSubgroupProperties sub = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
     VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sub};
-    vi->vkGetPhysicalDeviceProperties2(pd, &p2);
+    vkGetPhysicalDeviceProperties2(pd, &p2);
     const VkPhysicalDeviceProperties *p = &p2.properties;
     memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "%s", p->deviceName);
@@ -280,7 +280,7 @@ static void fill_info(const vki_vk_instance *vi, VkPhysicalDevice pd, vki_device
     out->min_storage_buffer_offset_alignment = p->limits.minStorageBufferOffsetAlignment;
     out->max_storage_buffer_range = p->limits.maxStorageBufferRange;
     fp16_features f;
-    query_fp16(vi, pd, &f);
+    query_fp16(pd, &f);
     out->fp16_storage = f.storage.storageBuffer16BitAccess == VK_TRUE;
     out->fp16_arithmetic = f.has_arith_ext && f.arith.shaderFloat16 == VK_TRUE;
     out->int_dot_product = f.has_dot_ext && f.dot.shaderIntegerDotProduct == VK_TRUE;
@@ -289,12 +289,12 @@ static void fill_info(const vki_vk_instance *vi, VkPhysicalDevice pd, vki_device
 /* By index, by part of the name, or the best type (options.c resolved VKI_DEVICE). */
 static vki_status choose_device(vki_context *ctx, const vki_context_config *cfg) {
     uint32_t n = 0;
-    VkResult r = ctx->vi.vkEnumeratePhysicalDevices(ctx->instance, &n, NULL);
+    VkResult r = vkEnumeratePhysicalDevices(ctx->instance, &n, NULL);
     if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, "context", "vkEnumeratePhysicalDevices");
     if (n == 0) return vki_fail(VKI_ERROR_NO_DEVICE, "no Vulkan device found");
     VkPhysicalDevice *devs = vki_calloc(n, sizeof *devs);
     if (!devs) return vki_fail_oom("context");
-    r = ctx->vi.vkEnumeratePhysicalDevices(ctx->instance, &n, devs);
+    r = vkEnumeratePhysicalDevices(ctx->instance, &n, devs);
     if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
         free(devs);
         return vki_vk_fail(ctx, r, "context", "vkEnumeratePhysicalDevices");
@@ -304,9 +304,9 @@ static vki_status choose_device(vki_context *ctx, const vki_context_config *cfg)
     int best = -1, best_rank = -1;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t family;
-        if (!compute_queue_family(&ctx->vi, devs[i], &family)) continue;
+        if (!compute_queue_family(devs[i], &family)) continue;
         VkPhysicalDeviceProperties p;
-        ctx->vi.vkGetPhysicalDeviceProperties(devs[i], &p);
+        vkGetPhysicalDeviceProperties(devs[i], &p);
         if (p.apiVersion < VK_API_VERSION_1_1) continue;
         if (want_index >= 0) {
             if ((int)i == want_index) best = (int)i;
@@ -330,11 +330,11 @@ static vki_status choose_device(vki_context *ctx, const vki_context_config *cfg)
     }
     ctx->physical = devs[best];
     free(devs);
-    compute_queue_family(&ctx->vi, ctx->physical, &ctx->queue_family);
-    ctx->vi.vkGetPhysicalDeviceProperties(ctx->physical, &ctx->props);
-    ctx->vi.vkGetPhysicalDeviceMemoryProperties(ctx->physical, &ctx->mem_props);
+    compute_queue_family(ctx->physical, &ctx->queue_family);
+    vkGetPhysicalDeviceProperties(ctx->physical, &ctx->props);
+    vkGetPhysicalDeviceMemoryProperties(ctx->physical, &ctx->mem_props);
     vki_device_info info;
-    fill_info(&ctx->vi, ctx->physical, &info);
+    fill_info(ctx->physical, &info);
     ctx->subgroup_size = info.subgroup_size ? info.subgroup_size : 1;
     return VKI_OK;
 }
@@ -432,7 +432,7 @@ static vki_status create_device(vki_context *ctx, unsigned disable) {
     };
     /* Enable exactly the fp16 features the device has; graphs that ask for fp16 check. */
     fp16_features f;
-    query_fp16(&ctx->vi, ctx->physical, &f);
+    query_fp16(ctx->physical, &f);
     if (disable & VKI_FEATURE_FP16_STORAGE) f.storage.storageBuffer16BitAccess = VK_FALSE;
     if (disable & VKI_FEATURE_FP16_ARITHMETIC) f.arith.shaderFloat16 = VK_FALSE;
     if (disable & VKI_FEATURE_INT_DOT_PRODUCT) f.dot.shaderIntegerDotProduct = VK_FALSE;
@@ -467,10 +467,10 @@ static vki_status create_device(vki_context *ctx, unsigned disable) {
         .enabledExtensionCount = n_ext,
         .ppEnabledExtensionNames = ext,
     };
-    VkResult r = ctx->vi.vkCreateDevice(ctx->physical, &info, NULL, &ctx->device);
+    VkResult r = vkCreateDevice(ctx->physical, &info, NULL, &ctx->device);
     if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, "context", "vkCreateDevice");
     const char *missing;
-    if (!vki_vk_load_device(&ctx->vi, ctx->device, &ctx->vk, &missing))
+    if (!vki_vk_load_device(ctx->device, &ctx->vk, &missing))
         return vki_fail(VKI_ERROR_NO_DEVICE, "context: the driver lacks %s", missing);
     ctx->vk.vkGetDeviceQueue(ctx->device, ctx->queue_family, 0, &ctx->queue);
     VkPipelineCacheCreateInfo pc = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
@@ -541,8 +541,7 @@ static void context_free(vki_context *ctx) {
         ctx->vk.vkDestroyDevice(ctx->device, NULL);
     }
     if (ctx->messenger) ctx->vi.vkDestroyDebugUtilsMessengerEXT(ctx->instance, ctx->messenger, NULL);
-    if (ctx->instance) ctx->vi.vkDestroyInstance(ctx->instance, NULL);
-    vki_vk_close(&ctx->vi);
+    if (ctx->instance && vkDestroyInstance) vkDestroyInstance(ctx->instance, NULL);
     if (ctx->locks_ready) {
         pthread_mutex_destroy(&ctx->queue_lock);
         pthread_mutex_destroy(&ctx->kernels_lock);
@@ -574,7 +573,7 @@ vki_status vki_context_kernel_stats(const vki_context *ctx, vki_kernel_stats *ou
 
 vki_status vki_context_device_info(const vki_context *ctx, vki_device_info *out) {
     if (!ctx || !out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_context_device_info: NULL argument");
-    fill_info(&ctx->vi, ctx->physical, out);
+    fill_info(ctx->physical, out);
     /* What this context enabled, which disable_features may have narrowed. */
     out->fp16_storage = ctx->fp16_storage;
     out->fp16_arithmetic = ctx->fp16_arithmetic;
@@ -591,13 +590,12 @@ vki_status vki_enumerate_devices(vki_device_info *infos, int max, int *count) {
     uint32_t n = 0;
     VkResult r = VK_SUCCESS;
     VkPhysicalDevice devs[16];
-    if (!s) r = tmp.vi.vkEnumeratePhysicalDevices(tmp.instance, &n, NULL);
+    if (!s) r = vkEnumeratePhysicalDevices(tmp.instance, &n, NULL);
     if (n > 16) n = 16;
-    if (!s && r == VK_SUCCESS) r = tmp.vi.vkEnumeratePhysicalDevices(tmp.instance, &n, devs);
+    if (!s && r == VK_SUCCESS) r = vkEnumeratePhysicalDevices(tmp.instance, &n, devs);
     if (!s && r != VK_SUCCESS && r != VK_INCOMPLETE) s = vki_vk_fail(NULL, r, "enumerate", "vkEnumeratePhysicalDevices");
-    for (uint32_t i = 0; !s && i < n && (int)i < max && infos; i++) fill_info(&tmp.vi, devs[i], &infos[i]);
+    for (uint32_t i = 0; !s && i < n && (int)i < max && infos; i++) fill_info(devs[i], &infos[i]);
     if (!s) *count = (int)n;
-    if (tmp.instance) tmp.vi.vkDestroyInstance(tmp.instance, NULL);
-    vki_vk_close(&tmp.vi);
+    if (tmp.instance && vkDestroyInstance) vkDestroyInstance(tmp.instance, NULL);
     return s;
 }

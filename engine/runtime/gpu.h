@@ -17,12 +17,12 @@
  * layouts and the kernel counters). Everything else here is written only while the
  * context is created or destroyed. */
 struct vki_context {
-    vki_vk_instance vi;             /* the loader library and instance-level entry points */
+    vki_vk_instance vi;             /* the instance's extension entry points (vulkan.h) */
     VkInstance instance;
     VkDebugUtilsMessengerEXT messenger;
     VkPhysicalDevice physical;
     VkDevice device;
-    vki_vk_device vk;               /* device-level entry points, called through the table */
+    vki_vk_device vk;               /* device-level entry points: volk's table for this device */
     VkQueue queue;
     pthread_mutex_t queue_lock;
     pthread_mutex_t kernels_lock;

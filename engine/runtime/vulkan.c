@@ -1,5 +1,6 @@
-/* vulkan.c: the Vulkan loading stage: opens the loader library and fills one context's
- * function tables from the lists in vulkan.h. */
+/* vulkan.c: the Vulkan loading stage: opens the loader library for volk, loads volk's
+ * instance-level entry points once, and one context's device table; checks that every
+ * function vkinfer calls is there, naming the first that is not. */
 #if defined(__SANITIZE_ADDRESS__)
 #define VKI_PIN_DRIVER 1
 #elif defined(__has_feature)
@@ -14,7 +15,77 @@
 #include "vulkan.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <string.h>
+
+/* What vkinfer calls, by level: loading fails, naming the function, when one is absent.
+ * (vkEnumerateInstanceVersion is optional: NULL on a 1.0 loader.) */
+#define VKI_VK_GLOBAL_LIST(X)                                                              \
+    X(vkCreateInstance)                                                                    \
+    X(vkEnumerateInstanceLayerProperties)
+
+#define VKI_VK_INSTANCE_LIST(X)                                                            \
+    X(vkDestroyInstance)                                                                   \
+    X(vkEnumeratePhysicalDevices)                                                          \
+    X(vkGetPhysicalDeviceProperties)                                                       \
+    X(vkGetPhysicalDeviceProperties2)                                                      \
+    X(vkGetPhysicalDeviceMemoryProperties)                                                 \
+    X(vkGetPhysicalDeviceQueueFamilyProperties)                                            \
+    X(vkGetPhysicalDeviceFeatures2)                                                        \
+    X(vkEnumerateDeviceExtensionProperties)                                                \
+    X(vkCreateDevice)                                                                      \
+    X(vkGetDeviceProcAddr)
+
+#define VKI_VK_DEVICE_LIST(X)                                                              \
+    X(vkDestroyDevice)                                                                     \
+    X(vkGetDeviceQueue)                                                                    \
+    X(vkQueueSubmit)                                                                       \
+    X(vkAllocateMemory)                                                                    \
+    X(vkFreeMemory)                                                                        \
+    X(vkMapMemory)                                                                         \
+    X(vkFlushMappedMemoryRanges)                                                           \
+    X(vkInvalidateMappedMemoryRanges)                                                      \
+    X(vkCreateBuffer)                                                                      \
+    X(vkDestroyBuffer)                                                                     \
+    X(vkGetBufferMemoryRequirements)                                                       \
+    X(vkBindBufferMemory)                                                                  \
+    X(vkCreateShaderModule)                                                                \
+    X(vkDestroyShaderModule)                                                               \
+    X(vkCreatePipelineCache)                                                               \
+    X(vkDestroyPipelineCache)                                                              \
+    X(vkGetPipelineCacheData)                                                              \
+    X(vkCreateComputePipelines)                                                            \
+    X(vkDestroyPipeline)                                                                   \
+    X(vkCreatePipelineLayout)                                                              \
+    X(vkDestroyPipelineLayout)                                                             \
+    X(vkCreateDescriptorSetLayout)                                                         \
+    X(vkDestroyDescriptorSetLayout)                                                        \
+    X(vkCreateDescriptorPool)                                                              \
+    X(vkDestroyDescriptorPool)                                                             \
+    X(vkAllocateDescriptorSets)                                                            \
+    X(vkUpdateDescriptorSets)                                                              \
+    X(vkCreateCommandPool)                                                                 \
+    X(vkDestroyCommandPool)                                                                \
+    X(vkResetCommandPool)                                                                  \
+    X(vkAllocateCommandBuffers)                                                            \
+    X(vkBeginCommandBuffer)                                                                \
+    X(vkEndCommandBuffer)                                                                  \
+    X(vkCreateFence)                                                                       \
+    X(vkDestroyFence)                                                                      \
+    X(vkResetFences)                                                                       \
+    X(vkGetFenceStatus)                                                                    \
+    X(vkWaitForFences)                                                                     \
+    X(vkCreateQueryPool)                                                                   \
+    X(vkDestroyQueryPool)                                                                  \
+    X(vkGetQueryPoolResults)                                                               \
+    X(vkCmdBindPipeline)                                                                   \
+    X(vkCmdBindDescriptorSets)                                                             \
+    X(vkCmdDispatch)                                                                       \
+    X(vkCmdPipelineBarrier)                                                                \
+    X(vkCmdCopyBuffer)                                                                     \
+    X(vkCmdFillBuffer)                                                                     \
+    X(vkCmdResetQueryPool)                                                                 \
+    X(vkCmdWriteTimestamp)
 
 #ifdef VKI_PIN_DRIVER
 #include <link.h>
@@ -35,6 +106,12 @@ static int pin_library(struct dl_phdr_info *info, size_t size, void *data) {
 }
 #endif
 
+/* volk's globals are the process's (this library's copy of volk, that is): written only
+ * here, under this lock, each once; every reader has taken the lock in vki_vk_open or
+ * vki_vk_load_instance before its first call through them. */
+static pthread_mutex_t volk_lock = PTHREAD_MUTEX_INITIALIZER;
+static int loader_ready, instance_ready;
+
 /* dlsym returns void *; POSIX guarantees it converts to a function pointer. */
 static PFN_vkVoidFunction symbol(void *library, const char *name) {
     PFN_vkVoidFunction f;
@@ -43,35 +120,60 @@ static PFN_vkVoidFunction symbol(void *library, const char *name) {
     return f;
 }
 
-int vki_vk_open(vki_vk_instance *vi, const char **missing) {
+/* The loader library, opened here rather than by volkInitialize so that a failure can
+ * name what is missing; never closed, as volk's pointers lead into it. */
+static int open_loader(const char **missing) {
     static const char *const names[] = {"libvulkan.so.1", "libvulkan.so"};
-    memset(vi, 0, sizeof *vi);
-    for (size_t i = 0; i < sizeof names / sizeof names[0] && !vi->library; i++)
-        vi->library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    void *library = NULL;
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !library; i++)
+        library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     *missing = "libvulkan.so.1";
-    if (!vi->library) return 0;
-    vi->vkGetInstanceProcAddr = (PFN_vkGetInstanceProcAddr)symbol(vi->library, "vkGetInstanceProcAddr");
+    if (!library) return 0;
+    PFN_vkGetInstanceProcAddr gipa = (PFN_vkGetInstanceProcAddr)symbol(library, "vkGetInstanceProcAddr");
     *missing = "vkGetInstanceProcAddr";
-    if (!vi->vkGetInstanceProcAddr) return 0;
-    vi->vkEnumerateInstanceVersion =
-        (PFN_vkEnumerateInstanceVersion)vi->vkGetInstanceProcAddr(NULL, "vkEnumerateInstanceVersion");
-#define LOAD_(name)                                                                        \
-    vi->name = (PFN_##name)vi->vkGetInstanceProcAddr(NULL, #name);                         \
-    if (!vi->name) { *missing = #name; return 0; }
-    VKI_VK_GLOBAL_LIST(LOAD_)
-#undef LOAD_
+    if (!gipa) {
+        dlclose(library);
+        return 0;
+    }
+    volkInitializeCustom(gipa);
     *missing = NULL;
+#define CHECK_(name) if (!name && !*missing) *missing = #name;
+    VKI_VK_GLOBAL_LIST(CHECK_)
+#undef CHECK_
+    if (*missing) dlclose(library);   /* volk's pointers stay unused until a retry succeeds */
+    return !*missing;
+}
+
+int vki_vk_open(vki_vk_instance *vi, const char **missing) {
+    memset(vi, 0, sizeof *vi);
+    pthread_mutex_lock(&volk_lock);
+    int ok = loader_ready || (loader_ready = open_loader(missing));
+    pthread_mutex_unlock(&volk_lock);
+    if (ok) *missing = NULL;
+    return ok;
+}
+
+/* volkLoadInstanceOnly once, with the first instance: the core instance functions it
+ * loads are the loader's trampolines, valid for every instance (vulkan.h). Reloading them
+ * for each instance would rewrite pointers other threads are calling through. */
+static int load_instance_functions(VkInstance instance, const char **missing) {
+    volkLoadInstanceOnly(instance);
+#define CHECK_(name) if (!name) { *missing = #name; return 0; }
+    VKI_VK_INSTANCE_LIST(CHECK_)
+#undef CHECK_
     return 1;
 }
 
 int vki_vk_load_instance(vki_vk_instance *vi, VkInstance instance, const char **missing) {
-#define LOAD_(name)                                                                        \
-    vi->name = (PFN_##name)vi->vkGetInstanceProcAddr(instance, #name);                     \
-    if (!vi->name) { *missing = #name; return 0; }
-    VKI_VK_INSTANCE_LIST(LOAD_)
-#undef LOAD_
-#define LOAD_OPTIONAL_(name) vi->name = (PFN_##name)vi->vkGetInstanceProcAddr(instance, #name);
-    VKI_VK_INSTANCE_OPTIONAL_LIST(LOAD_OPTIONAL_)
+    pthread_mutex_lock(&volk_lock);
+    int ok = instance_ready || (instance_ready = load_instance_functions(instance, missing));
+    pthread_mutex_unlock(&volk_lock);
+    if (!ok) return 0;
+    /* Per instance: the loader gives these only where the instance enabled the extension
+     * (volk's globals of the same names hold the first instance's answer). */
+#define LOAD_OPTIONAL_(name) vi->name = (PFN_##name)vkGetInstanceProcAddr(instance, #name);
+    LOAD_OPTIONAL_(vkCreateDebugUtilsMessengerEXT)
+    LOAD_OPTIONAL_(vkDestroyDebugUtilsMessengerEXT)
 #undef LOAD_OPTIONAL_
 #ifdef VKI_PIN_DRIVER
     dl_iterate_phdr(pin_library, NULL);
@@ -80,18 +182,11 @@ int vki_vk_load_instance(vki_vk_instance *vi, VkInstance instance, const char **
     return 1;
 }
 
-int vki_vk_load_device(const vki_vk_instance *vi, VkDevice device, vki_vk_device *vd,
-                       const char **missing) {
-#define LOAD_(name)                                                                        \
-    vd->name = (PFN_##name)vi->vkGetDeviceProcAddr(device, #name);                         \
-    if (!vd->name) { *missing = #name; return 0; }
-    VKI_VK_DEVICE_LIST(LOAD_)
-#undef LOAD_
+int vki_vk_load_device(VkDevice device, vki_vk_device *vd, const char **missing) {
+    volkLoadDeviceTable(vd, device);
+#define CHECK_(name) if (!vd->name) { *missing = #name; return 0; }
+    VKI_VK_DEVICE_LIST(CHECK_)
+#undef CHECK_
     *missing = NULL;
     return 1;
-}
-
-void vki_vk_close(vki_vk_instance *vi) {
-    if (vi->library) dlclose(vi->library);
-    memset(vi, 0, sizeof *vi);
 }
