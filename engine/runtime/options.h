@@ -35,12 +35,13 @@ typedef struct vki_context_config {
     unsigned disable_features;
     const char *cache_dir;       /* NULL: no disk cache */
     const char *workgroup_table; /* a table file read before the built-in table; NULL: none */
+    const char *kernel_pack;     /* a kernel pack file loaded at creation; NULL: none */
     vki_log_fn log;              /* never NULL: stderr by default */
     void *log_user;
 } vki_context_config;
 
 /* Options or the environment (VKI_DEVICE, VKI_VALIDATION, VKI_CACHE_DIR,
- * VKI_WORKGROUP_TABLE) into a config. */
+ * VKI_WORKGROUP_TABLE, VKI_KERNEL_PACK) into a config. */
 vki_status vki_context_config_resolve(const vki_context_options *o, vki_context_config *out);
 
 typedef struct vki_graph_config {
