@@ -104,9 +104,9 @@ static vki_status describe_steps(vki_graph *g, const vki_build *b, vki_tuning *t
             char why[1024];
             snprintf(why, sizeof why, "%s", vki_last_error());
             int op = file_op(b->m, d);
+            if (op < 0) return vki_fail(s, "%s: the input/output layout conversion: %s", b->m->name, why);
             return vki_fail(s, "%s: op %d %s: %s", b->m->name, op,
-                            op >= 0 ? vki_op_name(b->m->ops[d->op_index].code) : "(input/output "
-                            "conversion)", why);
+                            vki_op_name(b->m->ops[d->op_index].code), why);
         }
         if (s) return s;
         for (int a = 0; a < 3; a++) {
