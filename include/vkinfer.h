@@ -159,6 +159,9 @@ typedef struct vki_context_options {
      * table's. NULL means none, unless the environment variable VKI_WORKGROUP_TABLE names
      * one. A file that cannot be read or parsed fails vki_context_create, naming the line. */
     const char *workgroup_table;
+    /* Where messages go; NULL prints them to stderr as "vkinfer: <message>". */
+    vki_log_fn log;
+    void *log_user;
     /* A kernel pack file (`vkinfer pack` writes them): the SPIR-V of the kernels some
      * models need, used instead of compiling. A library built without the shader compiler
      * (meson -Dcompiler=disabled) builds graphs only from packs. Read and copied at
@@ -166,9 +169,6 @@ typedef struct vki_context_options {
      * A file that cannot be read or is not a valid pack fails vki_context_create
      * (VKI_ERROR_IO). More packs: vki_context_add_kernel_pack. */
     const char *kernel_pack;
-    /* Where messages go; NULL prints them to stderr as "vkinfer: <message>". */
-    vki_log_fn log;
-    void *log_user;
 } vki_context_options;
 
 typedef struct vki_kernel_stats {
@@ -219,8 +219,8 @@ VKI_API void vki_context_destroy(vki_context *ctx);
  * (disable_features may have turned them off). VKI_ERROR_INVALID_ARGUMENT: a NULL
  * argument. */
 VKI_API vki_status vki_context_device_info(const vki_context *ctx, vki_device_info *out);
-/* Kernels compiled or loaded from cache_dir so far. VKI_ERROR_INVALID_ARGUMENT: a NULL
- * argument. */
+/* Kernels compiled, loaded from cache_dir or taken from kernel packs so far.
+ * VKI_ERROR_INVALID_ARGUMENT: a NULL argument. */
 VKI_API vki_status vki_context_kernel_stats(const vki_context *ctx, vki_kernel_stats *out);
 
 /* Kernel packs. A pack holds the SPIR-V of kernel variants, keyed by kernel, the hash of
