@@ -173,11 +173,19 @@ typedef struct vki_context_options {
      * Otherwise the environment only fills what the options leave zero (docs/environment.md
      * lists every variable): an option the app set always wins. */
     int ignore_environment;
+    /* A kernel pack file (`vkinfer pack` writes them): the SPIR-V of the kernels some
+     * models need, used instead of compiling. A library built without the shader compiler
+     * (meson -Dcompiler=disabled) builds graphs only from packs. Read and copied at
+     * creation; NULL means none, unless the environment variable VKI_KERNEL_PACK names one.
+     * A file that cannot be read or is not a valid pack fails vki_context_create
+     * (VKI_ERROR_IO). More packs: vki_context_add_kernel_pack. */
+    const char *kernel_pack;
 } vki_context_options;
 
 typedef struct vki_kernel_stats {
     int compiled;                /* kernels compiled by shaderc in this context */
     int from_disk;               /* kernels loaded from cache_dir instead */
+    int from_pack;               /* kernels taken from a kernel pack (checked first) */
 } vki_kernel_stats;
 
 enum {
@@ -209,8 +217,8 @@ typedef struct vki_device_info {
  * VKI_ERROR_INVALID_ARGUMENT: out is NULL, or a device index (options->device or
  * VKI_DEVICE) is out of range. VKI_ERROR_NO_DEVICE: no Vulkan loader, one older than 1.1,
  * or no device with Vulkan 1.1 and a compute queue (or none that options->device names).
- * VKI_ERROR_IO: cache_dir cannot be created or is not a directory. VKI_ERROR_SHADER: the
- * shader compiler did not start. VKI_ERROR_OUT_OF_MEMORY, and Vulkan failures. */
+ * VKI_ERROR_IO: cache_dir cannot be created or is not a directory, or kernel_pack cannot
+ * be read or is no valid pack. VKI_ERROR_SHADER: the shader compiler did not start. VKI_ERROR_OUT_OF_MEMORY, and Vulkan failures. */
 VKI_API vki_status vki_context_create(const vki_context_options *options, vki_context **out);
 /* Gives up the app's handle: after this call the app must not pass ctx to any call
  * again. The context is freed (the driver's pipeline cache written to cache_dir first,
@@ -222,9 +230,23 @@ VKI_API void vki_context_destroy(vki_context *ctx);
  * (disable_features may have turned them off). VKI_ERROR_INVALID_ARGUMENT: a NULL
  * argument. */
 VKI_API vki_status vki_context_device_info(const vki_context *ctx, vki_device_info *out);
-/* Kernels compiled or loaded from cache_dir so far. VKI_ERROR_INVALID_ARGUMENT: a NULL
- * argument. */
+/* Kernels compiled, loaded from cache_dir or taken from kernel packs so far.
+ * VKI_ERROR_INVALID_ARGUMENT: a NULL argument. */
 VKI_API vki_status vki_context_kernel_stats(const vki_context *ctx, vki_kernel_stats *out);
+
+/* Kernel packs. A pack holds the SPIR-V of kernel variants, keyed by kernel, the hash of
+ * its source, precision and #defines, as `vkinfer pack MODEL... -o app.vkpack` writes it
+ * for the graphs of those models. A context looks a kernel up in its packs first; a
+ * library with the shader compiler compiles what no pack holds, one without it
+ * (-Dcompiler=disabled) fails vki_graph_create with VKI_ERROR_SHADER, naming the op and
+ * the kernel missing. Entries written by a library with other kernel sources never match.
+ * add_kernel_pack copies the bytes (the caller may free them after the call); a later
+ * pack's entry wins over an earlier one's for the same kernel. Safe while other threads
+ * build graphs of the context. VKI_ERROR_INVALID_ARGUMENT: a NULL argument. VKI_ERROR_IO:
+ * the bytes are not a kernel pack, a newer version, truncated or damaged (checksum), or
+ * (load_kernel_pack) the file cannot be read. VKI_ERROR_OUT_OF_MEMORY. */
+VKI_API vki_status vki_context_add_kernel_pack(vki_context *ctx, const void *data, size_t size);
+VKI_API vki_status vki_context_load_kernel_pack(vki_context *ctx, const char *path);
 
 /* Lists the devices the loader sees without creating a context. Writes up to max entries
  * (infos may be NULL when max is 0) and the total count, at most 16, to *count; no device

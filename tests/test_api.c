@@ -2,6 +2,7 @@
  * be run many times with fresh inputs. */
 #include "graph.h"
 #include "harness.h"
+#include "kernel_pack.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -274,6 +275,48 @@ Test(api, graphs_of_a_context_share_kernels) {
     cr_assert_eq(second.compiled, first.compiled);
     cr_assert_eq(memcmp(a, b, sizeof a), 0);
     vki_context_destroy(ctx);
+}
+
+/* ---- kernel packs ------------------------------------------------------------------------ */
+
+/* A pack recorded while one context compiles serves another: nothing compiled, the
+ * outputs bit for bit the same; damaged or foreign bytes are refused. */
+Test(api, kernel_pack_serves_another_context) {
+    unsetenv("VKI_CACHE_DIR");
+    unsetenv("VKI_KERNEL_PACK");
+    vki_context *ctx = NULL;
+    cr_assert_eq(vki_context_create(NULL, &ctx), VKI_OK, "%s", vki_last_error());
+    vki_pack_writer *w = vki_pack_writer_new();
+    cr_assert_not_null(w);
+    vki_context_record_kernels(ctx, w);
+    float a[45], b[45];
+    vki_kernel_stats compiled, packed;
+    run_tiny(ctx, a, &compiled);
+    vki_context_record_kernels(ctx, NULL);
+    vki_context_destroy(ctx);
+    cr_assert_eq(vki_pack_writer_count(w), compiled.compiled);
+    void *bytes;
+    size_t n;
+    cr_assert_eq(vki_pack_writer_bytes(w, &bytes, &n), VKI_OK);
+    vki_pack_writer_free(w);
+
+    cr_assert_eq(vki_context_create(NULL, &ctx), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_context_add_kernel_pack(NULL, bytes, n), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(vki_context_add_kernel_pack(ctx, NULL, n), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(vki_context_add_kernel_pack(ctx, bytes, n - 1), VKI_ERROR_IO);
+    ((unsigned char *)bytes)[n - 1] ^= 1;
+    cr_assert_eq(vki_context_add_kernel_pack(ctx, bytes, n), VKI_ERROR_IO);
+    cr_assert(strstr(vki_last_error(), "checksum"), "%s", vki_last_error());
+    ((unsigned char *)bytes)[n - 1] ^= 1;
+    cr_assert_eq(vki_context_add_kernel_pack(ctx, "not a pack at all, no", 21), VKI_ERROR_IO);
+    cr_assert_eq(vki_context_load_kernel_pack(ctx, "/nonexistent/app.vkpack"), VKI_ERROR_IO);
+    cr_assert_eq(vki_context_add_kernel_pack(ctx, bytes, n), VKI_OK, "%s", vki_last_error());
+    free(bytes);                                 /* copied */
+    run_tiny(ctx, b, &packed);
+    vki_context_destroy(ctx);
+    cr_assert_eq(packed.compiled, 0);
+    cr_assert_eq(packed.from_pack, compiled.compiled);
+    cr_assert_eq(memcmp(a, b, sizeof a), 0);
 }
 
 /* ---- a graph keeps its context alive ------------------------------------------------- */

@@ -43,7 +43,7 @@ SELFIE = os.path.join(MODELS, 'selfie_segmentation.tflite')
 POSE = os.path.join(MODELS, 'pose_landmark_lite.tflite')
 PHOTO = os.path.join(MODELS, 'astronaut.png')
 TRUE_FACE = (179, 81, 273, 176)
-VERBS = ['run', 'bench', 'tune', 'calibrate', 'info', 'plan', 'help', 'version']
+VERBS = ['run', 'bench', 'tune', 'calibrate', 'pack', 'info', 'plan', 'help', 'version']
 
 
 def vkinfer(*args, env=None, check=None):
@@ -516,6 +516,33 @@ class Cache(unittest.TestCase):
         p = vkinfer('run', FACE, env=dict(ENV, XDG_CACHE_HOME=afile), check=0)
         self.assertIn('warning', p.stderr)
         self.assertIn(afile, p.stderr)
+
+
+class Pack(unittest.TestCase):
+    def test_pack_then_run_from_it(self):
+        pack = os.path.join(TMP, 'face.vkpack')
+        p = vkinfer('pack', FACE, '-o', pack, '--no-cache', '--json', check=0)
+        r = json.loads(p.stdout)
+        self.assertEqual(r['pack'], pack)
+        self.assertGreater(r['kernels'], 0)
+        self.assertEqual(r['bytes'], os.path.getsize(pack))
+        r = json.loads(vkinfer('run', FACE, '--kernel-pack', pack, '--no-cache', '--json',
+                               check=0).stdout)
+        self.assertEqual(r['kernels']['compiled'], 0)
+        self.assertGreater(r['kernels']['from_pack'], 0)
+        # The environment names a pack when the flag does not.
+        p = vkinfer('run', FACE, '--no-cache', env=dict(ENV, VKI_KERNEL_PACK=pack), check=0)
+        self.assertIn('kernels from the pack', p.stdout)
+
+    def test_pack_mistakes(self):
+        for args, words, code in (
+                (['pack', FACE], ['-o'], 2),
+                (['pack', FACE, '-o', 'x.vkpack', '--precision', 'fp64'], ['--precision'], 2),
+                (['pack', FACE, '-o', 'x.vkpack', '--precision', 'fp32,fp32'], ['twice'], 2),
+                (['run', FACE, '--kernel-pack', FACE], ['not a kernel pack', 'VKI_ERROR_IO'], 1)):
+            p = vkinfer(*args, check=code)
+            for w in words:
+                self.assertIn(w, p.stderr)
 
 
 if __name__ == '__main__':

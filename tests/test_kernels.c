@@ -47,7 +47,8 @@ static void compile_all(const precision *p) {
         vki_precision_defines(p->fp16_storage, p->fp16_arith, v->n_bindings, half, NULL, text, sizeof text);
         uint32_t *words = NULL;
         size_t bytes = 0;
-        if (vki_shader_compile(ctx, v->kernel, text, v->defines, &words, &bytes) != VKI_OK) {
+        const vki_kernel_variant kv = {v->kernel, v->defines, strlen(v->defines), text, v->n_bindings};
+        if (vki_shader_spirv(ctx, &kv, &words, &bytes) != VKI_OK) {
             fprintf(stderr, "kernel %s, variant [%s], %s:\n%s\n", v->kernel, v->label, p->name,
                     vki_last_error());
             failed++;

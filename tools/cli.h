@@ -24,6 +24,8 @@
       "sizes, print latency before and after")                                                 \
     X(CALIBRATE, "calibrate", "MODEL", "find the ops an fp16 graph keeps fp32 to stay within a "  \
       "tolerance of fp32")                                                                     \
+    X(PACK, "pack", "MODEL...", "write the SPIR-V of every kernel the models' graphs need, in "  \
+      "each --precision, to a kernel pack, for libraries built without the shader compiler")   \
     X(INFO, "info", "[MODEL]", "list the Vulkan devices (* = the one chosen); with MODEL its "   \
       "inputs, outputs, task and every op")                                                    \
     X(PLAN, "plan", "MODEL", "every memory strategy's plan: stored order, in place, chosen order") \
@@ -81,6 +83,9 @@ typedef struct cli {
     vki_precision precision;
     vki_wait_mode wait;
     vki_context_options ctx_opts;
+    const char *pack_out;            /* pack -o FILE */
+    vki_precision pack_precisions[3];
+    int n_pack_precisions;
 } cli;
 
 /* Prints "vkinfer: <what> failed: <library message> (<status>)" and returns 1. */
@@ -134,6 +139,7 @@ int cli_run(const cli *c);
 int cli_bench(const cli *c);
 int cli_tune(const cli *c);
 int cli_calibrate(const cli *c);
+int cli_pack(const cli *c);       /* cli_pack.c */
 /* Builds the context a verb's options ask for; a cache directory that cannot be used is
  * a warning, and the context is made without it. */
 vki_status cli_context(const cli *c, vki_context **out);

@@ -473,6 +473,8 @@ int cli_run(const cli *c) {
     vki_graph_options go = graph_options(c, &j, c->tune);
     if ((s = vki_graph_create(ctx, m, &go, &g))) { cli_fail("building the graph", s); goto done; }
     double build_ms = vki_now_ms() - t0;
+    vki_kernel_stats kernels;
+    vki_context_kernel_stats(ctx, &kernels);
     timing tm;
     if (!time_graph(c, g, &j, c->runs, c->warmup, &tm)) goto done;
     for (int i = 0; i < j.n_out; i++) {
@@ -544,7 +546,9 @@ int cli_run(const cli *c) {
         }
         printf("]");
         if (res.task != VKI_TASK_NONE) cli_results_json(&res);
-        printf(", \"dispatches\": %d, \"timings_ms\": {\"build\": ", vki_graph_dispatch_count(g));
+        printf(", \"dispatches\": %d, \"kernels\": {\"compiled\": %d, \"from_disk\": %d, "
+               "\"from_pack\": %d}, \"timings_ms\": {\"build\": ", vki_graph_dispatch_count(g),
+               kernels.compiled, kernels.from_disk, kernels.from_pack);
         cli_json_number(stdout, build_ms);
         cli_json_member(stdout, ", \"first_run\": ", tm.first_ms);
         printf(", ");
@@ -562,8 +566,10 @@ int cli_run(const cli *c) {
         printf("}\n");
     } else {
         printf("model %s on %s: %d ops in the file, %d run after folding, %d dispatches, "
-               "built in %.1f ms\n", j.path, dev.name, vki_model_op_count(m), ops_that_run(m),
+               "built in %.1f ms", j.path, dev.name, vki_model_op_count(m), ops_that_run(m),
                vki_graph_dispatch_count(g), build_ms);
+        if (kernels.from_pack) printf(" (%d kernels from the pack)", kernels.from_pack);
+        printf("\n");
         if (c->tune || tuning.from_file)
             printf("tuning: %d dispatches tunable, %d sizes from %s, %d searched, %d moved%s\n",
                    tuning.dispatches, tuning.from_file, j.tuning[0] ? j.tuning : "no file",

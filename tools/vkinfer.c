@@ -30,7 +30,7 @@
 
 #define V(verb) (1u << CLI_##verb)
 #define V_GRAPH (V(RUN) | V(BENCH) | V(TUNE) | V(CALIBRATE))
-#define V_DEVICE (V_GRAPH | V(INFO) | V(PLAN))
+#define V_DEVICE (V_GRAPH | V(INFO) | V(PLAN) | V(PACK))
 #define V_ALL (V_DEVICE | V(HELP) | V(VERSION))
 
 /* The options: id, flag, value (NULL: a switch), the verbs it applies to, help. */
@@ -94,10 +94,17 @@
     X(WORKGROUP_TABLE, "--workgroup-table", "FILE", V_GRAPH | V(PLAN),                                    \
       "work-group table rows looked up before the built-in table's (default: "                  \
       "VKI_WORKGROUP_TABLE)")                                                                   \
-    X(CACHE_DIR, "--cache-dir", "DIR", V_GRAPH | V(PLAN),                                       \
+    X(OUTPUT, "--output", "FILE.vkpack", V(PACK), "where the pack goes (also -o); required")      \
+    X(PRECISION, "--precision", "LIST", V(PACK),                                                \
+      "the graphs' precisions, comma-separated: fp32, fp16, fp16-storage (as --fp16 and "      \
+      "--fp16-storage); default fp32")                                                          \
+    X(KERNEL_PACK, "--kernel-pack", "FILE", V_GRAPH,                                            \
+      "take kernels from this pack (vkinfer pack) before compiling any; a library without "     \
+      "the shader compiler needs one (default: VKI_KERNEL_PACK)")                               \
+    X(CACHE_DIR, "--cache-dir", "DIR", V_GRAPH | V(PLAN) | V(PACK),                                       \
       "compiled kernels, pipeline cache and tuning results; default: VKI_CACHE_DIR, else "      \
       "$XDG_CACHE_HOME/vkinfer, else ~/.cache/vkinfer")                                         \
-    X(NO_CACHE, "--no-cache", NULL, V_GRAPH | V(PLAN), "use and write no cache directory")      \
+    X(NO_CACHE, "--no-cache", NULL, V_GRAPH | V(PLAN) | V(PACK), "use and write no cache directory")      \
     X(SPIN, "--spin", NULL, V_GRAPH, "poll for completion (default on GPUs: up to 2 ms)")       \
     X(BLOCK, "--block", NULL, V_GRAPH, "sleep until completion (default on CPU devices)")       \
     X(GPU_ONLY, "--gpu-only", NULL, V_GRAPH,                                                    \
@@ -338,12 +345,36 @@ static const char *resolve_cache_dir(const cli *c, char *buf, size_t size) {
     return buf;
 }
 
+/* pack --precision: "fp32,fp16,fp16-storage", each at most once. */
+static int parse_precisions(cli *c, const char *text) {
+    static const char *const names[] = {"fp32", "fp16", "fp16-storage"};
+    static const vki_precision values[] = {VKI_PRECISION_FP32, VKI_PRECISION_FP16,
+                                           VKI_PRECISION_FP16_STORAGE};
+    const char *p = text;
+    c->n_pack_precisions = 0;
+    while (1) {
+        size_t len = strcspn(p, ",");
+        int k = 0;
+        while (k < 3 && (strlen(names[k]) != len || strncmp(p, names[k], len))) k++;
+        if (k == 3)
+            return usage_error(c, "--precision takes fp32, fp16 and fp16-storage, comma-separated, "
+                               "got '%s'", text);
+        for (int i = 0; i < c->n_pack_precisions; i++)
+            if (c->pack_precisions[i] == values[k])
+                return usage_error(c, "--precision names %s twice", names[k]);
+        c->pack_precisions[c->n_pack_precisions++] = values[k];
+        if (!p[len]) return 1;
+        p += len + 1;
+    }
+}
+
 static int parse_args(int argc, char **argv, cli *c, int *help, int *show_version) {
     const char *value[F_COUNT] = {0};
     int seen[F_COUNT] = {0};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h")) a = "--help";
+        if (!strcmp(a, "-o")) a = "--output";
         if (a[0] != '-' || !a[1]) {
             if (c->n_models == CLI_MAX_MODELS) return usage_error(c, "more than %d models", CLI_MAX_MODELS);
             c->models[c->n_models++] = a;
@@ -476,9 +507,15 @@ static int parse_args(int argc, char **argv, cli *c, int *help, int *show_versio
     c->export_table = value[F_EXPORT_TABLE];
     c->ctx_opts.cache_dir = value[F_CACHE_DIR];
     c->ctx_opts.workgroup_table = value[F_WORKGROUP_TABLE];
+    c->ctx_opts.kernel_pack = value[F_KERNEL_PACK];
+    if (c->verb == CLI_PACK) {
+        if (!value[F_OUTPUT]) return usage_error(c, "no output: give -o FILE.vkpack");
+        c->pack_out = value[F_OUTPUT];
+        if (!parse_precisions(c, value[F_PRECISION] ? value[F_PRECISION] : "fp32")) return 0;
+    }
 
     /* Operands. */
-    int many = c->verb == CLI_BENCH || c->verb == CLI_TUNE;
+    int many = c->verb == CLI_BENCH || c->verb == CLI_TUNE || c->verb == CLI_PACK;
     int optional = c->verb == CLI_INFO || c->verb == CLI_VERSION;
     if (c->verb == CLI_VERSION && c->n_models)
         return usage_error(c, "takes no operands, got '%s'", c->models[0]);
@@ -789,6 +826,7 @@ int main(int argc, char **argv) {
     case CLI_BENCH: return cli_bench(&c);
     case CLI_TUNE: return cli_tune(&c);
     case CLI_CALIBRATE: return cli_calibrate(&c);
+    case CLI_PACK: return cli_pack(&c);
     case CLI_INFO: return cmd_info(&c);
     case CLI_PLAN: return cmd_plan(&c);
     default: return help_all(stdout);

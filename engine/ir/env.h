@@ -20,6 +20,8 @@
     X(CACHE_DIR, "context", "The kernel and pipeline cache directory when `cache_dir` is "  \
       "NULL.")                                                                              \
     X(WORKGROUP_TABLE, "context", "A work-group table file when `workgroup_table` is NULL.") \
+    X(KERNEL_PACK, "context", "A kernel pack file (`vkinfer pack`) loaded when "             \
+      "`kernel_pack` is NULL.")                                                             \
     X(DISABLE_PASSES, "graph", "When `vki_graph_options.disable_passes` is 0: graph passes " \
       "to leave out, names separated by commas (`activation,dw_pw`), or `all`.")            \
     X(DEBUG_GUARDS, "graph", "When `debug_guards` is 0: `1` leaves guard bytes after every " \

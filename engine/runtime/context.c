@@ -5,6 +5,7 @@
 
 #include "../../tuner/table.h"
 #include "kernel_cache.h"
+#include "kernel_pack.h"
 #include "kernels.h"
 #include "loader.h"
 #include "options.h"
@@ -484,8 +485,10 @@ static vki_status create_device(vki_context *ctx, unsigned disable) {
     r = ctx->vk.vkCreatePipelineCache(ctx->device, &pc, NULL, &ctx->pipeline_cache);
     free(saved);
     if (r != VK_SUCCESS) return vki_vk_fail(ctx, r, "context", "vkCreatePipelineCache");
+#if VKI_HAVE_COMPILER
     ctx->compiler = shaderc_compiler_initialize();
     if (!ctx->compiler) return vki_fail(VKI_ERROR_SHADER, "context: shaderc_compiler_initialize failed");
+#endif
     return VKI_OK;
 }
 
@@ -517,6 +520,7 @@ vki_status vki_context_create(const vki_context_options *options, vki_context **
     if (!s) s = open_cache_dir(ctx, cfg.cache_dir);
     if (!s) s = load_wg_table(ctx, cfg.workgroup_table);
     if (!s) s = create_device(ctx, cfg.disable_features);
+    if (!s && cfg.kernel_pack) s = vki_context_load_kernel_pack(ctx, cfg.kernel_pack);
     if (s) {
         vki_context_destroy(ctx);
         return s;
@@ -533,7 +537,10 @@ void vki_context_retain(vki_context *ctx) {
 
 /* Frees everything once no graph and no app handle is left. */
 static void context_free(vki_context *ctx) {
+#if VKI_HAVE_COMPILER
     if (ctx->compiler) shaderc_compiler_release(ctx->compiler);
+#endif
+    vki_pack_set_free(ctx->packs);
     if (ctx->device) {
         vki_kernels_release(ctx);
         if (ctx->pipeline_cache && ctx->cache_dir) save_pipeline_cache(ctx);

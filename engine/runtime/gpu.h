@@ -9,8 +9,16 @@
 #include "vulkan.h"
 
 #include <pthread.h>
-#include <shaderc/shaderc.h>
 #include <stdatomic.h>
+
+/* 1 when the library carries shaderc (meson -Dcompiler=enabled), 0 when it builds graphs
+ * only from kernel packs. */
+#ifndef VKI_HAVE_COMPILER
+#define VKI_HAVE_COMPILER 1
+#endif
+#if VKI_HAVE_COMPILER
+#include <shaderc/shaderc.h>
+#endif
 
 /* Threads: any number may use one context. What they share is locked: the queue (every
  * vkQueueSubmit holds queue_lock) and the kernel cache (kernels_lock: modules, pipelines,
@@ -42,7 +50,11 @@ struct vki_context {
     uint32_t subgroup_size;
     int fp16_storage, fp16_arithmetic;   /* enabled on the device */
     int int_dot_product;                 /* shaderIntegerDotProduct enabled */
+#if VKI_HAVE_COMPILER
     shaderc_compiler_t compiler;
+#endif
+    struct vki_pack_set *packs;     /* kernel packs loaded (kernel_pack.c); NULL: none */
+    struct vki_pack_writer *pack_writer;   /* collects every kernel got (`vkinfer pack`) */
     VkPipelineCache pipeline_cache;
     char *cache_dir;                /* compiled kernels and the pipeline cache; NULL: none */
     atomic_int cache_warned;        /* a failed cache write was reported (once a context) */

@@ -18,6 +18,7 @@
 #include "../../tuner/stats.h"
 #include "tune.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +99,15 @@ static vki_status describe_steps(vki_graph *g, const vki_build *b, vki_tuning *t
         if (s) return s;
         vki_tuning_pick(tu, k, &v, d->wg_class, d->grid, g->kernels[k].table_wg, step->wg);
         s = vki_kernels_pipeline(ctx, &v, step->wg, &step->pipeline);
+        if (s == VKI_ERROR_SHADER) {
+            /* Which op needed the kernel: a pack made for another model lacks it. */
+            char why[1024];
+            snprintf(why, sizeof why, "%s", vki_last_error());
+            int op = file_op(b->m, d);
+            if (op < 0) return vki_fail(s, "%s: the input/output layout conversion: %s", b->m->name, why);
+            return vki_fail(s, "%s: op %d %s: %s", b->m->name, op,
+                            vki_op_name(b->m->ops[d->op_index].code), why);
+        }
         if (s) return s;
         for (int a = 0; a < 3; a++) {
             step->groups[a] = (d->grid[a] + step->wg[a] - 1) / step->wg[a];

@@ -2,7 +2,9 @@
 #include "kernel_cache.h"
 #include "fault.h"
 
+#if VKI_HAVE_COMPILER
 #include <shaderc/shaderc.h>
+#endif
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,7 @@ uint64_t vki_cache_hash(uint64_t h, const void *data, size_t n) {
     return h;
 }
 
+#if VKI_HAVE_COMPILER
 uint64_t vki_kernel_cache_key(const char *glsl_text) {
     unsigned version, revision;
     shaderc_get_spv_version(&version, &revision);
@@ -33,6 +36,7 @@ uint64_t vki_kernel_cache_key(const char *glsl_text) {
     h = vki_cache_hash(h, &version, sizeof version);
     return vki_cache_hash(h, &revision, sizeof revision);
 }
+#endif
 
 int vki_cache_load(const char *dir, const char *name, uint64_t key, void **data, size_t *n) {
     char path[4096];

@@ -12,7 +12,8 @@
 uint64_t vki_cache_hash(uint64_t h, const void *data, size_t n);
 #define VKI_CACHE_HASH_SEED 1469598103934665603ull
 
-/* A kernel's key: its full GLSL text and the SPIR-V version shaderc emits. */
+/* A kernel's key: its full GLSL text and the SPIR-V version shaderc emits. Only in a
+ * library with the compiler: without it the cache keeps just the pipeline cache. */
 uint64_t vki_kernel_cache_key(const char *glsl_text);
 
 /* 1 and *data (malloc'd) / *n when dir/name is a valid entry for key, else 0. */

@@ -83,7 +83,7 @@ static vki_status module_for(vki_context *ctx, struct vki_kernel_cache *c,
         return vki_fail_oom("kernels");
     uint32_t *words;
     size_t n_bytes;
-    vki_status s = vki_shader_compile(ctx, v->kernel, v->precision, v->defines, &words, &n_bytes);
+    vki_status s = vki_shader_spirv(ctx, v, &words, &n_bytes);
     if (s) return s;
     VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                    .codeSize = n_bytes, .pCode = words};

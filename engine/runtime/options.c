@@ -55,6 +55,8 @@ vki_status vki_context_config_resolve(const vki_context_options *o, vki_context_
     out->cache_dir = dir && *dir ? dir : NULL;
     const char *table = o->workgroup_table ? o->workgroup_table : env_of(ignore, VKI_ENV_WORKGROUP_TABLE);
     out->workgroup_table = table && *table ? table : NULL;
+    const char *pack = o->kernel_pack ? o->kernel_pack : env_of(ignore, VKI_ENV_KERNEL_PACK);
+    out->kernel_pack = pack && *pack ? pack : NULL;
     return VKI_OK;
 }
 

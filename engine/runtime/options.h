@@ -40,6 +40,7 @@ typedef struct vki_context_config {
     unsigned disable_features;
     const char *cache_dir;       /* NULL: no disk cache */
     const char *workgroup_table; /* a table file read before the built-in table; NULL: none */
+    const char *kernel_pack;     /* a kernel pack file loaded at creation; NULL: none */
     vki_log_fn log;              /* never NULL: stderr by default */
     void *log_user;
     int ignore_environment;
