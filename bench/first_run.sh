@@ -1,7 +1,7 @@
 #!/bin/sh
 # first_run.sh: graph build time, first run and median run of each model, with and without
 # the warm-up run inside vki_graph_create (vki_graph_options.warm_up, `--no-warm-up`), cold
-# (no vkinfer cache, Mesa's shader cache off: every kernel compiled) and warm (both caches
+# (no vkinfer cache, the driver's shader cache off: every kernel compiled) and warm (both caches
 # filled by an earlier run). Prints one markdown row per model, mode and cache state.
 #
 #   sh bench/first_run.sh [VKINFER] [RUNS] MODEL...
@@ -25,7 +25,7 @@ echo "|---|---|---|---|---|---|"
 for m in "$@"; do
   for mode in "" --no-warm-up; do
     name=${mode:-warm-up}; name=${name#--}
-    MESA_SHADER_CACHE_DISABLE=true row "$m" "$name, cold" --no-cache $mode
+    MESA_SHADER_CACHE_DISABLE=true __GL_SHADER_DISK_CACHE=0 row "$m" "$name, cold" --no-cache $mode
     rm -rf "$cache"/*
     row "$m" "$name, fill caches" --cache-dir "$cache" $mode >/dev/null
     row "$m" "$name, caches warm" --cache-dir "$cache" $mode
