@@ -772,3 +772,21 @@ Test(api, warm_up_leaves_no_trace) {
     free(out[1]);
     vki_model_destroy(l.model);
 }
+
+/* Contexts created and destroyed in turn, as an app does across its lifecycle. The loader
+ * unloads the driver with the last instance; NVIDIA's could not be loaded again after 29
+ * such cycles (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER) until vulkan.c kept it
+ * loaded. lavapipe never failed: this guards the GPU runs. */
+Test(api, contexts_created_and_destroyed_in_turn) {
+    for (int i = 0; i < 40; i++) {
+        vki_context *ctx = NULL;
+        cr_assert_eq(vki_context_create(NULL, &ctx), VKI_OK, "context %d: %s", i, vki_last_error());
+        if (i % 8 == 0) {
+            float out[45];
+            vki_kernel_stats stats;
+            run_tiny(ctx, out, &stats);
+            for (int k = 0; k < 45; k++) cr_assert_geq(out[k], 0.0f, "context %d: a RELU output < 0", i);
+        }
+        vki_context_destroy(ctx);
+    }
+}

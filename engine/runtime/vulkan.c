@@ -2,15 +2,13 @@
  * instance-level entry points once, and one context's device table; checks that every
  * function vkinfer calls is there, naming the first that is not. */
 #if defined(__SANITIZE_ADDRESS__)
-#define VKI_PIN_DRIVER 1
+#define VKI_PIN_EVERYTHING 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define VKI_PIN_DRIVER 1
+#define VKI_PIN_EVERYTHING 1
 #endif
 #endif
-#ifdef VKI_PIN_DRIVER
 #define _GNU_SOURCE /* dl_iterate_phdr, RTLD_NODELETE */
-#endif
 
 #include "vulkan.h"
 
@@ -87,28 +85,41 @@
     X(vkCmdResetQueryPool)                                                                 \
     X(vkCmdWriteTimestamp)
 
-#ifdef VKI_PIN_DRIVER
 #include <link.h>
 
-/* Built with AddressSanitizer only. The loader unloads the driver when the instance is
- * destroyed, so it is pinned once the instance exists; a driver keeps some allocations in its own globals (lavapipe in Mesa 22.3:
- * 128 bytes per instance), and once its pages are gone LeakSanitizer reports them as
- * leaks of an "<unknown module>" that no suppression can name. Marking every library
- * loaded by then as never-unloaded keeps those globals mapped and the suppressions in
- * tests/lsan.supp effective. Release builds never take this path. */
+/* The driver stays loaded once the first instance exists. The loader unloads a driver with
+ * the last instance and loads it again with the next, and NVIDIA's cannot take that for
+ * long: on an H100 (driver 580.159.04) the 30th context created and destroyed in turn in
+ * one process failed, vkCreateInstance returning VK_ERROR_INCOMPATIBLE_DRIVER, with or
+ * without volk. So every library loaded since the loader was opened (the drivers, and the
+ * layers the instance enabled) is marked never-unloaded as each instance is created; libraries loaded before
+ * it, the app's among them, are left alone. Built with AddressSanitizer, every library is
+ * pinned: a driver keeps some allocations in its own globals (lavapipe in Mesa 22.3: 128
+ * bytes per instance), and once its pages are gone LeakSanitizer reports them as leaks of
+ * an "<unknown module>" that no suppression can name (tests/lsan.supp). */
+static int loaded_before_loader = -1;   /* libraries loaded before open_loader */
+
+static int count_library(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)info, (void)size;
+    ++*(int *)data;
+    return 0;
+}
+
 static int pin_library(struct dl_phdr_info *info, size_t size, void *data) {
-    (void)size, (void)data;
+    (void)size;
+    int *index = data;
+#ifndef VKI_PIN_EVERYTHING
+    if ((*index)++ < loaded_before_loader) return 0;
+#else
+    (void)index;
+#endif
     if (info->dlpi_name && info->dlpi_name[0]) {
         void *h = dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
         if (h) dlclose(h);
     }
     return 0;
 }
-#endif
 
-/* volk's globals are the process's (this library's copy of volk, that is): written only
- * here, under this lock, each once; every reader has taken the lock in vki_vk_open or
- * vki_vk_load_instance before its first call through them. */
 static pthread_mutex_t volk_lock = PTHREAD_MUTEX_INITIALIZER;
 static int loader_ready, instance_ready;
 
@@ -125,6 +136,8 @@ static PFN_vkVoidFunction symbol(void *library, const char *name) {
 static int open_loader(const char **missing) {
     static const char *const names[] = {"libvulkan.so.1", "libvulkan.so"};
     void *library = NULL;
+    loaded_before_loader = 0;
+    dl_iterate_phdr(count_library, &loaded_before_loader);
     for (size_t i = 0; i < sizeof names / sizeof names[0] && !library; i++)
         library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     *missing = "libvulkan.so.1";
@@ -175,9 +188,8 @@ int vki_vk_load_instance(vki_vk_instance *vi, VkInstance instance, const char **
     LOAD_OPTIONAL_(vkCreateDebugUtilsMessengerEXT)
     LOAD_OPTIONAL_(vkDestroyDebugUtilsMessengerEXT)
 #undef LOAD_OPTIONAL_
-#ifdef VKI_PIN_DRIVER
-    dl_iterate_phdr(pin_library, NULL);
-#endif
+    int index = 0;
+    dl_iterate_phdr(pin_library, &index);   /* this instance's drivers and layers */
     *missing = NULL;
     return 1;
 }
