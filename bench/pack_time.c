@@ -51,7 +51,10 @@ static double one(const vki_model *m, vki_precision p, mode md, const char *cach
     double ms = vki_now_ms() - t0;
     if (s) die("vki_graph_create", s);
     vki_context_kernel_stats(ctx, stats);
-    if (record) vki_context_record_kernels(ctx, NULL);
+    if (record) {
+        vki_context_record_kernels(ctx, NULL);
+        vki_context_pack_pipelines(ctx, record);   /* as `vkinfer pack` does */
+    }
     vki_graph_destroy(g);
     vki_context_destroy(ctx);
     return ms;

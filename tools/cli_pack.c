@@ -78,6 +78,8 @@ int cli_pack(const cli *c) {
         vki_model_destroy(m);
     }
     vki_context_record_kernels(ctx, NULL);
+    const int kernels = vki_pack_writer_count(w);
+    const int pipelines = !failed && vki_context_pack_pipelines(ctx, w);
     vki_context_destroy(ctx);
     if (!failed && (s = vki_pack_writer_save(w, c->pack_out))) failed = cli_fail("writing the pack", s);
     if (!failed) {
@@ -86,9 +88,11 @@ int cli_pack(const cli *c) {
         if (c->json) {
             printf("], \"pack\": ");
             cli_json_string(stdout, c->pack_out);
-            printf(", \"kernels\": %d, \"bytes\": %lld}\n", vki_pack_writer_count(w), bytes);
+            printf(", \"kernels\": %d, \"pipeline_cache\": %s, \"bytes\": %lld}\n", kernels,
+                   pipelines ? "true" : "false", bytes);
         } else {
-            printf("wrote %s: %d kernels, %lld bytes\n", c->pack_out, vki_pack_writer_count(w), bytes);
+            printf("wrote %s: %d kernels%s, %lld bytes\n", c->pack_out, kernels,
+                   pipelines ? " and this device's pipeline cache" : "", bytes);
         }
     } else if (c->json) {
         printf("]}\n");

@@ -13,6 +13,8 @@
  *            vki_cache_hash of the payload)
  *   payload  per entry: key (u64), name bytes (u32, NUL padded to 4), SPIR-V bytes (u32),
  *            the kernel's name, the SPIR-V
+ * One entry may instead hold the driver's pipeline cache of the device the pack was made
+ * on, keyed by that device's identity (vki_context_pack_pipelines, shader.c).
  */
 #ifndef VKI_KERNEL_PACK_H
 #define VKI_KERNEL_PACK_H
@@ -59,6 +61,10 @@ void vki_pack_writer_free(vki_pack_writer *w);
 /* Every kernel variant ctx gets from now on (compiled, from the disk cache or from a
  * pack) is added to w as well; NULL stops. What `vkinfer pack` collects with. */
 void vki_context_record_kernels(vki_context *ctx, vki_pack_writer *w);
+/* Adds the driver's pipeline cache of ctx's device (every pipeline ctx built so far) to w,
+ * as an entry only a context on the same device and driver finds; such a context merges it
+ * into its own when it loads the pack. Returns 1 when added, 0 when the driver gave none. */
+int vki_context_pack_pipelines(vki_context *ctx, vki_pack_writer *w);
 /* 1 when the library carries the shader compiler, 0 when built with -Dcompiler=disabled. */
 int vki_have_compiler(void);
 

@@ -52,6 +52,7 @@
     X(vkCreatePipelineCache)                                                               \
     X(vkDestroyPipelineCache)                                                              \
     X(vkGetPipelineCacheData)                                                              \
+    X(vkMergePipelineCaches)                                                               \
     X(vkCreateComputePipelines)                                                            \
     X(vkDestroyPipeline)                                                                   \
     X(vkCreatePipelineLayout)                                                              \
