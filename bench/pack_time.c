@@ -3,7 +3,7 @@
  * cache), and from a kernel pack file (loading the file counted in), each in a fresh
  * context so that nothing is shared between runs. Prints the median and range of each.
  *
- *   ninja -C build pack_time && build/pack_time MODEL [RUNS] [fp32|fp16|fp16-storage]
+ *   ninja -C build pack_time && build/pack_time MODEL [RUNS] [fp32|fp16|fp16-storage] [no-warm-up]
  *
  * The driver's own caches (Mesa's shader cache, for one) are left as the environment
  * sets them: they serve every row alike. */
@@ -16,6 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* vki_graph_create's warm-up run (default on) or not: "no-warm-up" as the 4th argument
+ * times getting the kernels and pipelines alone, without the first dispatch's compile
+ * (lavapipe's most of it). */
+static vki_warm_up warm_up = VKI_WARM_UP_AUTO;
 
 typedef enum mode { FROM_SOURCE, FROM_DISK, FROM_PACK, FROM_PACK_AND_DISK, MODE_COUNT } mode;
 static const char *const mode_names[MODE_COUNT] = {
@@ -40,7 +45,7 @@ static double one(const vki_model *m, vki_precision p, mode md, const char *cach
     vki_status s = vki_context_create(&o, &ctx);
     if (s) die("vki_context_create", s);
     if (record) vki_context_record_kernels(ctx, record);
-    vki_graph_options go = {.precision = p};
+    vki_graph_options go = {.precision = p, .warm_up = warm_up};
     vki_graph *g;
     double t0 = vki_now_ms();
     if (md == FROM_PACK || md == FROM_PACK_AND_DISK) {
@@ -62,12 +67,13 @@ static double one(const vki_model *m, vki_precision p, mode md, const char *cach
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: pack_time MODEL [RUNS] [fp32|fp16|fp16-storage]\n");
+        fprintf(stderr, "usage: pack_time MODEL [RUNS] [fp32|fp16|fp16-storage] [no-warm-up]\n");
         return 2;
     }
     int runs = argc > 2 ? atoi(argv[2]) : 7;
     if (runs < 1) runs = 1;
     const char *pname = argc > 3 ? argv[3] : "fp32";
+    if (argc > 4 && !strcmp(argv[4], "no-warm-up")) warm_up = VKI_WARM_UP_OFF;
     vki_precision p = !strcmp(pname, "fp16") ? VKI_PRECISION_FP16
                     : !strcmp(pname, "fp16-storage") ? VKI_PRECISION_FP16_STORAGE : VKI_PRECISION_FP32;
     /* Only what the options say: no cache directory or pack from the environment. */
