@@ -35,7 +35,7 @@ for h in vulkan vk_video shaderc volk.h volk.c; do
 done
 
 # The project's own flags (meson.build): C11, POSIX 2008, no Vulkan prototypes.
-flags="-std=c11 -D_POSIX_C_SOURCE=200809L -DVK_NO_PROTOTYPES -DVKI_SHARED_BUILD -O1
+flags="-std=c11 -D_POSIX_C_SOURCE=200809L -DVK_NO_PROTOTYPES -DVKI_SHARED_BUILD -DVKI_HAVE_COMPILER=1 -O1
   -Wall -Wextra -Werror=implicit-function-declaration -Werror=implicit-int
   -I$root/include -I$root/engine -I$root/engine/ir -I$root/engine/emit -I$root/engine/runtime -I$root/engine/decode -I$root -I$root/build -I$tmp/include"
 files=$(ls engine/*/*.c planner/*.c tuner/*.c tools/*.c build/glsl_sources.c build/wg_table_text.c)
