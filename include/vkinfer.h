@@ -165,7 +165,8 @@ typedef struct vki_context_options {
      * one. A file that cannot be read or parsed fails vki_context_create, naming the line.
      * Read during vki_context_create only (not kept). */
     const char *workgroup_table;
-    /* Where messages go; NULL prints them to stderr as "vkinfer: <message>". */
+    /* Where messages go; NULL prints them to stderr as "vkinfer: <message>". Both pointers
+     * are kept: log is called with log_user for the context's whole life. */
     vki_log_fn log;
     void *log_user;
     /* Nonzero: the context and its graphs read no VKI_* environment variable at all, for
@@ -240,7 +241,9 @@ VKI_API vki_status vki_context_kernel_stats(const vki_context *ctx, vki_kernel_s
  * library with the shader compiler compiles what no pack holds, one without it
  * (-Dcompiler=disabled) fails vki_graph_create with VKI_ERROR_SHADER, naming the op and
  * the kernel missing. Entries written by a library with other kernel sources never match.
- * add_kernel_pack copies the bytes (the caller may free them after the call); a later
+ * A pack also carries the driver's pipeline cache of the device `vkinfer pack` ran on; a
+ * context on the same device and driver merges it into its own, so that device does not
+ * translate the SPIR-V again (others ignore it). add_kernel_pack copies the bytes (the caller may free them after the call); a later
  * pack's entry wins over an earlier one's for the same kernel. Safe while other threads
  * build graphs of the context. VKI_ERROR_INVALID_ARGUMENT: a NULL argument. VKI_ERROR_IO:
  * the bytes are not a kernel pack, a newer version, truncated or damaged (checksum), or
@@ -264,8 +267,8 @@ VKI_API vki_status vki_enumerate_devices(vki_device_info *infos, int max, int *c
  * VKI_ERROR_MODEL_FORMAT: not a well-formed .tflite model (truncated, out-of-range
  * offsets or indices, a wrong file identifier). VKI_ERROR_UNSUPPORTED_OP: an op or an op
  * option vkinfer lacks. VKI_ERROR_UNSUPPORTED_MODEL: well-formed but beyond vkinfer (e.g.
- * a dynamic shape, rank > 5, a convolution over batch > 1, int16 tensors).
- * VKI_ERROR_OUT_OF_MEMORY. Tensors of rank 0 to 5 and any batch load; int8 and uint8 models
+ * rank > 8, int16 tensors; docs/ops.md, "Limits that remain").
+ * VKI_ERROR_OUT_OF_MEMORY. Tensors of rank 0 to 8 and any batch load; int8 and uint8 models
  * load with their weights dequantized and their activations held as float real values
  * (docs/ops.md). */
 VKI_API vki_status vki_model_load_file(const char *path, vki_model **out);
