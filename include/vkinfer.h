@@ -805,7 +805,10 @@ typedef struct vki_image_transform {
  * each clamped to 0..255; luma from RGB is 0.299 R + 0.587 G + 0.114 B. The input stays
  * fed from frames until vki_graph_set_input or vki_graph_input_pointer is called for it.
  * Changing the frame or the transform costs no re-recording; switching an input between
- * frames and floats, or a frame larger than any before, re-records the command buffer. */
+ * frames and floats, or a frame larger than any before, re-records the command buffer.
+ * The image kernel is made at an input's first frame; with warm_up (the default) that
+ * call also runs the graph once, as vki_graph_create does, so that the next run does not
+ * pay the kernel's first-dispatch compile. */
 VKI_API vki_status vki_graph_set_input_image(vki_graph *graph, int index, const vki_image *image,
                                              const vki_image_transform *transform);
 

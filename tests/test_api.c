@@ -746,18 +746,25 @@ Test(api, wait_zero_polls_and_leaves_the_last_error) {
     vki_model_destroy(l.model);
 }
 
-/* The warm-up run inside vki_graph_create leaves nothing behind: a graph built with it and
- * one built without it give the same outputs, bit for bit, from their first run. */
+/* The warm-up runs (inside vki_graph_create, and at an input's first camera frame) leave
+ * nothing behind: a graph built with them and one built without give the same outputs, bit
+ * for bit, from their first run, on floats and on a frame. */
 Test(api, warm_up_leaves_no_trace) {
     harness_io_model l = harness_load_io_model("face_detection_short_range.tflite");
     float *in = malloc(l.in_elems[0] * sizeof(float));
-    float *out[2] = {malloc(l.out_total * sizeof(float)), malloc(l.out_total * sizeof(float))};
+    float *out[4];
+    for (int k = 0; k < 4; k++) out[k] = malloc(l.out_total * sizeof(float));
     harness_fill(in, l.in_elems[0], 9u, -1.0f, 1.0f);
-    for (int k = 0; k < 2; k++) {
-        vki_graph_options o = {.warm_up = k ? VKI_WARM_UP_OFF : VKI_WARM_UP_ON};
+    enum { W = 37, H = 29 };
+    unsigned char *rgba = malloc(W * H * 4);
+    for (int i = 0; i < W * H * 4; i++) rgba[i] = (unsigned char)(i * 7 % 251);
+    const vki_image frame = {.format = VKI_PIXEL_RGBA8888, .width = W, .height = H, .data = rgba};
+    for (int k = 0; k < 4; k++) {
+        vki_graph_options o = {.warm_up = k % 2 ? VKI_WARM_UP_OFF : VKI_WARM_UP_ON};
         vki_graph *g = NULL;
         cr_assert_eq(vki_graph_create(harness_context(), l.model, &o, &g), VKI_OK, "%s", vki_last_error());
-        cr_assert_eq(vki_graph_set_input(g, 0, in, l.in_elems[0] * sizeof(float)), VKI_OK);
+        if (k < 2) cr_assert_eq(vki_graph_set_input(g, 0, in, l.in_elems[0] * sizeof(float)), VKI_OK);
+        else cr_assert_eq(vki_graph_set_input_image(g, 0, &frame, NULL), VKI_OK, "%s", vki_last_error());
         cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
         float *p = out[k];
         for (int i = 0; i < l.n_out; i++) {
@@ -767,6 +774,10 @@ Test(api, warm_up_leaves_no_trace) {
         vki_graph_destroy(g);
     }
     cr_expect(!memcmp(out[0], out[1], l.out_total * sizeof(float)), "warm-up changed the outputs");
+    cr_expect(!memcmp(out[2], out[3], l.out_total * sizeof(float)), "a frame's warm-up changed the outputs");
+    free(rgba);
+    free(out[2]);
+    free(out[3]);
     free(in);
     free(out[0]);
     free(out[1]);

@@ -142,8 +142,8 @@ static vki_status describe_steps(vki_graph *g, const vki_build *b, vki_tuning *t
 /* One run on zero inputs, so that what a driver compiles at a kernel's first dispatch
  * (lavapipe compiles every kernel there) is done inside vki_graph_create. Measured in
  * bench/results/first_run.md. */
-static vki_status warm_up(vki_graph *g) {
-    vki_memory_clear_inputs(g->ctx, &g->mem);
+vki_status vki_graph_warm_up(vki_graph *g, int clear_inputs) {
+    if (clear_inputs) vki_memory_clear_inputs(g->ctx, &g->mem);
     vki_status s = vki_recording_start(&g->rec);
     if (s) return s;
     s = vki_recording_finish(&g->rec, VKI_WARM_UP_TIMEOUT_NS);
@@ -179,7 +179,8 @@ static vki_status build(vki_graph *g, const vki_model *model, const vki_graph_co
     if (!s) s = vki_tuning_finish(&tu, &g->rec, vki_graph_pipeline_of, g);
     g->tuning = tu.report;
     vki_tuning_close(&tu);
-    if (!s && cfg->warm_up) s = warm_up(g);
+    g->warm_up = cfg->warm_up;
+    if (!s && cfg->warm_up) s = vki_graph_warm_up(g, 1);
     return s;
 }
 

@@ -30,6 +30,7 @@ struct vki_graph {
     vki_precision_report precision;
     vki_tuning_report tuning;
     unsigned passes_fired;       /* VKI_PASS_* bits of the passes that changed the graph */
+    int warm_up;                 /* vki_graph_options.warm_up: also after a new image kernel */
     struct vki_image_inputs *images;   /* camera frames into inputs (image_input.c) */
     vki_step_kernel *kernels;   /* per step: its kernel variant, for timing other sizes */
     /* A model with CPU ops: its segments (partition.c), which every call goes to; then the
@@ -41,6 +42,10 @@ struct vki_graph {
  * another thread is in a call on it, VKI_ERROR_DEVICE_LOST once the context's device is
  * lost. On success the caller must vki_graph_leave. */
 vki_status vki_graph_enter(vki_graph *g, const char *call);
+/* One run of the recording, waited for with the warm-up's long limit, so that what a driver
+ * compiles at a kernel's first dispatch is done now; clear_inputs zeroes the float inputs
+ * first (at creation, where none was set). */
+vki_status vki_graph_warm_up(vki_graph *g, int clear_inputs);
 void vki_graph_leave(vki_graph *g);
 
 /* The VKI_PASS_* bits of the passes that changed this graph (for the tests' coverage
