@@ -49,7 +49,10 @@ void cri_fail(int fatal, const char *file, int line, const char *what, const cha
 #define cr_assert_null(p, ...) cr_assert((p) == NULL, __VA_ARGS__)
 #define cr_expect_null(p, ...) cr_expect((p) == NULL, __VA_ARGS__)
 #define cr_assert_not_null(p, ...) cr_assert((p) != NULL, __VA_ARGS__)
+#define cr_assert_leq(a, b, ...) cr_assert((a) <= (b), __VA_ARGS__)
+#define cr_assert_geq(a, b, ...) cr_assert((a) >= (b), __VA_ARGS__)
 #define cr_assert_str_eq(a, b, ...) cr_assert(strcmp((a), (b)) == 0, __VA_ARGS__)
+#define cr_expect_str_eq(a, b, ...) cr_expect(strcmp((a), (b)) == 0, __VA_ARGS__)
 #define cr_assert_fail(...) cri_fail(1, __FILE__, __LINE__, "cr_assert_fail", "" __VA_ARGS__)
 #define cr_skip_test(...) do { printf("skipped: " __VA_ARGS__); printf("\n"); return; } while (0)
 
