@@ -14,6 +14,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* What vkinfer calls, by level: loading fails, naming the function, when one is absent.
@@ -106,19 +107,44 @@ static int count_library(struct dl_phdr_info *info, size_t size, void *data) {
     return 0;
 }
 
-static int pin_library(struct dl_phdr_info *info, size_t size, void *data) {
+/* The names of the libraries to pin, gathered by dl_iterate_phdr. They are opened only
+ * after it returns: dlopen inside its callback would take the dynamic linker's load lock
+ * under the list lock dl_iterate_phdr holds, the reverse of a dlopen on another thread
+ * (the loader opening a driver for a second context), and the two would deadlock. */
+typedef struct pin_list {
+    int index;
+    int n, cap;
+    char **names;
+} pin_list;
+
+static int collect_library(struct dl_phdr_info *info, size_t size, void *data) {
     (void)size;
-    int *index = data;
+    pin_list *l = data;
 #ifndef VKI_PIN_EVERYTHING
-    if ((*index)++ < loaded_before_loader) return 0;
-#else
-    (void)index;
+    if (l->index++ < loaded_before_loader) return 0;
 #endif
-    if (info->dlpi_name && info->dlpi_name[0]) {
-        void *h = dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-        if (h) dlclose(h);
+    if (!info->dlpi_name || !info->dlpi_name[0]) return 0;
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 32;
+        char **grown = realloc(l->names, (size_t)cap * sizeof *grown);
+        if (!grown) return 1;   /* out of memory: pin what was gathered */
+        l->names = grown;
+        l->cap = cap;
     }
+    l->names[l->n] = strdup(info->dlpi_name);
+    if (l->names[l->n]) l->n++;
     return 0;
+}
+
+static void pin_loaded_libraries(void) {
+    pin_list l = {0};
+    dl_iterate_phdr(collect_library, &l);
+    for (int i = 0; i < l.n; i++) {
+        void *h = dlopen(l.names[i], RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+        if (h) dlclose(h);
+        free(l.names[i]);
+    }
+    free(l.names);
 }
 
 static pthread_mutex_t volk_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -189,8 +215,7 @@ int vki_vk_load_instance(vki_vk_instance *vi, VkInstance instance, const char **
     LOAD_OPTIONAL_(vkCreateDebugUtilsMessengerEXT)
     LOAD_OPTIONAL_(vkDestroyDebugUtilsMessengerEXT)
 #undef LOAD_OPTIONAL_
-    int index = 0;
-    dl_iterate_phdr(pin_library, &index);   /* this instance's drivers and layers */
+    pin_loaded_libraries();   /* this instance's drivers and layers */
     *missing = NULL;
     return 1;
 }
