@@ -179,7 +179,22 @@ static size_t elements(const vki_model *m, int tensor) {
     return vki_tensor_elements(&m->tensors[tensor]);
 }
 
-/* Sets (or, for a NULL value, unsets) name while a graph builds; restores it after. */
+char *harness_set_env(const char *name, const char *value) {
+    const char *old = getenv(name);
+    char *saved = old ? strdup(old) : NULL;
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+    return saved;
+}
+
+void harness_restore_env(const char *name, char *saved) {
+    if (saved) setenv(name, saved, 1);
+    else unsetenv(name);
+    free(saved);
+}
+
+/* Sets (or, for a NULL value, unsets) the spec's variable while a graph builds; restores
+ * it after. */
 typedef struct env_save {
     const char *name;
     char *old;
@@ -187,19 +202,13 @@ typedef struct env_save {
 
 static env_save env_push(const harness_spec *s) {
     env_save e = {s->env_name, NULL};
-    if (!e.name) return e;
-    const char *old = getenv(e.name);
-    e.old = old ? strdup(old) : NULL;
-    if (s->env_value) setenv(e.name, s->env_value, 1);
-    else unsetenv(e.name);
+    if (e.name) e.old = harness_set_env(e.name, s->env_value);
     return e;
 }
 
 static void env_pop(env_save *e) {
     if (!e->name) return;
-    if (e->old) setenv(e->name, e->old, 1);
-    else unsetenv(e->name);
-    free(e->old);
+    harness_restore_env(e->name, e->old);
     e->old = NULL;
 }
 

@@ -150,6 +150,11 @@ harness_io_model harness_load_io_model(const char *file);
  * tests/data/<dir>/<name>.<suffix>.f32 read as count floats. */
 vki_model *harness_load_data_model(const char *dir, const char *name);
 float *harness_read_data_f32(const char *dir, const char *name, const char *suffix, size_t count);
+/* Sets (or, for a NULL value, unsets) environment variable name; returns its old value
+ * (malloc'd; NULL where it was unset) for harness_restore_env, which puts it back and
+ * frees it. */
+char *harness_set_env(const char *name, const char *value);
+void harness_restore_env(const char *name, char *saved);
 /* Largest |got - want| over all n elements, relative to max(1, max |want|). */
 double harness_scaled_error(const float *got, const float *want, size_t n);
 

@@ -580,21 +580,6 @@ Test(api, last_error_is_per_thread_and_kept_until_the_next_failure) {
 
 /* ---- options and the environment ------------------------------------------------------- */
 
-/* Sets name to value (NULL unsets it) and returns the old value (malloc'd) for restore_env. */
-static char *set_env(const char *name, const char *value) {
-    const char *old = getenv(name);
-    char *saved = old ? strdup(old) : NULL;
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
-    return saved;
-}
-
-static void restore_env(const char *name, char *saved) {
-    if (saved) setenv(name, saved, 1);
-    else unsetenv(name);
-    free(saved);
-}
-
 /* ADD then RELU: the activation pass folds the RELU into the ADD's dispatch. */
 static vki_model *add_relu_model(void) {
     vki_model *m = vki_model_new("add_relu");
@@ -620,7 +605,7 @@ static int dispatches_with(vki_context *ctx, const vki_model *m, unsigned disabl
 /* The environment only fills what the options leave zero: an app's explicit device wins
  * over VKI_DEVICE, and ignore_environment reads none of it. */
 Test(options, explicit_device_wins_over_the_environment) {
-    char *saved = set_env("VKI_DEVICE", "no such device");
+    char *saved = harness_set_env("VKI_DEVICE", "no such device");
     vki_context *ctx = NULL;
     cr_expect_eq(vki_context_create(NULL, &ctx), VKI_ERROR_NO_DEVICE, "VKI_DEVICE fills a NULL device");
     cr_expect(strstr(vki_last_error(), "no such device"), "%s", vki_last_error());
@@ -631,13 +616,13 @@ Test(options, explicit_device_wins_over_the_environment) {
     o = (vki_context_options){.ignore_environment = 1};
     cr_expect_eq(vki_context_create(&o, &ctx), VKI_OK, "%s", vki_last_error());
     vki_context_destroy(ctx);
-    restore_env("VKI_DEVICE", saved);
+    harness_restore_env("VKI_DEVICE", saved);
 }
 
 Test(options, environment_fills_graph_options_left_zero) {
     vki_model *m = add_relu_model();
     vki_context *ctx = harness_context();
-    char *saved = set_env("VKI_DISABLE_PASSES", NULL);
+    char *saved = harness_set_env("VKI_DISABLE_PASSES", NULL);
     const int fused = dispatches_with(ctx, m, 0), unfused = dispatches_with(ctx, m, VKI_PASS_ACTIVATION);
     cr_assert_gt(unfused, fused, "the activation pass folds the RELU: %d, %d", fused, unfused);
     setenv("VKI_DISABLE_PASSES", "activation", 1);
@@ -654,7 +639,7 @@ Test(options, environment_fills_graph_options_left_zero) {
     cr_expect(strstr(vki_last_error(), "VKI_DISABLE_PASSES: unknown pass 'nonsense'"), "%s", vki_last_error());
     cr_expect_eq(dispatches_with(quiet, m, 0), fused, "ignore_environment reads no bad value either");
     vki_context_destroy(quiet);
-    restore_env("VKI_DISABLE_PASSES", saved);
+    harness_restore_env("VKI_DISABLE_PASSES", saved);
     vki_model_destroy(m);
 }
 

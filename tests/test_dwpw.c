@@ -79,14 +79,10 @@ static vki_model *pair_model(const pair *p) {
 
 /* Dispatches of m's fp32 graph with env name=value while it builds. */
 static int dispatches(const vki_model *m, const char *name, const char *value) {
-    const char *old = getenv(name);
-    char *saved = old ? strdup(old) : NULL;
-    setenv(name, value, 1);
+    char *saved = harness_set_env(name, value);
     vki_graph *g = NULL;
     vki_status s = vki_graph_create(harness_context(), m, NULL, &g);
-    if (saved) setenv(name, saved, 1);
-    else unsetenv(name);
-    free(saved);
+    harness_restore_env(name, saved);
     cr_assert_eq(s, VKI_OK, "%s", vki_last_error());
     int n = vki_graph_dispatch_count(g);
     vki_graph_destroy(g);
