@@ -776,6 +776,15 @@ typedef struct vki_image {
     int uv_row_stride;
 } vki_image;
 
+/* A rotated rectangle in frame (photo) pixels: MediaPipe's Rect, and its NormalizedRect
+ * scaled by the frame's size. The centre, the size before rotation, and the rotation in
+ * radians, clockwise on the screen (y grows downwards), as MediaPipe's rect.proto has it. */
+typedef struct vki_rect {
+    float x_center, y_center;
+    float width, height;
+    float rotation;
+} vki_rect;
+
 /* What happens to a frame on its way into the model's input, in this order: crop, rotate,
  * mirror, resize to the input's H x W (bilinear), normalise. Zero means the default;
  * NULL means all defaults (the whole frame, upright, values in [0, 1]). */
