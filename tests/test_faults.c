@@ -75,8 +75,8 @@ static int cold(vki_fault_kind kind) {
  * lavapipe); all 384 of them take about 10 minutes, so tools/test.sh does not walk them all:
  * its plain run walks every warm point and the cold points 1, 4, 7, ... (a third), the
  * validation run the cold points 2, 17, 32, ... (15:2, a fifteenth) and the sanitizer run
- * 3, 36, 69, ... (33:3, a 33rd): disjoint sets, about 43% of the cold points
- * together, with the last point in each; the other 57% are never walked there.
+ * 3, 66, 129, ... (63:3, a 63rd): disjoint sets, about 42% of the cold points
+ * together, with the last point in each; the other 58% are never walked there.
  * `VKI_FAULT_COLD_STRIDE=1` walks them all. */
 static long stride(int cold_cache, long *first) {
     const char *v = getenv(cold_cache ? "VKI_FAULT_COLD_STRIDE" : "VKI_FAULT_STRIDE");
