@@ -41,7 +41,8 @@ extern "C" {
     X(POSE_LANDMARKS, "pose_landmarks")                                                    \
     X(HAND_LANDMARKS, "hand_landmarks")                                                    \
     X(FACE_MESH, "face_mesh")                                                              \
-    X(CLASSIFICATION, "classification")
+    X(CLASSIFICATION, "classification")                                                    \
+    X(POSE_DETECTION, "pose_detection")
 
 #define VKI_TASK_ENUM_(name, text) VKI_TASK_##name,
 typedef enum vki_task { VKI_TASK_LIST(VKI_TASK_ENUM_) VKI_TASK_COUNT } vki_task;
@@ -58,6 +59,8 @@ VKI_API vki_task vki_task_from_name(const char *name);
  *   FACE_DETECTION / PALM_DETECTION  two outputs, [1,N,16] (face: a box and 6 keypoints) or
  *                     [1,N,18] (palm: 7 keypoints), and [1,N,1], with an input of 128x128
  *                     or 192x192;
+ *   POSE_DETECTION    two outputs, [1,N,12] (a box and 4 keypoints) and [1,N,1], with an
+ *                     input of 224x224;
  *   POSE_LANDMARKS    an output [1,195] (39 points x 5 values) among others;
  *   HAND_LANDMARKS    an output [1,63] (21 x 3) with an output [1,1];
  *   FACE_MESH         an output [1,1,1,1404] (468 x 3);
@@ -165,7 +168,10 @@ typedef struct vki_detector_options {
  *     face_detection_short_range.pbtxt on the common face_detection.pbtxt);
  *   FACE_DETECTION 192x192, 2304 boxes: face_detection_full_range (the same way);
  *   PALM_DETECTION 192x192, 2016 boxes: palm_detection_lite and _full
- *     (palm_detection_cpu.pbtxt).
+ *     (palm_detection_cpu.pbtxt);
+ *   POSE_DETECTION 224x224, 2254 boxes: pose_detection (pose_detection_cpu.pbtxt; its
+ *     keypoints are the hip centre, a point giving the full body's size and rotation, the
+ *     shoulder centre and the upper body's point; its input is in [-1, 1]).
  * VKI_ERROR_INVALID_ARGUMENT: out is NULL. VKI_ERROR_UNSUPPORTED (= _UNSUPPORTED_MODEL):
  * no setting for the task, size and box count; the message names all three. */
 VKI_API vki_status vki_detector_options_for(vki_task task, int input_width, int input_height,

@@ -79,6 +79,7 @@ Test(decode, task_guess_shapes) {
         {2, {4, 2}, {{1, 16, 16, 1}, {1, 1}}, VKI_TASK_NONE},
         /* detection shapes on an 8x8 input are not detection */
         {2, {3, 3}, {{1, 896, 16}, {1, 896, 1}}, VKI_TASK_NONE},
+        {2, {3, 3}, {{1, 2254, 12}, {1, 2254, 1}}, VKI_TASK_NONE},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         vki_model *m = shaped_model(cases[i].n, cases[i].ranks, cases[i].shapes);
@@ -108,6 +109,7 @@ Test(decode, task_guess_real_models) {
         {"palm_detection_lite.tflite", VKI_TASK_PALM_DETECTION},
         {"palm_detection_full.tflite", VKI_TASK_PALM_DETECTION},
         {"face_landmark.tflite", VKI_TASK_FACE_MESH},
+        {"pose_detection.tflite", VKI_TASK_POSE_DETECTION},
     };
     int found = 0;
     for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
@@ -299,6 +301,14 @@ Test(decode, detector_options) {
     cr_assert_eq(vki_detector_options_for(VKI_TASK_FACE_DETECTION, 192, 192, 2304, &o), VKI_OK);
     cr_expect_float_eq(o.min_score_thresh, 0.6f, 0);
     cr_expect_float_eq(o.h_scale, 192.0f, 0);
+    /* pose_detection_cpu.pbtxt: 12 coords, 4 keypoints, min score 0.2; its anchors come to
+     * the model's 2254 boxes: 28x28 cells x 2 + 14x14 x 2 + 7x7 x 2 x 3 layers. */
+    cr_assert_eq(vki_detector_options_for(VKI_TASK_POSE_DETECTION, 224, 224, 2254, &o), VKI_OK);
+    cr_expect_eq(o.num_coords, 12);
+    cr_expect_eq(o.num_keypoints, 4);
+    cr_expect_float_eq(o.x_scale, 224.0f, 0);
+    cr_expect_float_eq(o.min_score_thresh, 0.2f, 0);
+    cr_expect_eq(vki_ssd_anchors(&o.anchors, NULL, 0), 28 * 28 * 2 + 14 * 14 * 2 + 7 * 7 * 2 * 3);
 
     cr_expect_eq(vki_detector_options_for(VKI_TASK_FACE_DETECTION, 128, 128, 2304, &o),
                  VKI_ERROR_UNSUPPORTED);

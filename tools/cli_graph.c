@@ -150,9 +150,10 @@ static void job_free(job *j) {
     memset(j, 0, sizeof *j);
 }
 
-/* Default normalisation: MediaPipe's face detectors take [-1, 1], its other models [0, 1]. */
+/* Default normalisation: MediaPipe's face and pose detectors take [-1, 1], its other
+ * models [0, 1]. */
 static void task_range(vki_task task, float mean[3], float std[3]) {
-    int symmetric = task == VKI_TASK_FACE_DETECTION;
+    int symmetric = task == VKI_TASK_FACE_DETECTION || task == VKI_TASK_POSE_DETECTION;
     for (int k = 0; k < 3; k++) {
         mean[k] = symmetric ? 127.5f : 0.0f;
         std[k] = symmetric ? 127.5f : 255.0f;

@@ -23,6 +23,11 @@ static int output_of_count(const vki_model *m, size_t count, int skip) {
     return -1;
 }
 
+static int is_detection(vki_task t) {
+    return t == VKI_TASK_FACE_DETECTION || t == VKI_TASK_PALM_DETECTION ||
+           t == VKI_TASK_POSE_DETECTION;
+}
+
 static int decode_detections(const cli *c, const vki_model *m, float **outs, cli_results *r) {
     int boxes = -1, scores = -1, n = 0;
     for (int i = 0; i < vki_model_output_count(m); i++) {
@@ -126,7 +131,8 @@ static int decode_landmarks(const vki_model *m, float **outs, cli_results *r) {
 int cli_results_decode(const cli *c, const vki_model *m, float **outs, cli_results *r) {
     switch (r->task) {
     case VKI_TASK_FACE_DETECTION:
-    case VKI_TASK_PALM_DETECTION: return decode_detections(c, m, outs, r);
+    case VKI_TASK_PALM_DETECTION:
+    case VKI_TASK_POSE_DETECTION: return decode_detections(c, m, outs, r);
     case VKI_TASK_POSE_LANDMARKS:
     case VKI_TASK_HAND_LANDMARKS:
     case VKI_TASK_FACE_MESH: return decode_landmarks(m, outs, r);
@@ -150,7 +156,7 @@ int cli_results_decode(const cli *c, const vki_model *m, float **outs, cli_resul
 
 void cli_results_print(const cli_results *r) {
     const char *task = vki_task_name(r->task);
-    if (r->task == VKI_TASK_FACE_DETECTION || r->task == VKI_TASK_PALM_DETECTION) {
+    if (is_detection(r->task)) {
         printf("%s: %d found (score >= %.2f)\n", task, r->n_detections, r->threshold);
         for (int i = 0; i < r->n_detections; i++) {
             const vki_detection *d = &r->detections[i];
@@ -181,7 +187,7 @@ void cli_results_print(const cli_results *r) {
 
 void cli_results_json(const cli_results *r) {
     FILE *f = stdout;
-    if (r->task == VKI_TASK_FACE_DETECTION || r->task == VKI_TASK_PALM_DETECTION) {
+    if (is_detection(r->task)) {
         cli_json_member(f, ", \"min_score\": ", r->threshold);
         fprintf(f, ", \"detections\": [");
         for (int i = 0; i < r->n_detections; i++) {

@@ -3,8 +3,8 @@
 # into DIR (default models/cache), checking the sha256 of every package and model, and
 # the photo the demo runs on: astronaut.png (public domain, NASA), from Debian's
 # python3-skimage package, and LiteRT for the graph tester (DIR/litert). Models packed into
-# a package's emscripten asset bundle (palm detection, face mesh) are cut out of it at the
-# offsets its loader script gives.
+# a package's emscripten asset bundle (palm detection, face mesh, pose detection) are cut
+# out of it at the offsets its loader script gives.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$root/models/cache}

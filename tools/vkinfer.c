@@ -40,14 +40,14 @@
       "normalised on the device")                                                               \
     X(RANGE, "--range", "0,1|-1,1", V(RUN) | V(BENCH),                                          \
       "--image values: [0,1] or [-1,1]; default: what the model's task expects (face "          \
-      "detection -1,1, others 0,1)")                                                            \
+      "and pose detection -1,1, others 0,1)")                                                   \
     X(MEAN, "--mean", "R,G,B", V(RUN) | V(BENCH),                                               \
       "--image normalisation (pixel - mean) / std on 0..255 values, with --std")                \
     X(STD, "--std", "R,G,B", V(RUN) | V(BENCH), "see --mean")                                   \
     X(TASK, "--task", "NAME", V(RUN),                                                           \
-      "how to decode the outputs: face_detection, palm_detection, segmentation, "               \
-      "pose_landmarks, hand_landmarks, face_mesh, classification, none; default: guessed "     \
-      "from the model's inputs and outputs")                                                    \
+      "how to decode the outputs: face_detection, palm_detection, pose_detection, "             \
+      "segmentation, pose_landmarks, hand_landmarks, face_mesh, classification, none; "         \
+      "default: guessed from the model's inputs and outputs")                                   \
     X(THRESHOLD, "--threshold", "SCORE", V(RUN),                                                \
       "detections' minimum score, 0..1; default: the model's own (MediaPipe's graphs)")         \
     X(OUT, "--out", "PICTURE.png", V(RUN), "draw the results on the photo and write a PNG")     \

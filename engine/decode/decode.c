@@ -63,12 +63,16 @@ vki_task vki_task_guess(const vki_model *model) {
                            vki_model_input_info(model, 0, &in) == VKI_OK;
 
     /* Detection: [1,N,16|18] boxes and [1,N,1] scores, in either order, on a square input
-     * of 128 or 192. */
+     * of 128 or 192; [1,N,12] on 224 for pose. */
     if (n == 2 && have_input && in.rank == 4 && in.shape[1] == in.shape[2] &&
-        (in.shape[1] == 128 || in.shape[1] == 192)) {
+        (in.shape[1] == 128 || in.shape[1] == 192 || in.shape[1] == 224)) {
         for (int b = 0; b < 2; b++) {
             const vki_tensor_info *boxes = &outs[b], *scores = &outs[1 - b];
             if (boxes->rank != 3 || !SHAPE_IS(scores, 1, boxes->shape[1], 1)) continue;
+            if (in.shape[1] == 224) {
+                if (SHAPE_IS(boxes, 1, -1, 12)) return VKI_TASK_POSE_DETECTION;
+                continue;
+            }
             if (SHAPE_IS(boxes, 1, -1, 16)) return VKI_TASK_FACE_DETECTION;
             if (SHAPE_IS(boxes, 1, -1, 18)) return VKI_TASK_PALM_DETECTION;
         }

@@ -112,7 +112,8 @@ int vki_ssd_anchors(const vki_ssd_options *o, vki_anchor *out, int max) {
  * anchors; TensorsToDetectionsCalculator with num_coords 16 (a box and 6 keypoints of 2
  * values from offset 4), sigmoid scores clipped at 100, reverse_output_order (x,y,w,h);
  * NonMaxSuppressionCalculator WEIGHTED, IoU, min_suppression_threshold 0.3.
- * palm_detection_cpu.pbtxt has the same but 18 coords (7 keypoints). */
+ * palm_detection_cpu.pbtxt has the same but 18 coords (7 keypoints), pose_detection_cpu.pbtxt
+ * 12 (4 keypoints). */
 static void mediapipe_common(vki_detector_options *o, int size, int keypoints) {
     o->anchors.min_scale = 0.1484375f;
     o->anchors.max_scale = 0.75f;
@@ -178,9 +179,25 @@ vki_status vki_detector_options_for(vki_task task, int input_width, int input_he
         out->min_score_thresh = 0.5f;
         return VKI_OK;
     }
+    if (task == VKI_TASK_POSE_DETECTION && square && input_width == 224 && num_boxes == 2254) {
+        /* mediapipe/modules/pose_detection/pose_detection_cpu.pbtxt: 224x224, strides
+         * 8,16,32,32,32 (the last three merged), the interpolated anchor, 2254 boxes, 12
+         * coords (a box and 4 keypoints: hip centre, full-body size and rotation point,
+         * shoulder centre, upper-body point), min_score_thresh 0.2. */
+        mediapipe_common(out, 224, 4);
+        out->anchors.num_layers = 5;
+        out->anchors.strides[0] = 8;
+        out->anchors.strides[1] = 16;
+        out->anchors.strides[2] = out->anchors.strides[3] = out->anchors.strides[4] = 32;
+        out->anchors.interpolated_scale_aspect_ratio = 1.0f;
+        out->num_boxes = 2254;
+        out->min_score_thresh = 0.2f;
+        return VKI_OK;
+    }
     return vki_fail(VKI_ERROR_UNSUPPORTED, "vki_detector_options_for: no detector settings for "
                     "%s with a %dx%d input and %d boxes (known: face_detection 128x128 with 896 "
-                    "boxes or 192x192 with 2304, palm_detection 192x192 with 2016)",
+                    "boxes or 192x192 with 2304, palm_detection 192x192 with 2016, "
+                    "pose_detection 224x224 with 2254)",
                     vki_task_name(task), input_width, input_height, num_boxes);
 }
 
