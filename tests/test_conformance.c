@@ -211,8 +211,9 @@ Test(conformance, pose_landmark_lite_fp16, .timeout = 1200) {
     vki_model_destroy(m);
 }
 
-/* The other float models in the same MediaPipe packages have no TFLite outputs here; they
- * must load, build and match the C reference run on the seeded input, in fp32 and fp16.
+/* The other float models in the same MediaPipe packages (pose_detection among them) have
+ * no TFLite outputs here; they must load, build and match the C reference run on the
+ * seeded input, in fp32 and fp16.
  * The pose models' segmentation logits get pose_landmark_lite's 5e-4 in fp32 (summation
  * order alone moves them); in fp16 they are as ill-conditioned as pose_landmark_lite's
  * (see above), so only their fp32 graphs are checked here. */
@@ -233,6 +234,7 @@ Test(other_models, face_detection_full_range_sparse) { matches_reference("face_d
 Test(other_models, hand_landmark_full) { matches_reference("hand_landmark_full", 1e-4, 3e-2); }
 Test(other_models, pose_landmark_full) { matches_reference("pose_landmark_full", 5e-4, -1); }
 Test(other_models, pose_landmark_heavy) { matches_reference("pose_landmark_heavy", 5e-4, -1); }
+Test(other_models, pose_detection) { matches_reference("pose_detection", 1e-4, 3e-2); }
 Test(other_models, selfie_segmentation_landscape) { matches_reference("selfie_segmentation_landscape", 1e-4, 3e-2); }
 
 /* A conformance model loaded with its reference input. */
