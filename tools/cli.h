@@ -117,6 +117,7 @@ typedef struct cli_results {
     vki_landmark landmarks[CLI_MAX_LANDMARKS];
     int n_landmarks;
     float presence;                  /* landmark models: the score that the thing is there */
+    float presence_min;              /* below it nothing was found: n_landmarks is 0 */
     float *mask;                     /* segmentation: photo-sized, 0..1; NULL otherwise */
     double mask_fraction;            /* its mean */
     int classes[CLI_TOP_K];

@@ -466,6 +466,12 @@ int cli_run(const cli *c) {
     cli_results res = {0};
     if (!job_open(c, c->models[0], &j)) goto done;
     vki_model *m = j.model;
+    if (j.photo.rgb && vki_task_landmark_count(j.task))
+        fprintf(stderr, "vkinfer: warning: %s is a %s model, which expects a crop around one %s, "
+                "not a whole photo (MediaPipe runs a detector first: --detector MODEL)\n",
+                j.path, vki_task_name(j.task),
+                j.task == VKI_TASK_FACE_MESH ? "face" : j.task == VKI_TASK_HAND_LANDMARKS ? "hand"
+                                                                                          : "person");
     vki_status s = cli_context(c, &ctx);
     if (s) { cli_fail("opening the device", s); goto done; }
     vki_device_info dev;

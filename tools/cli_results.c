@@ -97,7 +97,16 @@ static int decode_mask(const vki_model *m, float **outs, int index, int logits, 
     return 1;
 }
 
-static int decode_landmarks(const vki_model *m, float **outs, cli_results *r) {
+/* The presence below which a landmark model found nothing: 0.5 in MediaPipe's
+ * face_landmark_cpu.pbtxt, hand_landmark_cpu.pbtxt and pose_landmark_by_roi_cpu.pbtxt
+ * (ThresholdingCalculator). */
+#define CLI_PRESENCE_MIN 0.5f
+
+static const char *thing_of(vki_task t) {
+    return t == VKI_TASK_FACE_MESH ? "face" : t == VKI_TASK_HAND_LANDMARKS ? "hand" : "person";
+}
+
+static int decode_landmarks(const cli *c, const vki_model *m, float **outs, cli_results *r) {
     int points = vki_task_landmark_count(r->task);
     int per = r->task == VKI_TASK_POSE_LANDMARKS ? 5 : 3;
     /* Pose outputs 39 points (33 and 6 auxiliary ones); hand 21, face mesh 468. */
@@ -116,6 +125,11 @@ static int decode_landmarks(const vki_model *m, float **outs, cli_results *r) {
     int flag = output_of_count(m, 1, 0);
     r->presence = flag < 0 ? 1.0f
                 : r->task == VKI_TASK_FACE_MESH ? vki_sigmoid(outs[flag][0]) : outs[flag][0];
+    r->presence_min = c->threshold > 0 ? c->threshold : CLI_PRESENCE_MIN;
+    if (r->presence < r->presence_min) {
+        r->n_landmarks = 0;          /* nothing there: no points, no mask */
+        return 1;
+    }
     if (r->task == VKI_TASK_POSE_LANDMARKS) {
         /* The segmentation output [1,H,W,1], logits. */
         for (int i = 0; i < vki_model_output_count(m); i++) {
@@ -135,7 +149,7 @@ int cli_results_decode(const cli *c, const vki_model *m, float **outs, cli_resul
     case VKI_TASK_POSE_DETECTION: return decode_detections(c, m, outs, r);
     case VKI_TASK_POSE_LANDMARKS:
     case VKI_TASK_HAND_LANDMARKS:
-    case VKI_TASK_FACE_MESH: return decode_landmarks(m, outs, r);
+    case VKI_TASK_FACE_MESH: return decode_landmarks(c, m, outs, r);
     case VKI_TASK_SEGMENTATION:
         for (int i = 0; i < vki_model_output_count(m); i++) {
             vki_tensor_info t;
@@ -167,6 +181,9 @@ void cli_results_print(const cli_results *r) {
             printf("\n");
         }
     }
+    if (vki_task_landmark_count(r->task) && !r->n_landmarks)
+        printf("%s: no %s found (presence %.3f < %.2f)\n", task, thing_of(r->task), r->presence,
+               r->presence_min);
     if (r->n_landmarks) {
         int shown = r->n_landmarks < 6 ? r->n_landmarks : 6;
         printf("%s: presence %.3f, %d points:", task, r->presence, r->n_landmarks);
@@ -212,9 +229,10 @@ void cli_results_json(const cli_results *r) {
         }
         fprintf(f, "]");
     }
-    if (r->n_landmarks) {
+    if (vki_task_landmark_count(r->task)) {
         cli_json_member(f, ", \"presence\": ", r->presence);
-        fprintf(f, ", \"landmarks\": [");
+        cli_json_member(f, ", \"presence_min\": ", r->presence_min);
+        fprintf(f, ", \"found\": %s, \"landmarks\": [", r->n_landmarks ? "true" : "false");
         for (int i = 0; i < r->n_landmarks; i++) {
             const vki_landmark *l = &r->landmarks[i];
             cli_json_sep(f, i);

@@ -49,7 +49,8 @@
       "segmentation, pose_landmarks, hand_landmarks, face_mesh, classification, none; "         \
       "default: guessed from the model's inputs and outputs")                                   \
     X(THRESHOLD, "--threshold", "SCORE", V(RUN),                                                \
-      "detections' minimum score, 0..1; default: the model's own (MediaPipe's graphs)")         \
+      "detections' minimum score, or a landmark model's minimum presence, 0..1; default: "      \
+      "MediaPipe's graphs' (presence 0.5)")                                                     \
     X(OUT, "--out", "PICTURE.png", V(RUN), "draw the results on the photo and write a PNG")     \
     X(INPUT, "--input", "FILE", V(RUN) | V(CALIBRATE),                                          \
       "raw little-endian float32 NHWC, one per model input in order (repeat the flag); "        \
