@@ -528,6 +528,98 @@ Test(solution, detection_to_landmarks_to_roi) {
               (double)next.width);
 }
 
+/* ---- against MediaPipe's normalised arithmetic --------------------------------------- */
+
+/* MediaPipe's own path, written out here from its calculators in double: keypoints and
+ * box normalised by the image size; ComputeRotation on normalised x times width and y
+ * times height; TransformNormalizedRect (shift (W w_n sx cos - H h_n sy sin) / W and
+ * (W w_n sx sin + H h_n sy cos) / H, square_long on max(w_n W, h_n H)); for pose
+ * AlignmentPointsRectsCalculator (box_size / W and / H); then LandmarkProjectionCalculator
+ * for a crop point (normalised offsets turned, times the rect's normalised width and
+ * height). Back in pixels it must agree with the calls, which work on pixels, on photos
+ * far from square. Both sides are double until the calls round to float: PX_TOL. */
+static unsigned lcg_state = 12345u;
+static double uniform(double lo, double hi) {
+    lcg_state = lcg_state * 1664525u + 1013904223u;
+    return lo + (hi - lo) * (double)(lcg_state >> 8) / 16777216.0;
+}
+
+static double mp_normalize(double a) { return a - 2.0 * PI_F * floor((a + PI_F) / (2.0 * PI_F)); }
+
+Test(solution, normalised_arithmetic) {
+    const int sizes[4][2] = {{1280, 480}, {480, 1280}, {333, 777}, {640, 640}};
+    const vki_solution sols[3] = {VKI_SOLUTION_FACE_MESH, VKI_SOLUTION_HANDS, VKI_SOLUTION_POSE};
+    for (int k = 0; k < 4; k++) {
+        const double W = sizes[k][0], H = sizes[k][1];
+        for (int t = 0; t < 3; t++) {
+            vki_solution_defaults d;
+            cr_assert_eq(vki_solution_defaults_for(sols[t], &d), VKI_OK);
+            const vki_roi_rule *rule = &d.from_detection;
+            for (int rep = 0; rep < 20; rep++) {
+                /* A detection anywhere on the photo, keypoints anywhere in it. */
+                float pts[VKI_MAX_KEYPOINTS][2];
+                for (int i = 0; i < 4; i++) {
+                    pts[i][0] = (float)uniform(0, W);
+                    pts[i][1] = (float)uniform(0, H);
+                }
+                const float x0 = (float)uniform(0, W / 2), y0 = (float)uniform(0, H / 2);
+                vki_detection det = detection(x0, y0, x0 + (float)uniform(1, W / 2),
+                                              y0 + (float)uniform(1, H / 2), 4, pts);
+                vki_rect r;
+                cr_assert_eq(vki_roi_from_detection(sols[t], &det, (int)W, (int)H, &r), VKI_OK);
+
+                /* MediaPipe, normalised. */
+                const double ks_x = det.keypoints[rule->start][0] / W;
+                const double ks_y = det.keypoints[rule->start][1] / H;
+                const double ke_x = det.keypoints[rule->end][0] / W;
+                const double ke_y = det.keypoints[rule->end][1] / H;
+                double xc, yc, wn, hn;
+                if (rule->kind == VKI_ROI_ALIGNMENT) {
+                    const double box = 2.0 * hypot(ke_x * W - ks_x * W, ke_y * H - ks_y * H);
+                    xc = ks_x;
+                    yc = ks_y;
+                    wn = box / W;
+                    hn = box / H;
+                } else {
+                    const double bx = det.box[0] / W, by = det.box[1] / H;
+                    wn = (det.box[2] - det.box[0]) / W;
+                    hn = (det.box[3] - det.box[1]) / H;
+                    xc = bx + wn / 2;
+                    yc = by + hn / 2;
+                }
+                const double rot = mp_normalize(
+                    rule->target_angle - atan2(-(ke_y * H - ks_y * H), ke_x * W - ks_x * W));
+                xc += (W * wn * rule->shift_x * cos(rot) - H * hn * rule->shift_y * sin(rot)) / W;
+                yc += (W * wn * rule->shift_x * sin(rot) + H * hn * rule->shift_y * cos(rot)) / H;
+                if (rule->square_long) {
+                    const double l = fmax(wn * W, hn * H);
+                    wn = l / W;
+                    hn = l / H;
+                }
+                wn *= rule->scale_x;
+                hn *= rule->scale_y;
+                char what[64];
+                snprintf(what, sizeof what, "%s %dx%d #%d", vki_solution_name(sols[t]),
+                         sizes[k][0], sizes[k][1], rep);
+                expect_rect(&r, xc * W, yc * H, wn * W, hn * H, rot, what);
+
+                /* LandmarkProjectionCalculator's NORM_RECT path, for a square ROI. */
+                const double nx = uniform(0, 1), ny = uniform(0, 1);
+                const double ox = nx - 0.5, oy = ny - 0.5;
+                const double px = (cos(rot) * ox - sin(rot) * oy) * wn + xc;
+                const double py = (sin(rot) * ox + cos(rot) * oy) * hn + yc;
+                float qx, qy;
+                vki_roi_to_photo(&r, (float)nx, (float)ny, &qx, &qy);
+                /* nx, ny rounded to float (ulp 6e-8) times a side of up to ~4000 px:
+                 * 2.4e-4, inside PX_TOL. */
+                cr_expect(fabs(qx - px * W) <= PX_TOL && fabs(qy - py * H) <= PX_TOL,
+                          "%s: crop point (%f, %f) -> (%f, %f), MediaPipe (%f, %f)", what, nx,
+                          ny, (double)qx, (double)qy, px * W, py * H);
+            }
+        }
+    }
+}
+
 /* ---- bad arguments ------------------------------------------------------------------ */
 
 Test(solution, bad_arguments) {
