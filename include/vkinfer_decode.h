@@ -267,6 +267,194 @@ VKI_API int vki_top_k(const float *scores, int n, int k, int *classes, float *va
 /* 1 / (1 + exp(-x)), for the outputs above that are logits. Never fails. */
 VKI_API float vki_sigmoid(float x);
 
+/* ---- solutions: regions of interest between detector and landmark model ----------- */
+
+/* MediaPipe's two-stage solutions: a detector finds the object on the whole photo, a
+ * region of interest (ROI, a vki_rect: centre, size and clockwise rotation in photo
+ * pixels) is made from the detection, the landmark model runs on that region cut out of
+ * the photo and turned upright (vki_image_transform.roi), its landmarks are mapped back
+ * onto the photo, and the next frame's region comes from those landmarks (tracking)
+ * until the landmark model reports the object gone. The rules below are the ones of
+ * MediaPipe's graphs, with their constants, each cited by the .pbtxt it comes from
+ * (paths in the google-ai-edge/mediapipe repository).
+ *
+ * MediaPipe computes on normalised image coordinates (0 .. 1 across the image) with the
+ * image size at hand: rotations from keypoints multiplied by the image's width and height
+ * (DetectionsToRectsCalculator::ComputeRotation), shifts and the squaring of a rectangle
+ * by its width times the image width and height times the image height
+ * (RectTransformationCalculator::TransformNormalizedRect). Every such step is the same
+ * arithmetic on photo pixels, which is how these calls do it: a square ROI is square in
+ * photo pixels, and so twice as tall as wide in normalised units on a 2:1 photo. */
+
+/* Every solution and its name; the enum, vki_solution_name and vki_solution_from_name
+ * come from it. NONE is no solution (the calls below refuse it). */
+#define VKI_SOLUTION_LIST(X)                                                               \
+    X(NONE, "none")                                                                        \
+    X(FACE_MESH, "face_mesh")                                                              \
+    X(HANDS, "hands")                                                                      \
+    X(POSE, "pose")
+
+#define VKI_SOLUTION_ENUM_(name, text) VKI_SOLUTION_##name,
+typedef enum vki_solution { VKI_SOLUTION_LIST(VKI_SOLUTION_ENUM_) VKI_SOLUTION_COUNT } vki_solution;
+#undef VKI_SOLUTION_ENUM_
+
+/* The solution's name, "hands"; "none" for VKI_SOLUTION_NONE and for a value out of
+ * range. A static string. Never fails. */
+VKI_API const char *vki_solution_name(vki_solution s);
+/* The solution a name (as vki_solution_name gives it, case-sensitive) stands for;
+ * VKI_SOLUTION_NONE for NULL or an unknown name. Never fails. */
+VKI_API vki_solution vki_solution_from_name(const char *name);
+
+/* How a rule makes the axis-aligned rectangle it then rotates and transforms. */
+typedef enum vki_roi_kind {
+    /* The box: the detection's box, or the box of all the landmarks (MediaPipe's
+     * DetectionsToRectsCalculator, after LandmarksToDetectionCalculator for landmarks). */
+    VKI_ROI_BOX,
+    /* The square centred on point start whose side is twice the distance from start to
+     * end (AlignmentPointsRectsCalculator). */
+    VKI_ROI_ALIGNMENT,
+    /* MediaPipe's HandLandmarksToRectCalculator: see vki_roi_from_landmarks. */
+    VKI_ROI_HAND_LANDMARKS
+} vki_roi_kind;
+
+/* One rule from points to a ROI, as MediaPipe's graphs chain a calculator making a
+ * rectangle (kind) and RectTransformationCalculator:
+ *   1. the axis-aligned rectangle, by kind;
+ *   2. rotation = target_angle - atan2(-(y_end - y_start), x_end - x_start), brought into
+ *      [-pi, pi) (MediaPipe's NormalizeRadians), points in photo pixels: 0 when the
+ *      vector from start to end points along target_angle (0: rightwards, pi/2: up);
+ *   3. the centre moves by shift_x * width along the rectangle's rotated x axis (cos r,
+ *      sin r) and shift_y * height along its rotated y axis (-sin r, cos r); with
+ *      square_long both sides become the longer one; then width *= scale_x, height *=
+ *      scale_y. */
+typedef struct vki_roi_rule {
+    vki_roi_kind kind;
+    int start, end;                    /* the rotation vector's keypoints (landmarks) */
+    float target_angle;                /* radians, counter-clockwise from rightwards */
+    float shift_x, shift_y;            /* fractions of width and height, rotated axes */
+    float scale_x, scale_y;
+    int square_long;
+} vki_roi_rule;
+
+/* What MediaPipe's graphs use for a solution.
+ *   from_detection: face mesh face_landmark/face_detection_front_detection_to_roi.pbtxt
+ *     (box; eyes, keypoints 0 -> 1; target 0; scale 1.5; square long); hands
+ *     hand_landmark/palm_detection_detection_to_roi.pbtxt (box; wrist 0 -> middle finger
+ *     base 2; target 90 degrees; shift_y -0.5; scale 2.6; square long); pose
+ *     pose_landmark/pose_detection_to_roi.pbtxt (alignment 0 -> 1, target 90 degrees,
+ *     scale 1.25, square long).
+ *   from_landmarks: face mesh face_landmark/face_landmark_landmarks_to_roi.pbtxt (box of
+ *     all landmarks; eye corners 33 -> 263; target 0; scale 1.5; square long); hands
+ *     hand_landmark/hand_landmark_landmarks_to_roi.pbtxt (HandLandmarksToRectCalculator,
+ *     kind VKI_ROI_HAND_LANDMARKS; wrist 0 -> middle finger base 9, blended with the
+ *     index and ring finger bases; target 90 degrees; shift_y -0.1; scale 2.0; square
+ *     long); pose pose_landmark/pose_landmarks_to_roi.pbtxt (alignment on the auxiliary
+ *     landmarks 33 -> 34, target 90 degrees, scale 1.25, square long).
+ *   num_points: the landmark model's points, what vki_roi_from_landmarks wants as n:
+ *     face mesh 468 (478 with the attention model's irises, also taken), hands 21, pose
+ *     39 (33 landmarks, then auxiliary points). min_points: the fewest it takes (264,
+ *     21, 35).
+ *   presence_threshold: the object is there when its presence probability is above it
+ *     (MediaPipe's ThresholdingCalculator: strictly greater), 0.5 for all three: face
+ *     mesh face_landmark/face_landmark_cpu.pbtxt (on sigmoid of the face flag: the model
+ *     gives a logit, presence_is_logit 1), hands hand_landmark/hand_landmark_cpu.pbtxt
+ *     and pose pose_landmark/tensors_to_pose_landmarks_and_segmentation.pbtxt (which
+ *     pose_landmark/pose_landmark_by_roi_cpu.pbtxt runs; both flags are probabilities
+ *     already, presence_is_logit 0).
+ *   handedness_threshold: hands only (0 for the others): see vki_hand_is_right. */
+typedef struct vki_solution_defaults {
+    vki_task detector;                 /* FACE_DETECTION, PALM_DETECTION; NONE for pose
+                                          (vki_task has no pose detector) */
+    vki_task landmarks;                /* FACE_MESH, HAND_LANDMARKS, POSE_LANDMARKS */
+    vki_roi_rule from_detection, from_landmarks;
+    int num_points, min_points;
+    float presence_threshold;
+    int presence_is_logit;
+    float handedness_threshold;
+} vki_solution_defaults;
+
+/* Fills *out with the solution's settings above. VKI_ERROR_INVALID_ARGUMENT: out NULL, s
+ * NONE or unknown. */
+VKI_API vki_status vki_solution_defaults_for(vki_solution s, vki_solution_defaults *out);
+
+/* Whether the landmark model's presence flag (its raw one-value output: a logit for face
+ * mesh, a probability for hands and pose) says the object is there: 1 when the
+ * probability is above the solution's presence_threshold, else 0 (NaN included); -1 with
+ * a message for s NONE or unknown. */
+VKI_API int vki_solution_present(vki_solution s, float flag);
+
+/* Whether the hand model's handedness output (its raw [1,1] value, a probability) means
+ * the person's right hand. MediaPipe gives the hand the label of handedness.txt's first
+ * line, "Left", with this score, and "Right" with 1 - score, and keeps the higher
+ * (TensorsToClassificationCalculator with binary_classification, in
+ * hand_landmark/hand_landmark_cpu.pbtxt), assuming a mirrored image, as a front (selfie)
+ * camera shows it (hand_landmark/hand_landmark_tracking_cpu.pbtxt says so). So on a
+ * photo as the camera took it (mirrored 0) the hand is the person's right one when
+ * handedness > 0.5, and on a mirrored picture (mirrored nonzero: MediaPipe's case) when
+ * handedness < 0.5; exactly 0.5 counts as the left hand either way. Never fails. */
+VKI_API int vki_hand_is_right(float handedness, int mirrored);
+
+/* The ROI for the landmark model from a detection: det in photo pixels (as
+ * vki_detections_to_photo leaves it: box corners and keypoints), the photo
+ * photo_width x photo_height pixels (1 .. 16384 each). The rule is the solution's
+ * from_detection (vki_solution_defaults): face mesh takes a face detection (keypoints 0
+ * and 1 the eyes, as vki_decode_detections gives them), hands a palm detection
+ * (keypoints 0 wrist, 2 middle finger base), pose a pose detection (MediaPipe's
+ * pose_detection: keypoint 0 the middle of the hips, 1 a point whose distance from it
+ * is half the body's size and direction the body's). *roi gets the centre and size in
+ * photo pixels and the rotation in radians, clockwise on the photo, in [-pi, pi).
+ * VKI_ERROR_INVALID_ARGUMENT: det or roi NULL, s NONE or unknown, a photo side out of
+ * range, det with fewer keypoints than the rule needs (2, 3, 2) or more than
+ * VKI_MAX_KEYPOINTS. */
+VKI_API vki_status vki_roi_from_detection(vki_solution s, const vki_detection *det,
+                                          int photo_width, int photo_height, vki_rect *roi);
+
+/* The next frame's ROI from this frame's landmarks (MediaPipe's tracking): lm the n
+ * landmarks in photo pixels that vki_landmarks_from_roi (or vki_decode_landmarks) made,
+ * all the model's points, n as the model gives them: face mesh 468 or 478, hands 21, pose
+ * 39 (the auxiliary points 33 and 34 are the ones used, so pass them). Only x and y are
+ * read. By the solution's from_landmarks rule:
+ *   face mesh: the axis-aligned box of all n points, rotated by the eye corners 33 ->
+ *     263;
+ *   hands: MediaPipe's HandLandmarksToRectCalculator on 12 of the 21 points (wrist 0,
+ *     thumb 1, 2, 3 and the bases and first joints of the fingers 5, 6, 9, 10, 13, 14,
+ *     17, 18): rotation from the wrist towards ((5 + 13) / 2 + 9) / 2, a blend of the
+ *     index, middle and ring finger bases, target 90 degrees; then the box of the 12
+ *     points in the rectangle's own rotated axes (about the centre of their axis-aligned
+ *     box), its centre turned back onto the photo; then the transformation;
+ *   pose: alignment on points 33 (centre) and 34 (size and direction).
+ * MediaPipe smooths the landmarks first (pose_landmark/pose_landmark_cpu.pbtxt filters
+ * them); these calls take the landmarks as they are given.
+ * VKI_ERROR_INVALID_ARGUMENT: lm or roi NULL, s NONE or unknown, n below the solution's
+ * min_points, a photo side out of 1 .. 16384. */
+VKI_API vki_status vki_roi_from_landmarks(vki_solution s, const vki_landmark *lm, int n,
+                                          int photo_width, int photo_height, vki_rect *roi);
+
+/* A point of a crop taken at roi, in normalised crop coordinates (0 .. 1 across the
+ * upright crop, x rightwards, y down), to photo pixels: dx = (nx - 0.5) * roi->width, dy
+ * = (ny - 0.5) * roi->height, then px = x_center + dx cos r - dy sin r, py = y_center +
+ * dx sin r + dy cos r, r = roi->rotation. The inverse of the crop vki_image_transform.roi
+ * takes. MediaPipe's LandmarkProjectionCalculator, without the image's size, turns the
+ * normalised offsets before scaling them by the rect's normalised width and height:
+ * the same for a ROI square in pixels (as all three solutions' are), not for others. A
+ * NULL roi writes 0 and leaves a message; px or py may be NULL. */
+VKI_API void vki_roi_to_photo(const vki_rect *roi, float nx, float ny, float *px, float *py);
+
+/* Decodes num_points landmarks of values_per_point floats each from raw, the landmark
+ * model's points output in input pixels of an input_width x input_height input that a
+ * crop at roi filled whole (no letterbox), to photo pixels: x and y through
+ * vki_roi_to_photo at (x / input_width, y / input_height); z scaled like x, by
+ * roi->width / input_width; visibility and presence as vki_decode_landmarks gives them
+ * (sigmoid of raw[3] and raw[4] where values_per_point has them, else 1). Pass the
+ * model's whole point count (pose 39) to have the auxiliary points for
+ * vki_roi_from_landmarks.
+ * VKI_ERROR_INVALID_ARGUMENT: raw, roi or out NULL, num_points <= 0, values_per_point not
+ * 3 .. 5, an input side out of 1 .. 16384, roi's size not positive and finite. */
+VKI_API vki_status vki_landmarks_from_roi(const float *raw, int num_points,
+                                          int values_per_point, const vki_rect *roi,
+                                          int input_width, int input_height,
+                                          vki_landmark *out);
+
 #ifdef __cplusplus
 }
 #endif
