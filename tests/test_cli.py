@@ -305,14 +305,28 @@ class Run(unittest.TestCase):
 
     def test_other_tasks(self):
         """Every family decodes: hand (21 points), face mesh (468), palm detection, and
-        top-5 when asked for classification."""
-        for name, task, points in (('hand_landmark_lite', 'hand_landmarks', 21),
-                                   ('face_landmark', 'face_mesh', 468)):
-            r = json.loads(vkinfer('run', os.path.join(MODELS, name + '.tflite'), '--image',
-                                   PHOTO, '--json', check=0).stdout)
+        top-5 when asked for classification. A landmark model on the whole photo warns that
+        it expects a crop; below its presence threshold it lists and draws no points."""
+        for name, task, points, thing in (('hand_landmark_lite', 'hand_landmarks', 21, 'hand'),
+                                          ('face_landmark', 'face_mesh', 468, 'face')):
+            model = os.path.join(MODELS, name + '.tflite')
+            p = vkinfer('run', model, '--image', PHOTO, '--json', check=0)
+            self.assertIn('expects a crop around one ' + thing, p.stderr)
+            r = json.loads(p.stdout)
             self.assertEqual(r['task'], task)
-            self.assertEqual(len(r['landmarks']), points)
-            self.assertTrue(0 <= r['presence'] <= 1)
+            # The whole photo: MediaPipe's models see no hand (0.001) and no face (0.000).
+            self.assertLess(r['presence'], 0.5)
+            self.assertEqual(r['presence_min'], 0.5)
+            self.assertFalse(r['found'])
+            self.assertEqual(r['landmarks'], [])
+            self.assertIn('no %s found (presence' % thing,
+                          vkinfer('run', model, '--image', PHOTO, check=0).stdout)
+            if thing == 'hand':
+                # A threshold under its presence (0.001) lists every point.
+                r = json.loads(vkinfer('run', model, '--image', PHOTO, '--json', '--threshold',
+                                       '0.0001', check=0).stdout)
+                self.assertTrue(r['found'])
+                self.assertEqual(len(r['landmarks']), points)
         # The photo shows no open palm (nothing reaches the model's 0.5), so the decoding
         # is checked on the candidates above 0.03 (thirty here, the best near 0.075).
         r = json.loads(vkinfer('run', os.path.join(MODELS, 'palm_detection_lite.tflite'),
