@@ -363,8 +363,7 @@ typedef struct vki_roi_rule {
  *     already, presence_is_logit 0).
  *   handedness_threshold: hands only (0 for the others): see vki_hand_is_right. */
 typedef struct vki_solution_defaults {
-    vki_task detector;                 /* FACE_DETECTION, PALM_DETECTION; NONE for pose
-                                          (vki_task has no pose detector) */
+    vki_task detector;                 /* FACE_DETECTION, PALM_DETECTION, POSE_DETECTION */
     vki_task landmarks;                /* FACE_MESH, HAND_LANDMARKS, POSE_LANDMARKS */
     vki_roi_rule from_detection, from_landmarks;
     int num_points, min_points;

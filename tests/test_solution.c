@@ -144,7 +144,7 @@ Test(solution, defaults) {
     /* pose_landmark/pose_detection_to_roi.pbtxt, pose_landmark/pose_landmarks_to_roi.pbtxt,
      * pose_landmark/tensors_to_pose_landmarks_and_segmentation.pbtxt */
     cr_assert_eq(vki_solution_defaults_for(VKI_SOLUTION_POSE, &d), VKI_OK);
-    cr_expect_eq(d.detector, VKI_TASK_NONE);
+    cr_expect_eq(d.detector, VKI_TASK_POSE_DETECTION);
     cr_expect_eq(d.landmarks, VKI_TASK_POSE_LANDMARKS);
     cr_expect_eq(d.from_detection.kind, VKI_ROI_ALIGNMENT);
     cr_expect_eq(d.from_detection.start, 0);

@@ -91,7 +91,7 @@ static const vki_solution_defaults defaults[VKI_SOLUTION_COUNT] = {
         .handedness_threshold = 0.5f,
     },
     [VKI_SOLUTION_POSE] = {
-        .detector = VKI_TASK_NONE,
+        .detector = VKI_TASK_POSE_DETECTION,
         .landmarks = VKI_TASK_POSE_LANDMARKS,
         /* mediapipe/modules/pose_landmark/pose_detection_to_roi.pbtxt:
          * AlignmentPointsRectsCalculator with start 0, end 1, target 90 degrees;
