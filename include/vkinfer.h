@@ -814,11 +814,11 @@ typedef enum vki_border {
  * - crop (crop_*, rotation): an axis-aligned crop, quarter turns; resizing has half-pixel
  *   centres, so the crop's edges map onto the input's edges; samples stay inside the crop,
  *   repeating its edge pixels; border is not used.
- * - roi (roi.width > 0 and roi.height > 0): MediaPipe's rotated crop. The rectangle's
- *   edges map onto the input's edges, the rectangle turned upright: its top edge (before
- *   rotation) becomes the input's top row, so the picture turns by -roi.rotation (a roi of
- *   the whole frame with rotation -pi/2 and width and height swapped gives rotation 90).
- *   Samples read the whole frame, outside it the border. The map is MediaPipe's
+ * - roi (any of its fields nonzero; width and height must be > 0): MediaPipe's rotated
+ *   crop. The rectangle's edges map onto the input's edges, the rectangle turned upright:
+ *   its top edge (before rotation) becomes the input's top row, so the picture turns by
+ *   -roi.rotation (a roi of the whole frame with rotation -pi/2 and width and height
+ *   swapped gives rotation 90). Samples read the whole frame, outside it the border. The map is MediaPipe's
  *   GetRotatedSubRectToRectTransformMatrix (image_to_tensor_utils.cc), which its GL
  *   converter (image_to_tensor_converter_gl_texture.cc) applies to texture coordinates
  *   at fragment centres and samples with GL_LINEAR: half-pixel centres on both sides, as

@@ -868,7 +868,8 @@ Test(image, bad_roi_and_matrix) {
 
 /* ---- a real model --------------------------------------------------------------------- */
 
-/* face_detection_short_range fed a frame gives what it gives fed the reference's floats. */
+/* face_detection_short_range fed a frame gives what it gives fed the reference's floats
+ * (a crop, a letterbox, a roi). */
 Test(image, face_detection_frame_matches_floats) {
     size_t bytes = 0;
     uint8_t *file = harness_read_model("face_detection_short_range.tflite", &bytes);
@@ -897,14 +898,18 @@ Test(image, face_detection_frame_matches_floats) {
     for (int y = 0; y < 480; y++)
         for (int x = 0; x < 640; x++) nv.data[y * 640 + x] = (uint8_t)((x * 3 + y * 2 + (x * y) / 97) & 255);
     frame rgba = make_frame(VKI_PIXEL_RGBA8888, 320, 200, 12, 0, 2u);
-    const frame *frames[2] = {&nv, &rgba};
-    const vki_image_transform transforms[2] = {
+    const frame *frames[3] = {&nv, &rgba, &nv};
+    /* The third: a tilted roi reaching past the frame's edge, as a landmark model's. */
+    const vki_image_transform transforms[3] = {
         {.crop_x = 80, .crop_width = 480, .rotation = 270, .mirror = 1,
          .mean = {127.5f, 127.5f, 127.5f}, .std = {127.5f, 127.5f, 127.5f}},
         {.rotation = 90, .letterbox = 1, .mean = {127.5f, 127.5f, 127.5f},
          .std = {127.5f, 127.5f, 127.5f}},
+        {.roi = {520.0f, 200.0f, 300.0f, 240.0f, -0.4f}, .letterbox = 1, .mirror = 1,
+         .border = VKI_BORDER_REPLICATE, .mean = {127.5f, 127.5f, 127.5f},
+         .std = {127.5f, 127.5f, 127.5f}},
     };
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
         cr_assert_eq(vki_image_reference(&frames[k]->img, &transforms[k], 128, 128, 3, ref_in), VKI_OK);
         cr_assert_eq(vki_graph_set_input_image(g, 0, &frames[k]->img, &transforms[k]), VKI_OK, "%s",
                      vki_last_error());
