@@ -1,10 +1,14 @@
 // image.comp: a camera frame (RGBA8888, RGB888, NV21 or NV12 bytes) -> a graph input's
-// PHWC4 tensor in one pass: crop, bilinear resize with half-pixel centres, rotation by
-// quarter turns, mirror, BT.601 full-range YUV -> RGB, letterbox, normalisation. One
-// thread per output pixel. The frame-dependent values are in `params` (engine/runtime/image.h's
-// vki_image_params, field for field), so a new frame or transform needs no new pipeline;
-// the plain C reference of the same steps is engine/runtime/image.c. Coordinates and colours
-// are `precise`, so that no fused multiply-add moves them from the reference's.
+// PHWC4 tensor in one pass: one affine map from output pixel centres into the frame (the
+// host folds crop, quarter turns, mirror, half-pixel-centre resize, letterbox, a rotated
+// roi or a matrix into it), a bilinear sample of four taps with a border outside the
+// frame (black, or the nearest edge pixel), BT.601 full-range YUV -> RGB, the letterbox
+// fill, normalisation. One thread per output pixel. The frame-dependent values are in
+// `params` (engine/runtime/image.h's vki_image_params, field for field, which says how
+// the map is evaluated), so a new frame or transform needs no new pipeline; the frame
+// buffer holds only the part of the frame the map reads. The plain C reference of the
+// same steps is engine/runtime/image.c. Coordinates and colours are `precise`, so that no
+// fused multiply-add moves them from the reference's.
 //
 // Variants: what the engine emits (glsl/embed.py reads these; tests/test_kernels.c
 // compiles each in fp32, fp16 storage and fp16 arithmetic).
@@ -15,13 +19,15 @@
 layout(std430, set = 0, binding = 0) readonly restrict buffer frame_block { uint frame[]; };
 layout(std430, set = 0, binding = 1) readonly restrict buffer params_block {
     int format;              // 0 RGBA8888, 1 RGB888, 2 NV21, 3 NV12
-    int crop_w, crop_h;
+    int region_w, region_h;
     int row_bytes;
     int uv_offset, uv_row_bytes;
-    int crop_x_odd, crop_y_odd;
-    int rotation, mirror;
+    int region_x_odd, region_y_odd;
+    int bound_x0, bound_y0, bound_x1, bound_y1;
+    int zero_border;
     int content_x, content_y, content_w, content_h;
-    float scale_x, scale_y;
+    float map_x[5];
+    float map_y[5];
     float fill;
     float norm_scale[3];
     float norm_bias[3];
@@ -36,8 +42,16 @@ float byte_at(int offset) {
     return float((frame[offset >> 2] >> (uint(offset & 3) * 8u)) & 0xFFu);
 }
 
-// Crop pixel (a, b): RGB in .xyz, or luma in .x for a one-channel input.
+// Region pixel (a, b): RGB in .xyz, or luma in .x for a one-channel input. Outside the
+// bounds, black or the nearest pixel inside.
 vec3 tap(int a, int b) {
+    if (a < P.bound_x0 || a > P.bound_x1 || b < P.bound_y0 || b > P.bound_y1) {
+        if (P.zero_border != 0) return vec3(0.0);
+        a = clamp(a, P.bound_x0, P.bound_x1);
+        b = clamp(b, P.bound_y0, P.bound_y1);
+    }
+    a = clamp(a, 0, P.region_w - 1);
+    b = clamp(b, 0, P.region_h - 1);
     if (P.format <= FORMAT_RGB) {
         int bpp = P.format == FORMAT_RGBA ? 4 : 3;
         int at = b * P.row_bytes + a * bpp;
@@ -53,7 +67,7 @@ vec3 tap(int a, int b) {
 #if OUT_C == 1
     return vec3(y, 0.0, 0.0);
 #else
-    int c = P.uv_offset + ((b + P.crop_y_odd) >> 1) * P.uv_row_bytes + ((a + P.crop_x_odd) >> 1) * 2;
+    int c = P.uv_offset + ((b + P.region_y_odd) >> 1) * P.uv_row_bytes + ((a + P.region_x_odd) >> 1) * 2;
     float first = byte_at(c), second = byte_at(c + 1);
     float u = P.format == FORMAT_NV12 ? first : second;
     float v = P.format == FORMAT_NV12 ? second : first;
@@ -72,19 +86,14 @@ void main() {
     precise vec3 v = vec3(P.fill);
     int cx = x - P.content_x, cy = y - P.content_y;
     if (cx >= 0 && cy >= 0 && cx < P.content_w && cy < P.content_h) {
-        int rw = (P.rotation & 1) != 0 ? P.crop_h : P.crop_w;
-        precise float u = (float(cx) + 0.5) * P.scale_x - 0.5;
-        precise float w = (float(cy) + 0.5) * P.scale_y - 0.5;
-        if (P.mirror != 0) u = float(rw - 1) - u;
-        precise float a, b;
-        if (P.rotation == 1) { a = w; b = float(P.crop_h - 1) - u; }
-        else if (P.rotation == 2) { a = float(P.crop_w - 1) - u; b = float(P.crop_h - 1) - w; }
-        else if (P.rotation == 3) { a = float(P.crop_w - 1) - w; b = u; }
-        else { a = u; b = w; }
-        a = clamp(a, 0.0, float(P.crop_w - 1));
-        b = clamp(b, 0.0, float(P.crop_h - 1));
+        precise float px = float(cx) + 0.5, py = float(cy) + 0.5;
+        precise float a = P.map_x[4] + (P.map_x[3] + ((P.map_x[0] * px + P.map_x[1] * py) + P.map_x[2]));
+        precise float b = P.map_y[4] + (P.map_y[3] + ((P.map_y[0] * px + P.map_y[1] * py) + P.map_y[2]));
+        // 2 pixels past the bounds every tap is a border tap: keeps floor() in int range.
+        a = clamp(a, float(P.bound_x0 - 2), float(P.bound_x1 + 2));
+        b = clamp(b, float(P.bound_y0 - 2), float(P.bound_y1 + 2));
         int a0 = int(floor(a)), b0 = int(floor(b));
-        int a1 = min(a0 + 1, P.crop_w - 1), b1 = min(b0 + 1, P.crop_h - 1);
+        int a1 = a0 + 1, b1 = b0 + 1;
         precise float fa = a - float(a0), fb = b - float(b0);
         vec3 t00 = tap(a0, b0), t10 = tap(a1, b0), t01 = tap(a0, b1), t11 = tap(a1, b1);
         precise vec3 top = t00 + (t10 - t00) * fa;

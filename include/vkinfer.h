@@ -785,9 +785,57 @@ typedef struct vki_rect {
     float rotation;
 } vki_rect;
 
+/* What samples outside the frame take, for a roi or matrix transform (a crop reads inside
+ * the crop only and repeats its own edges). Each of a bilinear sample's four taps that
+ * falls outside the frame reads black (ZERO) or the nearest edge pixel (REPLICATE), as
+ * OpenCV's warps with BORDER_CONSTANT (value 0) or BORDER_REPLICATE and GL's
+ * CLAMP_TO_BORDER (colour 0) or CLAMP_TO_EDGE, which MediaPipe's ImageToTensorCalculator
+ * uses (image_to_tensor_converter_opencv.cc, _gl_texture.cc). A black tap is 0 before
+ * normalisation, so a zero border normalises like a black pixel: MediaPipe converts the
+ * value range after sampling (convertTo after warpPerspective; alpha * color + beta in
+ * the GL shader). MediaPipe's own default, BORDER_UNSPECIFIED, is REPLICATE
+ * (GetBorderMode in image_to_tensor_utils.cc); vkinfer's default is ZERO. */
+typedef enum vki_border {
+    VKI_BORDER_ZERO = 0,
+    VKI_BORDER_REPLICATE = 1,
+} vki_border;
+
 /* What happens to a frame on its way into the model's input, in this order: crop, rotate,
  * mirror, resize to the input's H x W (bilinear), normalise. Zero means the default;
- * NULL means all defaults (the whole frame, upright, values in [0, 1]). */
+ * NULL means all defaults (the whole frame, upright, values in [0, 1]).
+ *
+ * Coordinates: "input pixels" run from 0 to the input's W or H, "frame pixels" from 0 to
+ * the frame's width or height; pixel (i, j) covers [i, i+1) x [j, j+1), its centre at
+ * (i + 0.5, j + 0.5) (as vkinfer_decode.h has them). Every transform is one affine map
+ * from input pixels to frame pixels: input pixel (x, y) takes the frame's bilinear sample
+ * at the image of its centre, the frame's pixel centres being its samples.
+ *
+ * Three kinds, at most one of which may be given:
+ * - crop (crop_*, rotation): an axis-aligned crop, quarter turns; resizing has half-pixel
+ *   centres, so the crop's edges map onto the input's edges; samples stay inside the crop,
+ *   repeating its edge pixels; border is not used.
+ * - roi (any of its fields nonzero; width and height must be > 0): MediaPipe's rotated
+ *   crop. The rectangle's edges map onto the input's edges, the rectangle turned upright:
+ *   its top edge (before rotation) becomes the input's top row, so the picture turns by
+ *   -roi.rotation (a roi of the whole frame with rotation -pi/2 and width and height
+ *   swapped gives rotation 90). Samples read the whole frame, outside it the border. The map is MediaPipe's
+ *   GetRotatedSubRectToRectTransformMatrix (image_to_tensor_utils.cc), which its GL
+ *   converter (image_to_tensor_converter_gl_texture.cc) applies to texture coordinates
+ *   at fragment centres and samples with GL_LINEAR: half-pixel centres on both sides, as
+ *   here. Its OpenCV converter (image_to_tensor_converter_opencv.cc) instead sends the
+ *   rectangle's corners to input coordinates 0 and W, H in OpenCV's convention (pixel
+ *   centres at integers), so its samples sit (0.5, 0.5) - J (0.5, 0.5) frame pixels from
+ *   these, J the map's linear part: none at scale 1 unrotated, a quarter pixel on each
+ *   axis where an input pixel covers half a frame pixel.
+ * - matrix (any element nonzero): frame = (m[0] x + m[1] y + m[2], m[3] x + m[4] y + m[5])
+ *   for (x, y) in input pixels; samples and border as for roi.
+ * mirror combines with every kind: it flips the input horizontally, x -> W - x, after the
+ * rest (for a roi as MediaPipe's flip_horizontally). letterbox combines with crop and
+ * roi: for a crop the picture is fitted inside H x W and the margins take fill; for a roi,
+ * as MediaPipe's keep_aspect_ratio (PadRoi in image_to_tensor_utils.cc), the rectangle is
+ * first enlarged about its centre to the input's aspect ratio (H / W), so that the margins
+ * show the frame around the rectangle (or the border), and fill is not used. A matrix with
+ * letterbox, or roi or matrix with a nonzero crop_* or rotation, is an error. */
 typedef struct vki_image_transform {
     /* In frame pixels; a width or height of 0 reaches the frame's right or bottom edge. */
     int crop_x, crop_y, crop_width, crop_height;
@@ -797,19 +845,30 @@ typedef struct vki_image_transform {
      * one-channel input uses [0]). All std 0 (with all mean 0) gives pixel / 255. */
     float mean[3], std[3];
     /* Nonzero: keep the aspect ratio, fitting the rotated crop inside H x W, centred; the
-     * pixels around it take the value `fill` (0..255, normalised like a pixel). */
+     * pixels around it take the value `fill` (0..255, normalised like a pixel). With a
+     * roi: enlarge the roi to H / W instead (above). */
     int letterbox;
     float fill;
+    /* A rotated region of interest in frame pixels; all zero: none. Finite; width and
+     * height > 0; centre and size at most 1e6 in magnitude. */
+    vki_rect roi;
+    /* A 2x3 affine from input pixels to frame pixels; all zero: none. Finite, each
+     * element at most 1e6 in magnitude. */
+    float matrix[6];
+    vki_border border;           /* for roi and matrix; ZERO (0) or REPLICATE */
 } vki_image_transform;
 
 /* Feeds input `index` from a camera frame instead of float NHWC: the frame's bytes are
  * copied once into a host-visible buffer of the graph, and one dispatch of the graph's
  * command buffer crops, resizes, rotates, mirrors, converts YUV to RGB and normalises,
- * writing the input tensor directly. The input must be [1,H,W,3] (RGB) or [1,H,W,1]
+ * writing the input tensor directly (a roi or matrix transform too: the same dispatch
+ * samples through any affine map). The input must be [1,H,W,3] (RGB) or [1,H,W,1]
  * (luma). Resizing is bilinear with half-pixel centres, as OpenCV's cv::resize
  * (INTER_LINEAR) and TFLite's RESIZE_BILINEAR with half_pixel_centers: the source
  * coordinate of output pixel x is (x + 0.5) * scale - 0.5, clamped to the crop, so edges
- * repeat. YUV is BT.601 full range (JPEG/JFIF, as Android camera frames):
+ * repeat; for a roi or matrix, input pixel (x, y) takes the frame's bilinear sample at
+ * the image of its centre (x + 0.5, y + 0.5), the border outside the frame. YUV is
+ * BT.601 full range (JPEG/JFIF, as Android camera frames):
  * R = Y + 1.402 (V-128), G = Y - 0.344136 (U-128) - 0.714136 (V-128), B = Y + 1.772 (U-128),
  * each clamped to 0..255; luma from RGB is 0.299 R + 0.587 G + 0.114 B. The input stays
  * fed from frames until vki_graph_set_input or vki_graph_input_pointer is called for it.
@@ -820,6 +879,28 @@ typedef struct vki_image_transform {
  * pay the kernel's first-dispatch compile. */
 VKI_API vki_status vki_graph_set_input_image(vki_graph *graph, int index, const vki_image *image,
                                              const vki_image_transform *transform);
+
+/* Where a point of the model's input lies in the frame, and the reverse, for mapping a
+ * model's results (boxes, landmarks in input pixels) back onto the frame and frame points
+ * into the input: the same affine map vki_graph_set_input_image samples through, for a
+ * frame_width x frame_height frame and an input_width x input_height input (W x H), in
+ * the pixel coordinates above (input pixel centres at +0.5, frame pixel centres at +0.5).
+ * transform NULL means the defaults, as for vki_graph_set_input_image. Points off the
+ * input (and, with a crop's letterbox, in its margins) are mapped by the same affine, not
+ * clamped. to_frame writes *frame_x, *frame_y; from_frame writes *input_x, *input_y.
+ * VKI_ERROR_INVALID_ARGUMENT: a NULL output, a frame or input side outside 1 .. 16384, a
+ * point that is not finite, a crop, rotation, roi, matrix, letterbox, fill or border that
+ * vki_graph_set_input_image rejects (mean and std are not looked at), or (from_frame) a
+ * matrix that maps the input onto a line or a point. The outputs are 0 after a failure. */
+VKI_API vki_status vki_image_transform_to_frame(const vki_image_transform *transform,
+                                                int frame_width, int frame_height,
+                                                int input_width, int input_height, float input_x,
+                                                float input_y, float *frame_x, float *frame_y);
+VKI_API vki_status vki_image_transform_from_frame(const vki_image_transform *transform,
+                                                  int frame_width, int frame_height,
+                                                  int input_width, int input_height,
+                                                  float frame_x, float frame_y, float *input_x,
+                                                  float *input_y);
 
 /* Zero-copy: the mapped host-visible memory that input or output `index` passes through,
  * as dense float32 NHWC, valid until the graph is destroyed; *size is in bytes. Write an

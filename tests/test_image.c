@@ -2,9 +2,12 @@
  * I/O. The image kernel is compared element by element with the plain C reference
  * (engine/runtime/image.c) through models whose output is their input (a MUL by 1, one real
  * dispatch after the kernel), on odd sizes, padded strides, every format, rotation and
- * mirror, crops, letterbox and normalisations, in fp32, fp16 and fp16 storage; the
- * reference itself is pinned to hand-computed values; a real model fed a frame gives what
- * it gives fed the reference's floats; bad arguments fail with a message. */
+ * mirror, crops, letterbox and normalisations, rotated rois at every angle class and
+ * matrices with both borders, in fp32, fp16 and fp16 storage; the reference itself is
+ * pinned to hand-computed values and to a direct computation of MediaPipe's rotated crop;
+ * vki_image_transform_to_frame maps input pixels to where the frame holds what the kernel
+ * wrote; a real model fed a frame gives what it gives fed the reference's floats; bad
+ * arguments fail with a message. */
 #include "harness.h"
 #include "image.h"
 #include "../tuner/stats.h"
@@ -238,6 +241,158 @@ Test(image_reference, crop_letterbox_and_normalisation) {
     }
 }
 
+/* ---- rotated regions of interest, by hand ---------------------------------------------- */
+
+/* A smooth RGB frame: bilinear samples of it move little with a coordinate's last bits. */
+static uint8_t *smooth_rgb(int w, int h) {
+    uint8_t *px = malloc((size_t)w * (size_t)h * 3);
+    cr_assert(px);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            uint8_t *p = px + ((size_t)y * (size_t)w + (size_t)x) * 3;
+            p[0] = (uint8_t)(20 + 4 * x + y);
+            p[1] = (uint8_t)(200 - 3 * y);
+            p[2] = (uint8_t)(60 + 2 * x + 2 * y);
+        }
+    return px;
+}
+
+/* The bilinear sample of an RGB888 frame at frame point (fx, fy), pixel centres at +0.5,
+ * written out directly in double: taps outside the frame are black or the nearest edge
+ * pixel. */
+static void direct_sample(const uint8_t *px, int w, int h, double fx, double fy, int replicate,
+                          double *out) {
+    const double i = fx - 0.5, j = fy - 0.5;
+    const int i0 = (int)floor(i), j0 = (int)floor(j);
+    const double fi = i - i0, fj = j - j0;
+    for (int c = 0; c < 3; c++) out[c] = 0.0;
+    for (int k = 0; k < 4; k++) {
+        int ti = i0 + (k & 1), tj = j0 + (k >> 1);
+        const double weight = ((k & 1) ? fi : 1.0 - fi) * ((k >> 1) ? fj : 1.0 - fj);
+        if (ti < 0 || tj < 0 || ti >= w || tj >= h) {
+            if (!replicate) continue;
+            ti = ti < 0 ? 0 : ti >= w ? w - 1 : ti;
+            tj = tj < 0 ? 0 : tj >= h ? h - 1 : tj;
+        }
+        for (int c = 0; c < 3; c++) out[c] += weight * px[((size_t)tj * (size_t)w + (size_t)ti) * 3 + c];
+    }
+}
+
+/* MediaPipe's map (GetRotatedSubRectToRectTransformMatrix in frame pixels), by hand. */
+static void roi_point(const vki_rect *r, int w, int h, double x, double y, double *fx, double *fy) {
+    const double nx = (x / w - 0.5) * r->width, ny = (y / h - 0.5) * r->height;
+    const double c = cos(r->rotation), s = sin(r->rotation);
+    *fx = r->x_center + c * nx - s * ny;
+    *fy = r->y_center + s * nx + c * ny;
+}
+
+static const float roi_angles[] = {0.0f, 0.3f, 1.5707964f, 2.3561945f, 3.1415927f, -1.7453293f,
+                                   -0.7f, 4.0f};
+
+/* Every input pixel of a roi, against the direct computation. */
+Test(image_reference, roi_is_mediapipes_rotated_crop) {
+    const int fw = 23, fh = 17, ow = 9, oh = 7;
+    uint8_t *px = smooth_rgb(fw, fh);
+    const vki_image img = {.format = VKI_PIXEL_RGB888, .width = fw, .height = fh, .data = px};
+    float out[7 * 9 * 3];
+    double worst = 0;
+    for (size_t k = 0; k < sizeof roi_angles / sizeof roi_angles[0]; k++)
+        for (int border = 0; border < 2; border++)
+            for (int inside = 0; inside < 2; inside++) {
+                /* Inside the frame, or over its top-left corner. */
+                vki_image_transform t = {.std = {1, 1, 1}, .border = (vki_border)border,
+                                         .roi = {inside ? 11.5f : 3.0f, inside ? 8.25f : 2.0f, 12.5f,
+                                                 9.0f, roi_angles[k]}};
+                ref1(&img, &t, oh, ow, 3, out);
+                for (int y = 0; y < oh; y++)
+                    for (int x = 0; x < ow; x++) {
+                        double fx, fy, want[3];
+                        roi_point(&t.roi, ow, oh, x + 0.5, y + 0.5, &fx, &fy);
+                        direct_sample(px, fw, fh, fx, fy, border, want);
+                        for (int c = 0; c < 3; c++) {
+                            const double e = fabs(out[(y * ow + x) * 3 + c] - want[c]);
+                            worst = e > worst ? e : worst;
+                            cr_assert(e < 5e-3, "angle %g border %d inside %d pixel (%d, %d) c %d: %.6g, "
+                                      "direct %.6g", (double)roi_angles[k], border, inside, x, y, c,
+                                      (double)out[(y * ow + x) * 3 + c], want[c]);
+                        }
+                    }
+            }
+    cr_log_info("roi against the direct computation: worst %.3g of 255", worst);
+    free(px);
+}
+
+/* A roi with rotation 0 on whole pixels is a crop; with -pi/2 over the whole frame, width
+ * and height swapped, it is rotation 90; 180 degrees is rotation 180; a zero border
+ * normalises like black; mirror flips; letterbox is PadRoi; a matrix is its roi. */
+Test(image_reference, roi_matches_crops_and_quarter_turns) {
+    const int fw = 12, fh = 8;
+    uint8_t *px = smooth_rgb(fw, fh);
+    for (int i = 0; i < fw * fh * 3; i++) px[i] = (uint8_t)(px[i] ^ (i * 37));   /* not smooth */
+    const vki_image img = {.format = VKI_PIXEL_RGB888, .width = fw, .height = fh, .data = px};
+    float a[12 * 12 * 3], b[12 * 12 * 3];
+    /* Crop (2, 1) 8x6 onto 4x3 (scale 2: samples between pixels, inside the crop). */
+    vki_image_transform crop = {.crop_x = 2, .crop_y = 1, .crop_width = 8, .crop_height = 6,
+                                .std = {1, 1, 1}};
+    vki_image_transform roi = {.roi = {6.0f, 4.0f, 8.0f, 6.0f, 0.0f}, .std = {1, 1, 1}};
+    ref1(&img, &crop, 3, 4, 3, a);
+    ref1(&img, &roi, 3, 4, 3, b);
+    for (int i = 0; i < 36; i++) cr_assert_float_eq(a[i], b[i], 1e-4, "crop element %d", i);
+    /* Rotation 90 of the whole frame onto 8x12 (scale 1) and 4x6 (scale 2). */
+    static const int sizes[][2] = {{12, 8}, {6, 4}};
+    for (int s = 0; s < 2; s++) {
+        const int oh = sizes[s][0], ow = sizes[s][1], n = oh * ow * 3;
+        vki_image_transform turn = {.rotation = 90, .std = {1, 1, 1}};
+        roi = (vki_image_transform){.roi = {6.0f, 4.0f, 8.0f, 12.0f, -1.5707964f}, .std = {1, 1, 1}};
+        ref1(&img, &turn, oh, ow, 3, a);
+        ref1(&img, &roi, oh, ow, 3, b);
+        for (int i = 0; i < n; i++) cr_assert_float_eq(a[i], b[i], 1e-2, "90: %dx%d element %d", ow, oh, i);
+        turn.rotation = 180;
+        roi.roi = (vki_rect){6.0f, 4.0f, 12.0f, 8.0f, 3.1415927f};
+        const int oh2 = sizes[s][1], ow2 = sizes[s][0], n2 = oh2 * ow2 * 3;
+        ref1(&img, &turn, oh2, ow2, 3, a);
+        ref1(&img, &roi, oh2, ow2, 3, b);
+        for (int i = 0; i < n2; i++) cr_assert_float_eq(a[i], b[i], 1e-2, "180: %dx%d element %d", ow2, oh2, i);
+        /* mirror: column x of the mirrored input is column W-1-x. */
+        roi.mirror = 1;
+        ref1(&img, &roi, oh2, ow2, 3, a);
+        for (int y = 0; y < oh2; y++)
+            for (int x = 0; x < ow2; x++)
+                for (int c = 0; c < 3; c++)
+                    cr_assert_float_eq(a[(y * ow2 + x) * 3 + c], b[(y * ow2 + ow2 - 1 - x) * 3 + c], 1e-2);
+    }
+    /* Wholly outside the frame: black, normalised to -1 by mean 127.5 std 127.5; with
+     * REPLICATE the nearest corner pixel. */
+    roi = (vki_image_transform){.roi = {-50.0f, -40.0f, 6.0f, 6.0f, 0.4f},
+                                .mean = {127.5f, 127.5f, 127.5f}, .std = {127.5f, 127.5f, 127.5f}};
+    ref1(&img, &roi, 3, 3, 3, a);
+    for (int i = 0; i < 27; i++) cr_assert_eq(a[i], -1.0f, "zero border element %d: %g", i, (double)a[i]);
+    roi.border = VKI_BORDER_REPLICATE;
+    ref1(&img, &roi, 3, 3, 3, a);
+    for (int i = 0; i < 27; i++) cr_assert_float_eq(a[i], px[i % 3] / 127.5f - 1.0f, 1e-6);
+    /* letterbox: a 4x8 roi into a 6x6 input is the 8x8 roi (PadRoi), fill unused. */
+    roi = (vki_image_transform){.roi = {6.0f, 4.0f, 4.0f, 8.0f, 0.5f}, .letterbox = 1, .fill = 99,
+                                .std = {1, 1, 1}};
+    vki_image_transform padded = {.roi = {6.0f, 4.0f, 8.0f, 8.0f, 0.5f}, .std = {1, 1, 1}};
+    ref1(&img, &roi, 6, 6, 3, a);
+    ref1(&img, &padded, 6, 6, 3, b);
+    cr_assert_eq(memcmp(a, b, 6 * 6 * 3 * sizeof(float)), 0, "letterbox roi is the padded roi");
+    /* A matrix is the same map. */
+    const vki_rect r = {5.5f, 3.0f, 7.0f, 5.0f, 0.9f};
+    double x0, y0, x1, y1, x2, y2;
+    roi_point(&r, 5, 4, 0, 0, &x0, &y0);
+    roi_point(&r, 5, 4, 1, 0, &x1, &y1);
+    roi_point(&r, 5, 4, 0, 1, &x2, &y2);
+    roi = (vki_image_transform){.roi = r, .std = {1, 1, 1}};
+    vki_image_transform mat = {.matrix = {(float)(x1 - x0), (float)(x2 - x0), (float)x0,
+                                          (float)(y1 - y0), (float)(y2 - y0), (float)y0},
+                               .std = {1, 1, 1}};
+    ref1(&img, &roi, 4, 5, 3, a);
+    ref1(&img, &mat, 4, 5, 3, b);
+    for (int i = 0; i < 60; i++) cr_assert_float_eq(a[i], b[i], 1e-2, "matrix element %d", i);
+    free(px);
+}
+
 /* ---- the kernel against the reference -------------------------------------------------- */
 
 typedef struct out_shape { int h, w; } out_shape;
@@ -323,6 +478,128 @@ static const out_shape luma_shapes[] = {{13, 17}};
 
 Test(image, luma_input) {
     for (int p = 0; p < 3; p++) sweep(p, luma_shapes, 1, 1);
+}
+
+/* Rotated rois of every angle class and both borders, partly outside odd-sized frames,
+ * every format, onto odd-sized RGB and luma inputs (and a matrix, mirror and letterbox
+ * cycling through), against the reference. */
+static void roi_sweep(int p, int channels) {
+    static const frame_size sizes[] = {{37, 23, 7}, {5, 3, 0}};
+    const int oh = 13, ow = 17;
+    vki_model *m = identity_model(oh, ow, channels);
+    vki_graph *g = make_graph(m, p, 0);
+    if (!g) {
+        vki_model_destroy(m);
+        cr_skip_test("the device has no fp16 storage");
+    }
+    int runs = 0;
+    double worst = 0;
+    for (int f = 0; f < 4; f++)
+        for (int z = 0; z < 2; z++) {
+            const frame_size *fs = &sizes[z];
+            frame fr = make_frame((vki_pixel_format)f, fs->w, fs->h, fs->pad, z == 0 && f >= 2,
+                                  0x5678u + 31u * (uint32_t)(f * 3 + z));
+            const int n_angles = (int)(sizeof roi_angles / sizeof roi_angles[0]);
+            for (int k = 0; k <= n_angles; k++)
+                for (int border = 0; border < 2; border++) {
+                    const int combo = k + border + f + z;
+                    vki_image_transform t = {.border = (vki_border)border, .mirror = combo % 3 == 1};
+                    /* Centred near the frame's right edge: partly outside; sizes not whole. */
+                    const float cx = 0.8f * (float)fs->w, cy = 0.45f * (float)fs->h;
+                    const float rw = 0.7f * (float)fs->w + 0.3f, rh = 0.55f * (float)fs->h + 0.1f;
+                    if (k < n_angles) {
+                        t.roi = (vki_rect){cx, cy, rw, rh, roi_angles[k]};
+                        t.letterbox = combo % 4 == 2;
+                    } else {   /* a matrix: shear and scale */
+                        const float mx[6] = {0.9f * (float)fs->w / (float)ow, 0.15f, -1.3f,
+                                             -0.2f, 1.1f * (float)fs->h / (float)oh, 0.7f};
+                        memcpy(t.matrix, mx, sizeof mx);
+                    }
+                    normalise(&t, combo % 3);
+                    char label[256];
+                    snprintf(label, sizeof label, "input %dx%dx%d, %s frame %dx%d pad %d, %s angle "
+                             "%g, border %d, mirror %d, letterbox %d, norm %d", oh, ow, channels,
+                             format_names[f], fs->w, fs->h, fs->pad, k < n_angles ? "roi" : "matrix",
+                             k < n_angles ? (double)roi_angles[k] : 0.0, border, t.mirror,
+                             t.letterbox, combo % 3);
+                    double e = check_frame(g, p, oh, ow, channels, &fr.img, &t, label);
+                    worst = e > worst ? e : worst;
+                    runs++;
+                }
+            free_frame(&fr);
+        }
+    cr_log_info("%s, %d channels: %d roi frames, worst error %.3g", harness_precision_name(p),
+                channels, runs, worst);
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
+}
+
+Test(image, roi_rgb_fp32) { roi_sweep(0, 3); }
+Test(image, roi_rgb_fp16) { roi_sweep(1, 3); }
+Test(image, roi_luma) {
+    roi_sweep(0, 1);
+    roi_sweep(2, 1);
+}
+
+/* The kernel's output against the frame sampled where vki_image_transform_to_frame puts
+ * each input pixel's centre; from_frame brings the point back. */
+Test(image, roi_round_trip) {
+    const int fw = 41, fh = 29, oh = 11, ow = 15;
+    uint8_t *px = smooth_rgb(fw, fh);
+    const vki_image img = {.format = VKI_PIXEL_RGB888, .width = fw, .height = fh, .data = px};
+    vki_model *m = identity_model(oh, ow, 3);
+    vki_graph *g = make_graph(m, 0, 0);
+    const vki_image_transform transforms[] = {
+        {.roi = {30.0f, 12.5f, 24.0f, 17.0f, 0.3f}, .std = {1, 1, 1}},
+        {.roi = {8.0f, 25.0f, 19.0f, 14.0f, -1.7453293f}, .border = VKI_BORDER_REPLICATE,
+         .mirror = 1, .letterbox = 1, .std = {1, 1, 1}},
+        {.roi = {20.5f, 14.5f, 41.0f, 29.0f, 2.3561945f}, .std = {1, 1, 1}},
+        {.matrix = {2.1f, 0.4f, 3.0f, -0.3f, 1.7f, 9.0f}, .std = {1, 1, 1}},
+        {.crop_x = 3, .crop_y = 2, .crop_width = 30, .crop_height = 20, .rotation = 270,
+         .mirror = 1, .std = {1, 1, 1}},
+    };
+    float got[11 * 15 * 3];
+    for (size_t k = 0; k < sizeof transforms / sizeof transforms[0]; k++) {
+        const vki_image_transform *t = &transforms[k];
+        cr_assert_eq(vki_graph_set_input_image(g, 0, &img, t), VKI_OK, "%s", vki_last_error());
+        cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+        cr_assert_eq(vki_graph_get_output(g, 0, got, sizeof got), VKI_OK);
+        for (int y = 0; y < oh; y++)
+            for (int x = 0; x < ow; x++) {
+                float fx, fy, bx, by;
+                cr_assert_eq(vki_image_transform_to_frame(t, fw, fh, ow, oh, x + 0.5f, y + 0.5f, &fx,
+                                                          &fy), VKI_OK, "%s", vki_last_error());
+                double want[3];
+                direct_sample(px, fw, fh, fx, fy, t->border == VKI_BORDER_REPLICATE, want);
+                if (t->crop_width) {   /* a crop repeats its own edges: stay inside it */
+                    cr_assert(fx >= 3.5f && fx <= 32.5f && fy >= 2.5f && fy <= 21.5f);
+                }
+                for (int c = 0; c < 3; c++)
+                    cr_assert(fabs(got[(y * ow + x) * 3 + c] - want[c]) < 5e-3, "transform %zu pixel "
+                              "(%d, %d) -> frame (%g, %g) c %d: kernel %.6g, frame %.6g", k, x, y,
+                              (double)fx, (double)fy, c, (double)got[(y * ow + x) * 3 + c], want[c]);
+                cr_assert_eq(vki_image_transform_from_frame(t, fw, fh, ow, oh, fx, fy, &bx, &by),
+                             VKI_OK, "%s", vki_last_error());
+                cr_assert(fabsf(bx - (x + 0.5f)) < 1e-3f && fabsf(by - (y + 0.5f)) < 1e-3f,
+                          "transform %zu: (%d.5, %d.5) -> (%g, %g) -> (%g, %g)", k, x, y,
+                          (double)fx, (double)fy, (double)bx, (double)by);
+            }
+    }
+    /* Hand-worked points: the default transform scales; a roi's input corners are its
+     * rectangle's corners; rotation 90 sends the input's top-left corner to the frame's
+     * bottom-left. */
+    float fx, fy;
+    cr_assert_eq(vki_image_transform_to_frame(NULL, 40, 30, 20, 10, 5.0f, 5.0f, &fx, &fy), VKI_OK);
+    cr_assert(fx == 10.0f && fy == 15.0f, "(%g, %g)", (double)fx, (double)fy);
+    const vki_image_transform quarter = {.roi = {10.0f, 20.0f, 8.0f, 4.0f, 1.5707964f}};
+    cr_assert_eq(vki_image_transform_to_frame(&quarter, 40, 30, 16, 8, 0.0f, 0.0f, &fx, &fy), VKI_OK);
+    cr_assert(fabsf(fx - 12.0f) < 1e-4f && fabsf(fy - 16.0f) < 1e-4f, "(%g, %g)", (double)fx, (double)fy);
+    const vki_image_transform turn = {.rotation = 90};
+    cr_assert_eq(vki_image_transform_to_frame(&turn, 40, 30, 30, 40, 0.0f, 0.0f, &fx, &fy), VKI_OK);
+    cr_assert(fx == 0.0f && fy == 30.0f, "(%g, %g)", (double)fx, (double)fy);
+    free(px);
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
 }
 
 /* A one-pixel frame, and upscaling a 2x2 NV21 frame onto 48x64. */
@@ -510,9 +787,89 @@ Test(image, bad_arguments) {
     free_frame(&fr);
 }
 
+Test(image, bad_roi_and_matrix) {
+    vki_model *m = identity_model(13, 17, 3);
+    vki_graph *g = make_graph(m, 0, 0);
+    frame fr = make_frame(VKI_PIXEL_RGB888, 37, 23, 0, 0, 3u);
+    const vki_image img = fr.img;
+    vki_image_transform t = {.roi = {10, 10, 8, 8, 0.5f}, .crop_x = 2};
+    expect_bad(g, 0, &img, &t, "roi with crop (2, 0) 0x0; a roi replaces the crop, give one");
+    t = (vki_image_transform){.roi = {10, 10, 8, 8, 0.5f}, .crop_height = 5};
+    expect_bad(g, 0, &img, &t, "roi with crop (0, 0) 0x5");
+    t = (vki_image_transform){.roi = {10, 10, 8, 8, 0.5f}, .rotation = 90};
+    expect_bad(g, 0, &img, &t, "roi with rotation 90; give the angle as roi.rotation (radians)");
+    t = (vki_image_transform){.roi = {10, 10, 8, 8, 0.5f}, .matrix = {1, 0, 0, 0, 1, 0}};
+    expect_bad(g, 0, &img, &t, "both roi and matrix are given; give one");
+    t = (vki_image_transform){.matrix = {1, 0, 0, 0, 1, 0}, .crop_y = 1};
+    expect_bad(g, 0, &img, &t, "matrix with crop (0, 1) 0x0; a matrix replaces the crop");
+    t = (vki_image_transform){.matrix = {1, 0, 0, 0, 1, 0}, .rotation = 180};
+    expect_bad(g, 0, &img, &t, "matrix with rotation 180; the matrix holds it");
+    t = (vki_image_transform){.matrix = {1, 0, 0, 0, 1, 0}, .letterbox = 1};
+    expect_bad(g, 0, &img, &t, "matrix with letterbox; the matrix sets the whole map");
+    t = (vki_image_transform){.matrix = {1, 0, INFINITY, 0, 1, 0}};
+    expect_bad(g, 0, &img, &t, "matrix {1, 0, inf, 0, 1, 0}; each element must be finite");
+    t = (vki_image_transform){.matrix = {2e6f, 0, 0, 0, 1, 0}};
+    expect_bad(g, 0, &img, &t, "at most 1e+06 in magnitude");
+    t = (vki_image_transform){.roi = {10, 10, 0, 8, 0}};
+    expect_bad(g, 0, &img, &t, "roi size 0x8; width and height must be > 0");
+    t = (vki_image_transform){.roi = {10, 10, -4, 8, 0}};
+    expect_bad(g, 0, &img, &t, "roi size -4x8");
+    t = (vki_image_transform){.roi = {0, 0, 0, 0, 0.3f}};
+    expect_bad(g, 0, &img, &t, "roi size 0x0; width and height must be > 0 (all fields 0: no roi)");
+    t = (vki_image_transform){.roi = {NAN, 10, 8, 8, 0}};
+    expect_bad(g, 0, &img, &t, "roi centre (nan, 10) size 8x8 rotation 0; each must be finite");
+    t = (vki_image_transform){.roi = {10, 10, 8, 8, INFINITY}};
+    expect_bad(g, 0, &img, &t, "rotation inf; each must be finite");
+    t = (vki_image_transform){.roi = {10, 10, 3e6f, 8, 0}};
+    expect_bad(g, 0, &img, &t, "the centre and size at most 1e+06");
+    t = (vki_image_transform){.roi = {10, 10, 8, 8, 0}, .border = (vki_border)2};
+    expect_bad(g, 0, &img, &t, "border 2; need VKI_BORDER_ZERO (0) or VKI_BORDER_REPLICATE (1)");
+
+    /* The point maps check the same transform, then their own arguments. */
+    float x = 7, y = 7;
+    const vki_image_transform ok = {.roi = {10, 10, 8, 8, 0.5f}};
+    static const struct { const char *needle; int fw, fh, iw, ih; float px; int null_x; } cases[] = {
+        {"vki_image_transform_to_frame: frame_x is NULL", 37, 23, 17, 13, 1.0f, 1},
+        {"vki_image_transform_to_frame: frame 0x23; each side must be 1 to 16384", 0, 23, 17, 13, 1.0f, 0},
+        {"vki_image_transform_to_frame: frame 37x16385", 37, 16385, 17, 13, 1.0f, 0},
+        {"vki_image_transform_to_frame: input 17x-1; each side must be 1 to 16384", 37, 23, 17, -1, 1.0f, 0},
+        {"vki_image_transform_to_frame: point (nan, 2) is not finite", 37, 23, 17, 13, NAN, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        x = y = 7;
+        vki_status s = vki_image_transform_to_frame(&ok, cases[i].fw, cases[i].fh, cases[i].iw,
+                                                    cases[i].ih, cases[i].px, 2.0f,
+                                                    cases[i].null_x ? NULL : &x, &y);
+        cr_assert_eq(s, VKI_ERROR_INVALID_ARGUMENT, "case %zu", i);
+        cr_assert(strstr(vki_last_error(), cases[i].needle), "'%s' lacks '%s'", vki_last_error(),
+                  cases[i].needle);
+        cr_assert(y == 0.0f && (cases[i].null_x || x == 0.0f), "outputs are 0 after a failure");
+    }
+    cr_assert_eq(vki_image_transform_from_frame(&ok, 37, 23, 17, 13, 1, 2, &x, NULL),
+                 VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(vki_last_error(), "vki_image_transform_from_frame: input_y is NULL"), "%s",
+              vki_last_error());
+    t = (vki_image_transform){.roi = {10, 10, -1, 8, 0}};
+    cr_assert_eq(vki_image_transform_to_frame(&t, 37, 23, 17, 13, 1, 2, &x, &y), VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(vki_last_error(), "vki_image_transform_to_frame: transform: roi size -1x8"), "%s",
+              vki_last_error());
+    t = (vki_image_transform){.matrix = {1, 2, 0, 2, 4, 0}};
+    cr_assert_eq(vki_image_transform_to_frame(&t, 37, 23, 17, 13, 1, 2, &x, &y), VKI_OK);
+    cr_assert(x == 5.0f && y == 10.0f);
+    cr_assert_eq(vki_image_transform_from_frame(&t, 37, 23, 17, 13, 1, 2, &x, &y),
+                 VKI_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(vki_last_error(), "vki_image_transform_from_frame: transform: the map {1, 2, 2, "
+                     "4} takes the input onto a line or a point; it has no inverse"), "%s",
+              vki_last_error());
+    free_frame(&fr);
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
+}
+
 /* ---- a real model --------------------------------------------------------------------- */
 
-/* face_detection_short_range fed a frame gives what it gives fed the reference's floats. */
+/* face_detection_short_range fed a frame gives what it gives fed the reference's floats
+ * (a crop, a letterbox, a roi). */
 Test(image, face_detection_frame_matches_floats) {
     size_t bytes = 0;
     uint8_t *file = harness_read_model("face_detection_short_range.tflite", &bytes);
@@ -541,14 +898,18 @@ Test(image, face_detection_frame_matches_floats) {
     for (int y = 0; y < 480; y++)
         for (int x = 0; x < 640; x++) nv.data[y * 640 + x] = (uint8_t)((x * 3 + y * 2 + (x * y) / 97) & 255);
     frame rgba = make_frame(VKI_PIXEL_RGBA8888, 320, 200, 12, 0, 2u);
-    const frame *frames[2] = {&nv, &rgba};
-    const vki_image_transform transforms[2] = {
+    const frame *frames[3] = {&nv, &rgba, &nv};
+    /* The third: a tilted roi reaching past the frame's edge, as a landmark model's. */
+    const vki_image_transform transforms[3] = {
         {.crop_x = 80, .crop_width = 480, .rotation = 270, .mirror = 1,
          .mean = {127.5f, 127.5f, 127.5f}, .std = {127.5f, 127.5f, 127.5f}},
         {.rotation = 90, .letterbox = 1, .mean = {127.5f, 127.5f, 127.5f},
          .std = {127.5f, 127.5f, 127.5f}},
+        {.roi = {520.0f, 200.0f, 300.0f, 240.0f, -0.4f}, .letterbox = 1, .mirror = 1,
+         .border = VKI_BORDER_REPLICATE, .mean = {127.5f, 127.5f, 127.5f},
+         .std = {127.5f, 127.5f, 127.5f}},
     };
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
         cr_assert_eq(vki_image_reference(&frames[k]->img, &transforms[k], 128, 128, 3, ref_in), VKI_OK);
         cr_assert_eq(vki_graph_set_input_image(g, 0, &frames[k]->img, &transforms[k]), VKI_OK, "%s",
                      vki_last_error());

@@ -1,8 +1,9 @@
 /* image_input.c: camera frames into graph inputs on the device. The graph's first
  * dispatches convert each input's float staging to PHWC4; for an input fed from frames,
- * that step runs glsl/image.comp instead, reading the frame's bytes from a host-visible
- * buffer of the input and its crop, rotation and normalisation from a small host-visible
- * parameter buffer, so a new frame or transform is a copy, not a re-recording. The
+ * that step runs glsl/image.comp instead, reading the frame's bytes (the part the
+ * transform reads) from a host-visible buffer of the input and its map into the frame and
+ * normalisation from a small host-visible parameter buffer, so a new frame or transform is
+ * a copy, not a re-recording. The
  * command buffer is re-recorded only when an input switches between frames and floats or
  * its frame buffer grows. */
 #include "image_input.h"
@@ -150,9 +151,10 @@ static vki_status fit_frame(vki_graph *g, int index, size_t bytes, const char *w
     if (in->frame.buffer && in->frame.size >= bytes) return VKI_OK;
     const uint64_t limit = ctx->props.limits.maxStorageBufferRange;
     if (bytes > limit)
-        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_set_input_image: %s: the crop "
-                        "takes %zu bytes, more than the device's maxStorageBufferRange %llu", where,
-                        bytes, (unsigned long long)limit);
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_set_input_image: %s: the part "
+                        "of the frame the transform reads takes %zu bytes, more than the "
+                        "device's maxStorageBufferRange %llu", where, bytes,
+                        (unsigned long long)limit);
     uint64_t size = (bytes + FRAME_GRANULE - 1) / FRAME_GRANULE * FRAME_GRANULE;
     if (size > limit) size = limit / 4 * 4;
     vki_buffer frame;
