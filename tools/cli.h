@@ -56,7 +56,9 @@ typedef struct cli {
     vki_input_shape input_shapes[CLI_MAX_FILES];
     int n_input_shapes;
     const char *image;               /* --image PHOTO */
-    const char *out;                 /* --out PICTURE.png */
+    const char *out;                 /* --out PICTURE.png (a folder with --frames) */
+    const char *detector;            /* --detector MODEL: run the solution (cli_solution.c) */
+    const char *frames;              /* --frames DIR */
     const char *save_dir, *check_dir;
     vki_task task;                   /* --task, or VKI_TASK_NONE: guessed from the model */
     int task_given;
@@ -87,6 +89,11 @@ typedef struct cli {
     vki_precision pack_precisions[3];
     int n_pack_precisions;
 } cli;
+
+/* A directory that must be writable (made first with create); a file whose directory must
+ * be. 1, or 0 after printing "vkinfer: FLAG PATH: cause". */
+int cli_check_writable_dir(const char *dir, const char *flag, int create);
+int cli_check_writable_file(const char *path, const char *flag);
 
 /* Prints "vkinfer: <what> failed: <library message> (<status>)" and returns 1. */
 int cli_fail(const char *what, vki_status s);
@@ -137,6 +144,8 @@ void cli_results_free(cli_results *r);
 
 /* The verbs (cli_graph.c). */
 int cli_run(const cli *c);
+/* run --detector: MediaPipe's solutions (cli_solution.c). */
+int cli_solution(const cli *c);
 int cli_bench(const cli *c);
 int cli_tune(const cli *c);
 int cli_calibrate(const cli *c);

@@ -104,7 +104,7 @@ static int check_raw_file(const char *path, const char *what, size_t count) {
     return 1;
 }
 
-static int check_writable_dir(const char *dir, const char *flag, int create) {
+int cli_check_writable_dir(const char *dir, const char *flag, int create) {
     struct stat st;
     if (create && stat(dir, &st) != 0 && mkdir(dir, 0777) != 0) {
         fprintf(stderr, "vkinfer: %s %s: %s\n", flag, dir, strerror(errno));
@@ -119,7 +119,7 @@ static int check_writable_dir(const char *dir, const char *flag, int create) {
 }
 
 /* The directory a file would be written into must be writable. */
-static int check_writable_file(const char *path, const char *flag) {
+int cli_check_writable_file(const char *path, const char *flag) {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
@@ -127,7 +127,7 @@ static int check_writable_file(const char *path, const char *flag) {
     else if (slash == dir) dir[1] = 0;
     else *slash = 0;
     errno = 0;
-    return check_writable_dir(dir, flag, 0);
+    return cli_check_writable_dir(dir, flag, 0);
 }
 
 /* What one model's run needs, checked and loaded before any graph is built. */
@@ -252,11 +252,11 @@ static int job_open(const cli *c, const char *path, job *j) {
             snprintf(what, sizeof what, "output %d '%.64s'", i, t.name);
             if (!check_raw_file(file, what, t.element_count)) return 0;
         }
-    if (c->save_dir && !check_writable_dir(c->save_dir, "--save", 1)) return 0;
-    if (c->out && !check_writable_file(c->out, "--out")) return 0;
+    if (c->save_dir && !cli_check_writable_dir(c->save_dir, "--save", 1)) return 0;
+    if (c->out && !cli_check_writable_file(c->out, "--out")) return 0;
     if (c->tuning_file) {
         snprintf(j->tuning, sizeof j->tuning, "%s", c->tuning_file);
-        if ((c->verb == CLI_TUNE || c->tune) && !check_writable_file(j->tuning, "--tuning-file"))
+        if ((c->verb == CLI_TUNE || c->tune) && !cli_check_writable_file(j->tuning, "--tuning-file"))
             return 0;
     } else if (c->cache_dir) {
         snprintf(j->tuning, sizeof j->tuning, "%s/tuning.txt", c->cache_dir);
@@ -458,6 +458,7 @@ static int write_raw(const char *dir, int index, const float *data, size_t count
 }
 
 int cli_run(const cli *c) {
+    if (c->detector) return cli_solution(c);
     int rc = 1;
     job j;
     vki_context *ctx = NULL;

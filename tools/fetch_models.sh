@@ -1,7 +1,7 @@
 #!/bin/sh
 # fetch_models.sh [DIR]: fetches MediaPipe's float .tflite models from their npm packages
 # into DIR (default models/cache), checking the sha256 of every package and model, and
-# the photo the demo runs on: astronaut.png (public domain, NASA), from Debian's
+# the photos the demo and the solutions run on (astronaut.png, camera.png) from Debian's
 # python3-skimage package, and LiteRT for the graph tester (DIR/litert). Models packed into
 # a package's emscripten asset bundle (palm detection, face mesh, pose detection) are cut
 # out of it at the offsets its loader script gives.
@@ -13,20 +13,24 @@ manifest="$root/models/models.sha256"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# The photo: Debian 12's python3-skimage ships it among its sample data.
-photo=astronaut.png
-sum=$(awk -v f=$photo '$2 == f {print $1}' "$manifest")
-if ! { [ -f "$dir/$photo" ] && echo "$sum  $dir/$photo" | sha256sum -c --quiet - >/dev/null 2>&1; }; then
-  (cd "$tmp" && { apt-get download python3-skimage >/dev/null 2>&1 ||
-                  { apt-get update -qq && apt-get download python3-skimage >/dev/null; }; }) || {
-    echo "fetch_models: apt-get download python3-skimage failed" >&2; exit 1; }
-  dpkg -x "$tmp"/python3-skimage_*.deb "$tmp/skimage"
+# The photos: Debian 12's python3-skimage ships them among its sample data: astronaut.png
+# (public domain, NASA) and camera.png (a man with a camera in gloved hands; CC0, Lav
+# Varshney, as skimage/data/_fetchers.py says).
+for photo in astronaut.png camera.png; do
+  sum=$(awk -v f=$photo '$2 == f {print $1}' "$manifest")
+  [ -f "$dir/$photo" ] && echo "$sum  $dir/$photo" | sha256sum -c --quiet - >/dev/null 2>&1 && continue
+  if [ ! -d "$tmp/skimage" ]; then
+    (cd "$tmp" && { apt-get download python3-skimage >/dev/null 2>&1 ||
+                    { apt-get update -qq && apt-get download python3-skimage >/dev/null; }; }) || {
+      echo "fetch_models: apt-get download python3-skimage failed" >&2; exit 1; }
+    dpkg -x "$tmp"/python3-skimage_*.deb "$tmp/skimage"
+  fi
   found=$(find "$tmp/skimage" -name $photo -path '*skimage/data/*' | head -1)
   [ -n "$found" ] && echo "$sum  $found" | sha256sum -c --quiet - || {
     echo "fetch_models: $photo from python3-skimage is missing or its sha256 differs" >&2; exit 1; }
   cp "$found" "$dir/$photo"
   chmod 644 "$dir/$photo"
-fi
+done
 
 # LiteRT (TFLite's interpreter as wasm) for the graph tester (tests/graphs/fuzz.py): npm ci
 # installs exactly tests/graphs/litert/package-lock.json, checking every package's sha512.
@@ -80,4 +84,4 @@ grep '\.tflite$' "$manifest" | while read -r sum file; do
   chmod 644 "$dir/$file"
 done
 
-echo "fetch_models: models and $photo in $dir"
+echo "fetch_models: models and photos in $dir"

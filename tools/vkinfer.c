@@ -51,7 +51,16 @@
     X(THRESHOLD, "--threshold", "SCORE", V(RUN),                                                \
       "detections' minimum score, or a landmark model's minimum presence, 0..1; default: "      \
       "MediaPipe's graphs' (presence 0.5)")                                                     \
-    X(OUT, "--out", "PICTURE.png", V(RUN), "draw the results on the photo and write a PNG")     \
+    X(OUT, "--out", "PICTURE.png", V(RUN),                                                      \
+      "draw the results on the photo and write a PNG (with --frames: a folder for the "         \
+      "drawn frames)")                                                                          \
+    X(DETECTOR, "--detector", "MODEL", V(RUN),                                                  \
+      "run MediaPipe's solution: the detector (face, palm or pose detection) finds the "        \
+      "object on --image or each of --frames, the landmark model (the operand) runs on the "    \
+      "rotated crop around it, and its landmarks are mapped back onto the photo")               \
+    X(FRAMES, "--frames", "DIR", V(RUN),                                                        \
+      "with --detector: the PNG and JPEG files of DIR in name order as a video, tracking the "  \
+      "object from frame to frame (the detector runs only when tracking is lost)")              \
     X(INPUT, "--input", "FILE", V(RUN) | V(CALIBRATE),                                          \
       "raw little-endian float32 NHWC, one per model input in order (repeat the flag); "        \
       "default: the reference generator (xorshift32, seed 0x12345678, values in [-1,1))")       \
@@ -465,7 +474,21 @@ static int parse_args(int argc, char **argv, cli *c, int *help, int *show_versio
             return usage_error(c, "--task: unknown task '%s'", value[F_TASK]);
         c->task_given = 1;
     }
-    if ((value[F_RANGE] || value[F_MEAN] || value[F_STD] || value[F_OUT]) && !value[F_IMAGE]) {
+    if (value[F_FRAMES] && !value[F_DETECTOR]) return usage_error(c, "--frames needs --detector");
+    if (value[F_FRAMES] && value[F_IMAGE]) return usage_error(c, "--frames and --image together");
+    if (value[F_DETECTOR]) {
+        if (!value[F_IMAGE] && !value[F_FRAMES])
+            return usage_error(c, "--detector needs --image or --frames");
+        static const int alone[] = {F_INPUT, F_SAVE, F_CHECK, F_TASK, F_INPUT_SHAPE, F_SIGNATURE,
+                                    F_PROFILE, F_RANGE, F_MEAN, F_STD};
+        for (size_t i = 0; i < sizeof alone / sizeof alone[0]; i++)
+            if (value[alone[i]])
+                return usage_error(c, "%s and --detector together", flags[alone[i]].flag);
+        c->detector = value[F_DETECTOR];
+        c->frames = value[F_FRAMES];
+    }
+    if ((value[F_RANGE] || value[F_MEAN] || value[F_STD] || value[F_OUT]) && !value[F_IMAGE] &&
+        !value[F_FRAMES]) {
         const char *which = value[F_RANGE] ? "--range" : value[F_MEAN] ? "--mean"
                           : value[F_STD] ? "--std" : "--out";
         return usage_error(c, "%s needs --image", which);
