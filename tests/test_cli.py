@@ -16,6 +16,7 @@ $XDG_CACHE_HOME. Needs only python3.
 import csv
 import io
 import json
+import math
 import os
 import shutil
 import struct
@@ -530,6 +531,132 @@ class Cache(unittest.TestCase):
         p = vkinfer('run', FACE, env=dict(ENV, XDG_CACHE_HOME=afile), check=0)
         self.assertIn('warning', p.stderr)
         self.assertIn(afile, p.stderr)
+
+
+def png_write(path, w, h, rows):
+    """An 8-bit RGB PNG of rows (bytes of 3 * w each), with zlib alone."""
+    def chunk(kind, body):
+        return struct.pack('>I', len(body)) + kind + body + struct.pack('>I', zlib.crc32(kind + body))
+    raw = b''.join(b'\x00' + bytes(r) for r in rows)
+    with open(path, 'wb') as f:
+        f.write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0)) +
+                chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b''))
+
+
+FACE_MESH = os.path.join(MODELS, 'face_landmark.tflite')
+POSE = os.path.join(MODELS, 'pose_landmark_lite.tflite')
+POSE_DETECTOR = os.path.join(MODELS, 'pose_detection.tflite')
+HAND = os.path.join(MODELS, 'hand_landmark_lite.tflite')
+PALM = os.path.join(MODELS, 'palm_detection_lite.tflite')
+CAMERA = os.path.join(MODELS, 'camera.png')
+# Marked by hand on astronaut.png (photo pixels): the pupils and the middle of the lips.
+MARKED = {'right eye': (204.4, 102.0), 'left eye': (245.0, 103.6), 'lips': (225.0, 145.0)}
+
+
+class Solutions(unittest.TestCase):
+    """run --detector: MediaPipe's chains, detector -> rotated crop -> landmarks."""
+
+    def test_face_mesh_on_the_astronaut(self):
+        out = os.path.join(TMP, 'mesh.png')
+        r = json.loads(vkinfer('run', FACE_MESH, '--detector', FACE, '--image', PHOTO, '--out', out,
+                               '--json', check=0).stdout)
+        self.assertEqual(r['solution'], 'face_mesh')
+        self.assertEqual(len(r['found']), 1)
+        face = r['found'][0]
+        pts = [(p['x'], p['y']) for p in face['landmarks']]
+        self.assertEqual(len(pts), 468)
+        self.assertGreater(face['presence'], 0.5)
+        # Every point on the face: inside the detector's box grown by a tenth of its size
+        # (the mesh reaches up the forehead, above MediaPipe's face box: 14 points, up to
+        # 9.2 px of the box's 92).
+        box = json.loads(vkinfer('run', FACE, '--image', PHOTO, '--json', check=0).stdout)[
+            'detections'][0]['box']
+        mx, my = 0.1 * (box[2] - box[0]), 0.1 * (box[3] - box[1])
+        outside = [p for p in pts if not (box[0] - mx <= p[0] <= box[2] + mx and
+                                          box[1] - my <= p[1] <= box[3] + my)]
+        self.assertEqual(outside, [])
+        # Eyes (the middle of each eye's corners 33-133, 362-263) and lips (13-14) within 5%
+        # of the face's width of the hand-marked points.
+        mid = lambda a, b: ((pts[a][0] + pts[b][0]) / 2, (pts[a][1] + pts[b][1]) / 2)
+        got = {'right eye': mid(33, 133), 'left eye': mid(362, 263), 'lips': mid(13, 14)}
+        width = box[2] - box[0]
+        for name, want in MARKED.items():
+            d = math.dist(got[name], want)
+            print('face mesh: %s %.1f px from the mark (%.1f%% of the face width)' % (
+                name, d, 100 * d / width))
+            self.assertLessEqual(d, 0.05 * width, name)
+        self.assertEqual(png_size(out), (512, 512))
+
+    def test_pose_on_the_astronaut(self):
+        r = json.loads(vkinfer('run', POSE, '--detector', POSE_DETECTOR, '--image', PHOTO, '--json',
+                               check=0).stdout)
+        self.assertEqual(r['solution'], 'pose')
+        self.assertEqual(len(r['found']), 1)
+        pts = [(p['x'], p['y']) for p in r['found'][0]['landmarks']]
+        self.assertEqual(len(pts), 33)
+        # The nose on the face, the shoulders (11, 12) below it and on either side.
+        x0, y0, x1, y1 = TRUE_FACE
+        self.assertTrue(x0 <= pts[0][0] <= x1 and y0 <= pts[0][1] <= y1, pts[0])
+        self.assertGreater(min(pts[11][1], pts[12][1]), y1)
+        self.assertLess(pts[12][0], pts[0][0])
+        self.assertGreater(pts[11][0], pts[0][0])
+
+    def test_below_the_presence_threshold_nothing_is_drawn(self):
+        """camera.png: the palm detector finds the gloved hand on the camera, the hand model
+        does not see a hand there (presence 0.002): nothing found, nothing drawn."""
+        out = os.path.join(TMP, 'hands.png')
+        p = vkinfer('run', HAND, '--detector', PALM, '--image', CAMERA, '--out', out, check=0)
+        self.assertIn('hands: no hand found', p.stdout)
+        # The photo is grey: any coloured pixel would be a drawing.
+        w, h, rows = png_pixels(out)
+        self.assertEqual((w, h), (512, 512))
+        coloured = sum(1 for row in rows for x in range(w)
+                       if not row[3 * x] == row[3 * x + 1] == row[3 * x + 2])
+        self.assertEqual(coloured, 0)
+        r = json.loads(vkinfer('run', HAND, '--detector', PALM, '--image', CAMERA, '--json',
+                               '--threshold', '1e-6', check=0).stdout)
+        self.assertEqual(len(r['found']), 1)
+        self.assertIn(r['found'][0]['handedness'], ('left', 'right'))
+        self.assertLess(r['found'][0]['presence'], 0.5)
+
+    def test_frames_track(self):
+        """Ten frames of the photo moving 3 px a frame: the detector runs on the first only,
+        the face is found in all of them and follows the motion."""
+        w, h, rows = png_pixels(PHOTO)
+        frames = os.path.join(TMP, 'frames')
+        os.makedirs(frames, exist_ok=True)
+        for f in range(10):
+            dx = 3 * f
+            png_write(os.path.join(frames, 'f%02d.png' % f), 448, 448,
+                      [rows[y][3 * dx:3 * (dx + 448)] for y in range(32, 480)])
+        drawn = os.path.join(TMP, 'drawn')
+        r = json.loads(vkinfer('run', FACE_MESH, '--detector', FACE, '--frames', frames, '--out',
+                               drawn, '--json', check=0).stdout)
+        self.assertEqual(r['frames'], 10)
+        self.assertEqual(r['detector_runs'], 1)
+        self.assertEqual(r['frames_with_face'], 10)
+        self.assertEqual(sorted(os.listdir(drawn)), ['f%02d.png' % f for f in range(10)])
+        # The last frame is shifted 27 px left and 32 up: the right eye moves with it.
+        pts = r['found'][0]['landmarks']
+        eye = ((pts[33]['x'] + pts[133]['x']) / 2, (pts[33]['y'] + pts[133]['y']) / 2)
+        want = (MARKED['right eye'][0] - 27, MARKED['right eye'][1] - 32)
+        self.assertLess(math.dist(eye, want), 5, eye)
+        self.assertGreater(r['timings_ms']['per_frame']['median'], 0)
+
+    def test_solution_mistakes(self):
+        for args, words, code in (
+                (['run', FACE_MESH, '--frames', TMP], ['--frames needs --detector'], 2),
+                (['run', FACE_MESH, '--detector', FACE], ['--detector needs --image'], 2),
+                (['run', FACE_MESH, '--detector', FACE, '--image', PHOTO, '--input', PHOTO],
+                 ['--input'], 2),
+                (['run', FACE_MESH, '--detector', PALM, '--image', PHOTO],
+                 ['palm_detection', 'takes face_detection'], 1),
+                (['run', FACE, '--detector', FACE, '--image', PHOTO], ['face_detection model'], 1),
+                (['run', FACE_MESH, '--detector', FACE, '--frames', os.path.join(TMP, 'none')],
+                 ['none'], 1)):
+            p = vkinfer(*args, check=code)
+            for w in words:
+                self.assertIn(w, p.stderr)
 
 
 class Pack(unittest.TestCase):
