@@ -643,6 +643,35 @@ class Solutions(unittest.TestCase):
         self.assertLess(math.dist(eye, want), 5, eye)
         self.assertGreater(r['timings_ms']['per_frame']['median'], 0)
 
+    def test_rotated_crop_round_trip(self):
+        """--roi: the face mesh on the photo turned a quarter clockwise, through the region
+        turned with it, maps back to where the upright run puts every point (the crops hold
+        the same pixels); a region turned 15 degrees further moves the points by what the
+        model itself makes of the tilt (2.5 px on average here), not by a mapping error."""
+        w, h, rows = png_pixels(PHOTO)
+        turned = [bytearray(3 * h) for _ in range(w)]
+        for y in range(w):
+            for x in range(h):
+                turned[y][3 * x:3 * x + 3] = rows[h - 1 - x][3 * y:3 * y + 3]
+        quarter = os.path.join(TMP, 'quarter.png')
+        png_write(quarter, h, w, turned)
+        def points(photo, cx, cy, deg):
+            r = json.loads(vkinfer('run', FACE_MESH, '--image', photo, '--roi',
+                                   '%g,%g,139,139,%g' % (cx, cy, deg), '--json', check=0).stdout)
+            self.assertIsNone(r['detector'])
+            self.assertEqual(r['detector_runs'], 0)
+            return [(p['x'], p['y']) for p in r['found'][0]['landmarks']]
+        upright = points(PHOTO, 225.4, 127.6, 10.2)
+        # Photo point (x, y) is (h - y, x) on the turned photo.
+        back = [(y, h - x) for x, y in points(quarter, h - 127.6, 225.4, 100.2)]
+        worst = max(math.dist(a, b) for a, b in zip(upright, back))
+        print('round trip through a quarter turn: worst %.2g px' % worst)
+        self.assertLess(worst, 0.01)
+        tilted = points(PHOTO, 225.4, 127.6, 25.2)
+        mean = sum(math.dist(a, b) for a, b in zip(upright, tilted)) / len(upright)
+        print('region turned 15 degrees further: points move %.2f px on average' % mean)
+        self.assertLess(mean, 0.05 * 92)
+
     def test_solution_mistakes(self):
         for args, words, code in (
                 (['run', FACE_MESH, '--frames', TMP], ['--frames needs --detector'], 2),
@@ -653,7 +682,12 @@ class Solutions(unittest.TestCase):
                  ['palm_detection', 'takes face_detection'], 1),
                 (['run', FACE, '--detector', FACE, '--image', PHOTO], ['face_detection model'], 1),
                 (['run', FACE_MESH, '--detector', FACE, '--frames', os.path.join(TMP, 'none')],
-                 ['none'], 1)):
+                 ['none'], 1),
+                (['run', FACE_MESH, '--image', PHOTO, '--roi', '1,2,3'], ['CX,CY,W,H,DEG'], 2),
+                (['run', FACE_MESH, '--image', PHOTO, '--roi', '1,2,0,4,5'], ['above 0'], 2),
+                (['run', FACE_MESH, '--roi', '1,2,3,4,5'], ['--roi needs --image'], 2),
+                (['run', FACE_MESH, '--detector', FACE, '--image', PHOTO, '--roi', '1,2,3,4,5'],
+                 ['--roi and --detector'], 2)):
             p = vkinfer(*args, check=code)
             for w in words:
                 self.assertIn(w, p.stderr)

@@ -59,6 +59,8 @@ typedef struct cli {
     const char *out;                 /* --out PICTURE.png (a folder with --frames) */
     const char *detector;            /* --detector MODEL: run the solution (cli_solution.c) */
     const char *frames;              /* --frames DIR */
+    vki_rect roi;                    /* --roi: the landmark model's region, no detector */
+    int roi_given;
     const char *save_dir, *check_dir;
     vki_task task;                   /* --task, or VKI_TASK_NONE: guessed from the model */
     int task_given;

@@ -458,7 +458,7 @@ static int write_raw(const char *dir, int index, const float *data, size_t count
 }
 
 int cli_run(const cli *c) {
-    if (c->detector) return cli_solution(c);
+    if (c->detector || c->roi_given) return cli_solution(c);
     int rc = 1;
     job j;
     vki_context *ctx = NULL;

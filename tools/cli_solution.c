@@ -232,7 +232,10 @@ static int solve_frame(const cli *c, solution_run *r, const vki_image *image, in
     int n = 0;
     if (!track) r->n_tracked = 0;
     for (int k = 0; k < r->n_tracked; k++) rois[n++] = r->tracked[k];
-    if (n < max_objects(r->solution)) {
+    if (c->roi_given) {
+        rois[0] = c->roi;            /* --roi: the given region, no detector, no tracking */
+        n = 1;
+    } else if (n < max_objects(r->solution)) {
         int added = 0;
         if (!detect(c, r, image, rois + n, &added)) return 0;
         n += added;
@@ -416,7 +419,8 @@ int cli_solution(const cli *c) {
     vki_picture photo = {0};
     static solution_run r;           /* large; one solution runs at a time */
     memset(&r, 0, sizeof r);
-    if (!stage_open(c->models[0], &r.lm) || !stage_open(c->detector, &r.det)) goto done;
+    if (!stage_open(c->models[0], &r.lm) || (c->detector && !stage_open(c->detector, &r.det)))
+        goto done;
     r.solution = r.lm.task == VKI_TASK_FACE_MESH        ? VKI_SOLUTION_FACE_MESH
                : r.lm.task == VKI_TASK_HAND_LANDMARKS   ? VKI_SOLUTION_HANDS
                : r.lm.task == VKI_TASK_POSE_LANDMARKS   ? VKI_SOLUTION_POSE
@@ -427,7 +431,7 @@ int cli_solution(const cli *c) {
         goto done;
     }
     vki_solution_defaults_for(r.solution, &r.d);
-    if (r.det.task != r.d.detector) {
+    if (c->detector && r.det.task != r.d.detector) {
         fprintf(stderr, "vkinfer: --detector %s is a %s model; %s takes %s\n", r.det.path,
                 vki_task_name(r.det.task), vki_solution_name(r.solution),
                 vki_task_name(r.d.detector));
@@ -449,7 +453,7 @@ int cli_solution(const cli *c) {
                             .gpu_only = c->gpu_only,
                             .warm_up = c->no_warm_up ? VKI_WARM_UP_OFF : VKI_WARM_UP_AUTO};
     double t0 = vki_now_ms();
-    if ((s = vki_graph_create(ctx, r.det.model, &go, &r.det.graph)) ||
+    if ((c->detector && (s = vki_graph_create(ctx, r.det.model, &go, &r.det.graph))) ||
         (s = vki_graph_create(ctx, r.lm.model, &go, &r.lm.graph))) {
         cli_fail("building the graphs", s);
         goto done;
@@ -506,7 +510,8 @@ int cli_solution(const cli *c) {
         printf("{\"model\": ");
         cli_json_string(stdout, r.lm.path);
         printf(", \"detector\": ");
-        cli_json_string(stdout, r.det.path);
+        if (r.det.path) cli_json_string(stdout, r.det.path);
+        else printf("null");                     /* --roi */
         printf(", \"device\": ");
         cli_json_string(stdout, dev.name);
         printf(", \"solution\": \"%s\", \"frames\": %d, \"detector_runs\": %d, "
@@ -526,7 +531,7 @@ int cli_solution(const cli *c) {
         printf("}, \"timed\": %d}}\n", timed);
     } else {
         printf("%s on %s: %s, then %s; graphs built in %.1f ms\n", vki_solution_name(r.solution),
-               dev.name, r.det.path, r.lm.path, build_ms);
+               dev.name, r.det.path ? r.det.path : "the region --roi gives", r.lm.path, build_ms);
         if (c->frames)
             printf("frames: %d, the detector ran on %d (%.0f%%), a %s found in %d\n", n_frames,
                    r.detector_runs, 100.0 * r.detector_runs / n_frames, thing(r.solution),
@@ -537,7 +542,7 @@ int cli_solution(const cli *c) {
         printf("latency per frame (detector + crop + landmarks, read back and decoded): median "
                "%.3f ms, min %.3f, p10 %.3f, p90 %.3f, max %.3f (%d timed%s)\n", st.median,
                st.min, st.p10, st.p90, st.max, timed,
-               c->frames ? ", tracking" : ", the detector each time");
+               c->frames ? ", tracking" : c->roi_given ? "" : ", the detector each time");
     }
     rc = 0;
 done:

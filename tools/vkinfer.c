@@ -58,6 +58,9 @@
       "run MediaPipe's solution: the detector (face, palm or pose detection) finds the "        \
       "object on --image or each of --frames, the landmark model (the operand) runs on the "    \
       "rotated crop around it, and its landmarks are mapped back onto the photo")               \
+    X(ROI, "--roi", "CX,CY,W,H,DEG", V(RUN),                                                    \
+      "a landmark model on this region of --image instead of a detector's: centre, width and "  \
+      "height in photo pixels, rotation in degrees clockwise")                                  \
     X(FRAMES, "--frames", "DIR", V(RUN),                                                        \
       "with --detector: the PNG and JPEG files of DIR in name order as a video, tracking the "  \
       "object from frame to frame (the detector runs only when tracking is lost)")              \
@@ -475,15 +478,37 @@ static int parse_args(int argc, char **argv, cli *c, int *help, int *show_versio
         c->task_given = 1;
     }
     if (value[F_FRAMES] && !value[F_DETECTOR]) return usage_error(c, "--frames needs --detector");
+    if (value[F_ROI]) {
+        if (value[F_DETECTOR]) return usage_error(c, "--roi and --detector together");
+        if (!value[F_IMAGE]) return usage_error(c, "--roi needs --image");
+        float v[5];
+        const char *p = value[F_ROI];
+        int n = 0;
+        while (n < 5) {
+            char *end;
+            double x = strtod(p, &end);
+            if (end == p || !isfinite(x)) break;
+            v[n++] = (float)x;
+            p = end;
+            if (*p != ',') break;
+            p++;
+        }
+        if (*p || n != 5 || !(v[2] > 0) || !(v[3] > 0))
+            return usage_error(c, "--roi takes CX,CY,W,H,DEG (five numbers, W and H above 0), "
+                               "got '%s'", value[F_ROI]);
+        c->roi = (vki_rect){v[0], v[1], v[2], v[3], v[4] * 0.017453292519943295f};
+        c->roi_given = 1;
+    }
     if (value[F_FRAMES] && value[F_IMAGE]) return usage_error(c, "--frames and --image together");
-    if (value[F_DETECTOR]) {
+    if (value[F_DETECTOR] || value[F_ROI]) {
         if (!value[F_IMAGE] && !value[F_FRAMES])
             return usage_error(c, "--detector needs --image or --frames");
         static const int alone[] = {F_INPUT, F_SAVE, F_CHECK, F_TASK, F_INPUT_SHAPE, F_SIGNATURE,
                                     F_PROFILE, F_RANGE, F_MEAN, F_STD};
         for (size_t i = 0; i < sizeof alone / sizeof alone[0]; i++)
             if (value[alone[i]])
-                return usage_error(c, "%s and --detector together", flags[alone[i]].flag);
+                return usage_error(c, "%s and %s together", flags[alone[i]].flag,
+                                   value[F_ROI] ? "--roi" : "--detector");
         c->detector = value[F_DETECTOR];
         c->frames = value[F_FRAMES];
     }
