@@ -134,6 +134,9 @@ typedef struct cli_results {
     int n_classes;
 } cli_results;
 
+/* The index of the model's output with exactly `count` elements, after skipping `skip`
+ * such outputs; -1 if none. */
+int cli_output_of_count(const vki_model *m, size_t count, int skip);
 /* Decodes the graph's outputs for r->task (set by the caller, with r->letterbox); 1, or 0
  * after printing why. */
 int cli_results_decode(const cli *c, const vki_model *m, float **outs, cli_results *r);

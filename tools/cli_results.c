@@ -13,8 +13,7 @@
 static const unsigned char GREEN[3] = {40, 220, 60}, RED[3] = {240, 40, 40},
                            BLUE[3] = {40, 120, 255}, YELLOW[3] = {250, 220, 40};
 
-/* The first output of exactly `count` elements, or -1. */
-static int output_of_count(const vki_model *m, size_t count, int skip) {
+int cli_output_of_count(const vki_model *m, size_t count, int skip) {
     for (int i = 0; i < vki_model_output_count(m); i++) {
         vki_tensor_info t;
         vki_model_output_info(m, i, &t);
@@ -111,7 +110,7 @@ static int decode_landmarks(const cli *c, const vki_model *m, float **outs, cli_
     int per = r->task == VKI_TASK_POSE_LANDMARKS ? 5 : 3;
     /* Pose outputs 39 points (33 and 6 auxiliary ones); hand 21, face mesh 468. */
     size_t raw_points = r->task == VKI_TASK_POSE_LANDMARKS ? 39 : (size_t)points;
-    int index = output_of_count(m, raw_points * (size_t)per, 0);
+    int index = cli_output_of_count(m, raw_points * (size_t)per, 0);
     if (index < 0 || points > CLI_MAX_LANDMARKS) {
         fprintf(stderr, "vkinfer: %s: no output of %zu values (%zu points x %d)\n",
                 vki_task_name(r->task), raw_points * (size_t)per, raw_points, per);
@@ -122,7 +121,7 @@ static int decode_landmarks(const cli *c, const vki_model *m, float **outs, cli_
     r->n_landmarks = points;
     /* The presence score: the first one-value output. The face mesh model gives a logit;
      * the pose and hand models apply their sigmoid themselves. */
-    int flag = output_of_count(m, 1, 0);
+    int flag = cli_output_of_count(m, 1, 0);
     r->presence = flag < 0 ? 1.0f
                 : r->task == VKI_TASK_FACE_MESH ? vki_sigmoid(outs[flag][0]) : outs[flag][0];
     r->presence_min = c->threshold > 0 ? c->threshold : CLI_PRESENCE_MIN;

@@ -87,16 +87,6 @@ static vki_status stage_run(stage *st, const vki_image *image, const vki_image_t
     return s;
 }
 
-/* The first output of `count` elements after skipping `skip` such; -1 if none. */
-static int output_of_count(const vki_model *m, size_t count, int skip) {
-    for (int i = 0; i < vki_model_output_count(m); i++) {
-        vki_tensor_info t;
-        vki_model_output_info(m, i, &t);
-        if (t.element_count == count && skip-- == 0) return i;
-    }
-    return -1;
-}
-
 /* One object found in a frame. */
 typedef struct object {
     vki_rect roi;                    /* where the landmark model looked */
@@ -391,10 +381,10 @@ static int find_outputs(solution_run *r) {
     vki_task t = r->d.landmarks;
     r->values_per_point = t == VKI_TASK_POSE_LANDMARKS ? 5 : 3;
     r->raw_points = t == VKI_TASK_POSE_LANDMARKS ? 39 : vki_task_landmark_count(t);
-    r->points_out = output_of_count(r->lm.model, (size_t)r->raw_points * (size_t)r->values_per_point, 0);
+    r->points_out = cli_output_of_count(r->lm.model, (size_t)r->raw_points * (size_t)r->values_per_point, 0);
     /* The one-value outputs: the presence flag first; the hand model's handedness next. */
-    r->flag_out = output_of_count(r->lm.model, 1, 0);
-    r->hand_out = t == VKI_TASK_HAND_LANDMARKS ? output_of_count(r->lm.model, 1, 1) : -1;
+    r->flag_out = cli_output_of_count(r->lm.model, 1, 0);
+    r->hand_out = t == VKI_TASK_HAND_LANDMARKS ? cli_output_of_count(r->lm.model, 1, 1) : -1;
     r->mask_out = -1;
     for (int i = 0; t == VKI_TASK_POSE_LANDMARKS && i < r->lm.n_out; i++) {
         vki_tensor_info mt;

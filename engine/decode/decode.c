@@ -2,6 +2,7 @@
  * decode_ssd.c), without the device: task names and guessing a model's task from its
  * shapes, the letterbox between a photo and the model input (the same content rectangle
  * as image.c's), landmarks, their connections, masks onto the photo, top-k scores. */
+#include "names.h"
 #include "status.h"
 #include "vkinfer_decode.h"
 
@@ -16,16 +17,10 @@
 static const char *const task_names[] = {VKI_TASK_LIST(TASK_NAME_)};
 #undef TASK_NAME_
 
-const char *vki_task_name(vki_task task) {
-    if ((unsigned)task >= (unsigned)VKI_TASK_COUNT) return task_names[VKI_TASK_NONE];
-    return task_names[task];
-}
+const char *vki_task_name(vki_task task) { return vki_name_at(task_names, VKI_TASK_COUNT, task); }
 
 vki_task vki_task_from_name(const char *name) {
-    if (!name) return VKI_TASK_NONE;
-    for (int t = 0; t < VKI_TASK_COUNT; t++)
-        if (strcmp(name, task_names[t]) == 0) return (vki_task)t;
-    return VKI_TASK_NONE;
+    return (vki_task)vki_name_index(task_names, VKI_TASK_COUNT, name);
 }
 
 int vki_task_landmark_count(vki_task task) {

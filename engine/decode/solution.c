@@ -12,6 +12,7 @@
  * mediapipe/modules/hand_landmark/calculators/hand_landmarks_to_rect_calculator.cc).
  * Every one of those products is a length in pixels, so the same steps are done here on
  * photo pixels directly, in double, rounded to float at the end. */
+#include "names.h"
 #include "status.h"
 #include "vkinfer_decode.h"
 
@@ -29,15 +30,11 @@ static const char *const solution_names[] = {VKI_SOLUTION_LIST(SOLUTION_NAME_)};
 #undef SOLUTION_NAME_
 
 const char *vki_solution_name(vki_solution s) {
-    if ((unsigned)s >= (unsigned)VKI_SOLUTION_COUNT) return solution_names[VKI_SOLUTION_NONE];
-    return solution_names[s];
+    return vki_name_at(solution_names, VKI_SOLUTION_COUNT, s);
 }
 
 vki_solution vki_solution_from_name(const char *name) {
-    if (!name) return VKI_SOLUTION_NONE;
-    for (int s = 0; s < VKI_SOLUTION_COUNT; s++)
-        if (strcmp(name, solution_names[s]) == 0) return (vki_solution)s;
-    return VKI_SOLUTION_NONE;
+    return (vki_solution)vki_name_index(solution_names, VKI_SOLUTION_COUNT, name);
 }
 
 /* ---- settings ----------------------------------------------------------------------- */
