@@ -52,8 +52,9 @@ static void expect_rect(const vki_rect *r, double xc, double yc, double w, doubl
 
 /* A detection with box (x0, y0)-(x1, y1) and k keypoints from pts (x, y pairs), photo
  * pixels. */
+/* A detection of k keypoints, the first `given` of them from pts (the rest 0). */
 static vki_detection detection(float x0, float y0, float x1, float y1, int k,
-                               const float (*pts)[2]) {
+                               const float (*pts)[2], int given) {
     vki_detection d;
     memset(&d, 0, sizeof d);
     d.score = 0.9f;
@@ -62,12 +63,14 @@ static vki_detection detection(float x0, float y0, float x1, float y1, int k,
     d.box[2] = x1;
     d.box[3] = y1;
     d.num_keypoints = k;
-    for (int i = 0; i < k; i++) {
+    for (int i = 0; i < k && i < given; i++) {
         d.keypoints[i][0] = pts[i][0];
         d.keypoints[i][1] = pts[i][1];
     }
     return d;
 }
+#define DETECTION(x0, y0, x1, y1, k, pts) \
+    detection(x0, y0, x1, y1, k, pts, (int)(sizeof(pts) / sizeof((pts)[0])))
 
 /* ---- names and settings ------------------------------------------------------------- */
 
@@ -206,7 +209,7 @@ Test(solution, face_from_detection) {
      * rotation = 0 - atan2(-(200 - 200), 360 - 280) = 0; centre (320, 240); 160x160
      * squared 160, times 1.5: 240. */
     const float level[2][2] = {{280, 200}, {360, 200}};
-    vki_detection d = detection(240, 160, 400, 320, 6, level);
+    vki_detection d = DETECTION(240, 160, 400, 320, 6, level);
     cr_assert_eq(vki_roi_from_detection(VKI_SOLUTION_FACE_MESH, &d, 640, 480, &r), VKI_OK,
                  "%s", vki_last_error());
     expect_rect(&r, 320, 240, 240, 240, 0, "level face");
@@ -215,7 +218,7 @@ Test(solution, face_from_detection) {
      * 0 - atan2(-40, 40) = +pi/4 (clockwise). Box (240,160)-(400,300): centre (320, 230),
      * 160x140, long side 160, times 1.5: 240. */
     const float tilted[2][2] = {{300, 200}, {340, 240}};
-    d = detection(240, 160, 400, 300, 2, tilted);
+    d = DETECTION(240, 160, 400, 300, 2, tilted);
     cr_assert_eq(vki_roi_from_detection(VKI_SOLUTION_FACE_MESH, &d, 640, 480, &r), VKI_OK);
     expect_rect(&r, 320, 230, 240, 240, PI_F / 4, "tilted face");
 }
@@ -228,7 +231,7 @@ Test(solution, face_from_detection) {
  * 200 px, both sides 200 px (0.15625 and 0.41667 normalised), times 1.5: 300x300 px. */
 Test(solution, face_non_square_photo) {
     const float eyes[2][2] = {{512, 240}, {640, 288}};
-    vki_detection d = detection(590, 140, 690, 340, 6, eyes);
+    vki_detection d = DETECTION(590, 140, 690, 340, 6, eyes);
     vki_rect r;
     cr_assert_eq(vki_roi_from_detection(VKI_SOLUTION_FACE_MESH, &d, 1280, 480, &r), VKI_OK);
     expect_rect(&r, 640, 240, 300, 300, atan(0.375), "face on 1280x480");
@@ -242,7 +245,7 @@ Test(solution, palm_from_detection) {
     /* Fingers up: wrist (300, 300), middle finger base (300, 200): rotation = pi/2 -
      * atan2(100, 0) = 0; centre (300, 250 - 60). */
     const float up[3][2] = {{300, 300}, {280, 210}, {300, 200}};
-    vki_detection d = detection(250, 190, 350, 310, 3, up);
+    vki_detection d = DETECTION(250, 190, 350, 310, 3, up);
     cr_assert_eq(vki_roi_from_detection(VKI_SOLUTION_HANDS, &d, 640, 480, &r), VKI_OK,
                  "%s", vki_last_error());
     expect_rect(&r, 300, 190, 312, 312, 0, "palm up");
@@ -251,27 +254,27 @@ Test(solution, palm_from_detection) {
      * (an upright hand turned a quarter clockwise); x_shift = -120 * -0.5 * sin(pi/2) =
      * +60: centre (360, 250). */
     const float right[3][2] = {{300, 250}, {0, 0}, {400, 250}};
-    d = detection(250, 190, 350, 310, 7, right);
+    d = DETECTION(250, 190, 350, 310, 7, right);
     cr_assert_eq(vki_roi_from_detection(VKI_SOLUTION_HANDS, &d, 640, 480, &r), VKI_OK);
     expect_rect(&r, 360, 250, 312, 312, PI_F / 2, "palm right");
 
     /* Fingers pointing left: base (200, 250): rotation = pi/2 - atan2(0, -100) = -pi/2;
      * centre (240, 250). */
     const float left[3][2] = {{300, 250}, {0, 0}, {200, 250}};
-    d = detection(250, 190, 350, 310, 3, left);
+    d = DETECTION(250, 190, 350, 310, 3, left);
     cr_assert_eq(vki_roi_from_detection(VKI_SOLUTION_HANDS, &d, 640, 480, &r), VKI_OK);
     expect_rect(&r, 240, 250, 312, 312, -PI_F / 2, "palm left");
 
     /* Fingers down: base (300, 350): rotation = pi/2 - atan2(-100, 0) = pi, normalised to
      * -pi; centre (300, 250 + 60). */
     const float down[3][2] = {{300, 250}, {0, 0}, {300, 350}};
-    d = detection(250, 190, 350, 310, 3, down);
+    d = DETECTION(250, 190, 350, 310, 3, down);
     cr_assert_eq(vki_roi_from_detection(VKI_SOLUTION_HANDS, &d, 640, 480, &r), VKI_OK);
     expect_rect(&r, 300, 310, 312, 312, -PI_F, "palm down");
 
     /* On a 1280x480 photo the same right-pointing palm: MediaPipe's x_shift =
      * -(480 * h_n * -0.5 * 1) / 1280 normalised = 60 px still; 312 px a side. */
-    d = detection(250, 190, 350, 310, 3, right);
+    d = DETECTION(250, 190, 350, 310, 3, right);
     cr_assert_eq(vki_roi_from_detection(VKI_SOLUTION_HANDS, &d, 1280, 480, &r), VKI_OK);
     expect_rect(&r, 360, 250, 312, 312, PI_F / 2, "palm right, 1280x480");
 }
@@ -282,7 +285,7 @@ Test(solution, pose_from_detection) {
     /* Upright: hips (320, 300), keypoint 1 (320, 100): side 400, 500 after scaling;
      * rotation = pi/2 - atan2(200, 0) = 0. The box plays no part. */
     const float upright[4][2] = {{320, 300}, {320, 100}, {320, 200}, {320, 50}};
-    vki_detection d = detection(0, 0, 1, 1, 4, upright);
+    vki_detection d = DETECTION(0, 0, 1, 1, 4, upright);
     cr_assert_eq(vki_roi_from_detection(VKI_SOLUTION_POSE, &d, 640, 480, &r), VKI_OK,
                  "%s", vki_last_error());
     expect_rect(&r, 320, 300, 500, 500, 0, "pose upright");
@@ -290,14 +293,14 @@ Test(solution, pose_from_detection) {
     /* Lying, head to the right on 800x480: (400, 240) -> (500, 240): side 200, 250;
      * rotation = pi/2 - atan2(0, 100) = pi/2. */
     const float lying[2][2] = {{400, 240}, {500, 240}};
-    d = detection(0, 0, 1, 1, 2, lying);
+    d = DETECTION(0, 0, 1, 1, 2, lying);
     cr_assert_eq(vki_roi_from_detection(VKI_SOLUTION_POSE, &d, 800, 480, &r), VKI_OK);
     expect_rect(&r, 400, 240, 250, 250, PI_F / 2, "pose lying");
 
     /* 3-4-5: (100, 100) -> (130, 60): distance 50, side 100, 125; rotation = pi/2 -
      * atan2(40, 30). */
     const float slant[2][2] = {{100, 100}, {130, 60}};
-    d = detection(0, 0, 1, 1, 2, slant);
+    d = DETECTION(0, 0, 1, 1, 2, slant);
     cr_assert_eq(vki_roi_from_detection(VKI_SOLUTION_POSE, &d, 1000, 300, &r), VKI_OK);
     expect_rect(&r, 100, 100, 125, 125, PI_F / 2 - atan2(40.0, 30.0), "pose slanted");
 }
@@ -505,7 +508,7 @@ Test(solution, landmarks_from_roi_round_trip) {
  * ROI's rotation. */
 Test(solution, detection_to_landmarks_to_roi) {
     const float right[3][2] = {{300, 250}, {0, 0}, {400, 250}};
-    vki_detection d = detection(250, 190, 350, 310, 3, right);
+    vki_detection d = DETECTION(250, 190, 350, 310, 3, right);
     vki_rect roi, next;
     cr_assert_eq(vki_roi_from_detection(VKI_SOLUTION_HANDS, &d, 640, 480, &roi), VKI_OK);
     vki_landmark hand[21];
@@ -563,7 +566,7 @@ Test(solution, normalised_arithmetic) {
                     pts[i][1] = (float)uniform(0, H);
                 }
                 const float x0 = (float)uniform(0, W / 2), y0 = (float)uniform(0, H / 2);
-                vki_detection det = detection(x0, y0, x0 + (float)uniform(1, W / 2),
+                vki_detection det = DETECTION(x0, y0, x0 + (float)uniform(1, W / 2),
                                               y0 + (float)uniform(1, H / 2), 4, pts);
                 vki_rect r;
                 cr_assert_eq(vki_roi_from_detection(sols[t], &det, (int)W, (int)H, &r), VKI_OK);
@@ -626,7 +629,7 @@ Test(solution, bad_arguments) {
     vki_rect r;
     vki_solution_defaults d;
     const float kps[3][2] = {{0, 0}, {1, 0}, {2, 0}};
-    vki_detection det = detection(0, 0, 10, 10, 3, kps);
+    vki_detection det = DETECTION(0, 0, 10, 10, 3, kps);
     vki_landmark lm[39];
     memset(lm, 0, sizeof lm);
 
