@@ -137,6 +137,13 @@ typedef struct cli_results {
 /* The index of the model's output with exactly `count` elements, after skipping `skip`
  * such outputs; -1 if none. */
 int cli_output_of_count(const vki_model *m, size_t count, int skip);
+/* What MediaPipe's graphs feed a model of the task as --image values: the face and pose
+ * detectors [-1, 1], the other models [0, 1] (mean and std on 0..255). */
+void cli_task_range(vki_task task, float mean[3], float std[3]);
+/* The solution whose landmark model has the task; VKI_SOLUTION_NONE for other tasks. */
+vki_solution cli_solution_of(vki_task task);
+/* What a landmark model's task finds: "face", "hand" or "person". */
+const char *cli_thing_of(vki_task task);
 /* Decodes the graph's outputs for r->task (set by the caller, with r->letterbox); 1, or 0
  * after printing why. */
 int cli_results_decode(const cli *c, const vki_model *m, float **outs, cli_results *r);

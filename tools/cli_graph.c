@@ -150,16 +150,6 @@ static void job_free(job *j) {
     memset(j, 0, sizeof *j);
 }
 
-/* Default normalisation: MediaPipe's face and pose detectors take [-1, 1], its other
- * models [0, 1]. */
-static void task_range(vki_task task, float mean[3], float std[3]) {
-    int symmetric = task == VKI_TASK_FACE_DETECTION || task == VKI_TASK_POSE_DETECTION;
-    for (int k = 0; k < 3; k++) {
-        mean[k] = symmetric ? 127.5f : 0.0f;
-        std[k] = symmetric ? 127.5f : 255.0f;
-    }
-}
-
 static int read_raw(const char *path, float *dst, size_t count) {
     FILE *f = fopen(path, "rb");
     if (!f) { fprintf(stderr, "vkinfer: %s: %s\n", path, strerror(errno)); return 0; }
@@ -240,7 +230,7 @@ static int job_open(const cli *c, const char *path, job *j) {
             memcpy(j->transform.mean, c->mean, sizeof c->mean);
             memcpy(j->transform.std, c->std, sizeof c->std);
         } else {
-            task_range(j->task, j->transform.mean, j->transform.std);
+            cli_task_range(j->task, j->transform.mean, j->transform.std);
         }
     }
     if (c->check_dir)
@@ -470,9 +460,7 @@ int cli_run(const cli *c) {
     if (j.photo.rgb && vki_task_landmark_count(j.task))
         fprintf(stderr, "vkinfer: warning: %s is a %s model, which expects a crop around one %s, "
                 "not a whole photo (MediaPipe runs a detector first: --detector MODEL)\n",
-                j.path, vki_task_name(j.task),
-                j.task == VKI_TASK_FACE_MESH ? "face" : j.task == VKI_TASK_HAND_LANDMARKS ? "hand"
-                                                                                          : "person");
+                j.path, vki_task_name(j.task), cli_thing_of(j.task));
     vki_status s = cli_context(c, &ctx);
     if (s) { cli_fail("opening the device", s); goto done; }
     vki_device_info dev;

@@ -96,13 +96,25 @@ static int decode_mask(const vki_model *m, float **outs, int index, int logits, 
     return 1;
 }
 
-/* The presence below which a landmark model found nothing: 0.5 in MediaPipe's
- * face_landmark_cpu.pbtxt, hand_landmark_cpu.pbtxt and pose_landmark_by_roi_cpu.pbtxt
- * (ThresholdingCalculator). */
-#define CLI_PRESENCE_MIN 0.5f
+void cli_task_range(vki_task task, float mean[3], float std[3]) {
+    int symmetric = task == VKI_TASK_FACE_DETECTION || task == VKI_TASK_POSE_DETECTION;
+    for (int k = 0; k < 3; k++) {
+        mean[k] = symmetric ? 127.5f : 0.0f;
+        std[k] = symmetric ? 127.5f : 255.0f;
+    }
+}
 
-static const char *thing_of(vki_task t) {
-    return t == VKI_TASK_FACE_MESH ? "face" : t == VKI_TASK_HAND_LANDMARKS ? "hand" : "person";
+vki_solution cli_solution_of(vki_task task) {
+    for (int s = VKI_SOLUTION_NONE + 1; s < VKI_SOLUTION_COUNT; s++) {
+        vki_solution_defaults d;
+        if (vki_solution_defaults_for((vki_solution)s, &d) == VKI_OK && d.landmarks == task)
+            return (vki_solution)s;
+    }
+    return VKI_SOLUTION_NONE;
+}
+
+const char *cli_thing_of(vki_task task) {
+    return task == VKI_TASK_FACE_MESH ? "face" : task == VKI_TASK_HAND_LANDMARKS ? "hand" : "person";
 }
 
 static int decode_landmarks(const cli *c, const vki_model *m, float **outs, cli_results *r) {
@@ -124,7 +136,11 @@ static int decode_landmarks(const cli *c, const vki_model *m, float **outs, cli_
     int flag = cli_output_of_count(m, 1, 0);
     r->presence = flag < 0 ? 1.0f
                 : r->task == VKI_TASK_FACE_MESH ? vki_sigmoid(outs[flag][0]) : outs[flag][0];
-    r->presence_min = c->threshold > 0 ? c->threshold : CLI_PRESENCE_MIN;
+    /* Below it nothing was found: MediaPipe's 0.5 for all three models
+     * (vki_solution_defaults), or --threshold. */
+    vki_solution_defaults d;
+    vki_solution_defaults_for(cli_solution_of(r->task), &d);
+    r->presence_min = c->threshold > 0 ? c->threshold : d.presence_threshold;
     if (r->presence < r->presence_min) {
         r->n_landmarks = 0;          /* nothing there: no points, no mask */
         return 1;
@@ -181,7 +197,7 @@ void cli_results_print(const cli_results *r) {
         }
     }
     if (vki_task_landmark_count(r->task) && !r->n_landmarks)
-        printf("%s: no %s found (presence %.3f < %.2f)\n", task, thing_of(r->task), r->presence,
+        printf("%s: no %s found (presence %.3f < %.2f)\n", task, cli_thing_of(r->task), r->presence,
                r->presence_min);
     if (r->n_landmarks) {
         int shown = r->n_landmarks < 6 ? r->n_landmarks : 6;

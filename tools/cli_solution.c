@@ -28,10 +28,6 @@ static const unsigned char GREEN[3] = {40, 220, 60}, RED[3] = {240, 40, 40},
 
 static int max_objects(vki_solution s) { return s == VKI_SOLUTION_HANDS ? 2 : 1; }
 
-static const char *thing(vki_solution s) {
-    return s == VKI_SOLUTION_FACE_MESH ? "face" : s == VKI_SOLUTION_HANDS ? "hand" : "person";
-}
-
 /* One model, its graph and its outputs. */
 typedef struct stage {
     const char *path;
@@ -136,12 +132,7 @@ static float rect_iou(const vki_rect *a, const vki_rect *b) {
  * one by more than 0.5 IoU). */
 static int detect(const cli *c, solution_run *r, const vki_image *image, vki_rect *rois, int *n) {
     vki_image_transform t = {.letterbox = 1};
-    /* MediaPipe's face and pose detectors take [-1, 1], the palm detector [0, 1]. */
-    int symmetric = r->det.task != VKI_TASK_PALM_DETECTION;
-    for (int k = 0; k < 3; k++) {
-        t.mean[k] = symmetric ? 127.5f : 0.0f;
-        t.std[k] = symmetric ? 127.5f : 255.0f;
-    }
+    cli_task_range(r->det.task, t.mean, t.std);
     vki_status s = stage_run(&r->det, image, &t);
     if (s) return !cli_fail("running the detector", s);
     r->detector_runs++;
@@ -333,11 +324,11 @@ static char **list_frames(const char *dir, int *n) {
 static void print_found(const solution_run *r, FILE *f, int json) {
     const char *name = vki_solution_name(r->solution);
     if (!json) {
-        if (!r->n_found) printf("%s: no %s found\n", name, thing(r->solution));
+        if (!r->n_found) printf("%s: no %s found\n", name, cli_thing_of(r->d.landmarks));
         for (int i = 0; i < r->n_found; i++) {
             const object *o = &r->found[i];
             printf("%s: %s %d%s: presence %.3f, region centre (%.1f, %.1f), %.1f x %.1f, "
-                   "rotation %.1f degrees; points", name, thing(r->solution), i,
+                   "rotation %.1f degrees; points", name, cli_thing_of(r->d.landmarks), i,
                    r->solution == VKI_SOLUTION_HANDS ? (o->right ? " (right)" : " (left)") : "",
                    o->presence, o->roi.x_center, o->roi.y_center, o->roi.width, o->roi.height,
                    o->roi.rotation * 57.29577951308232);
@@ -411,10 +402,7 @@ int cli_solution(const cli *c) {
     memset(&r, 0, sizeof r);
     if (!stage_open(c->models[0], &r.lm) || (c->detector && !stage_open(c->detector, &r.det)))
         goto done;
-    r.solution = r.lm.task == VKI_TASK_FACE_MESH        ? VKI_SOLUTION_FACE_MESH
-               : r.lm.task == VKI_TASK_HAND_LANDMARKS   ? VKI_SOLUTION_HANDS
-               : r.lm.task == VKI_TASK_POSE_LANDMARKS   ? VKI_SOLUTION_POSE
-                                                        : VKI_SOLUTION_NONE;
+    r.solution = cli_solution_of(r.lm.task);
     if (r.solution == VKI_SOLUTION_NONE) {
         fprintf(stderr, "vkinfer: %s is a %s model; --detector runs a face mesh, hand or pose "
                 "landmark model\n", r.lm.path, vki_task_name(r.lm.task));
@@ -508,7 +496,7 @@ int cli_solution(const cli *c) {
         cli_json_string(stdout, dev.name);
         printf(", \"solution\": \"%s\", \"frames\": %d, \"detector_runs\": %d, "
                "\"frames_with_%s\": %d, \"presence_min\": ", vki_solution_name(r.solution),
-               frames_run, r.detector_runs, thing(r.solution), found_frames);
+               frames_run, r.detector_runs, cli_thing_of(r.d.landmarks), found_frames);
         cli_json_number(stdout, r.presence_min);
         print_found(&r, stdout, 1);
         printf(", \"timings_ms\": {\"build\": ");
@@ -526,7 +514,7 @@ int cli_solution(const cli *c) {
                dev.name, r.det.path ? r.det.path : "the region --roi gives", r.lm.path, build_ms);
         if (c->frames)
             printf("frames: %d, the detector ran on %d (%.0f%%), a %s found in %d\n", n_frames,
-                   r.detector_runs, 100.0 * r.detector_runs / n_frames, thing(r.solution),
+                   r.detector_runs, 100.0 * r.detector_runs / n_frames, cli_thing_of(r.d.landmarks),
                    found_frames);
         printf("last frame:\n");
         print_found(&r, stdout, 0);
