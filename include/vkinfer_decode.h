@@ -361,7 +361,12 @@ typedef struct vki_roi_rule {
  *     and pose pose_landmark/tensors_to_pose_landmarks_and_segmentation.pbtxt (which
  *     pose_landmark/pose_landmark_by_roi_cpu.pbtxt runs; both flags are probabilities
  *     already, presence_is_logit 0).
- *   handedness_threshold: hands only (0 for the others): see vki_hand_is_right. */
+ *   handedness_threshold: hands only (0 for the others): see vki_hand_is_right.
+ *   max_objects: at most this many objects a frame, the graphs' defaults: num_faces 1
+ *     (face_landmark/face_landmark_front_cpu.pbtxt), num_hands 2
+ *     (hand_landmark/hand_landmark_tracking_cpu.pbtxt), one person for pose
+ *     (pose_landmark/pose_landmark_cpu.pbtxt). The detector runs on a frame while fewer
+ *     objects than this are tracked. */
 typedef struct vki_solution_defaults {
     vki_task detector;                 /* FACE_DETECTION, PALM_DETECTION, POSE_DETECTION */
     vki_task landmarks;                /* FACE_MESH, HAND_LANDMARKS, POSE_LANDMARKS */
@@ -370,6 +375,7 @@ typedef struct vki_solution_defaults {
     float presence_threshold;
     int presence_is_logit;
     float handedness_threshold;
+    int max_objects;
 } vki_solution_defaults;
 
 /* Fills *out with the solution's settings above. VKI_ERROR_INVALID_ARGUMENT: out NULL, s

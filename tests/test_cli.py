@@ -549,6 +549,10 @@ POSE_DETECTOR = os.path.join(MODELS, 'pose_detection.tflite')
 HAND = os.path.join(MODELS, 'hand_landmark_lite.tflite')
 PALM = os.path.join(MODELS, 'palm_detection_lite.tflite')
 CAMERA = os.path.join(MODELS, 'camera.png')
+HAND_PHOTO = os.path.join(MODELS, 'hand.jpg')
+# Marked by hand on hand.jpg (photo pixels): the end of each finger, its outline's farthest
+# point along the finger (thumb 4, index 8, middle 12, ring 16, little 20).
+FINGER_ENDS = {4: (258, 8), 8: (495, 137), 12: (550, 255), 16: (530, 318), 20: (445, 438)}
 # Marked by hand on astronaut.png (photo pixels): the pupils and the middle of the lips.
 MARKED = {'right eye': (204.4, 102.0), 'left eye': (245.0, 103.6), 'lips': (225.0, 145.0)}
 
@@ -600,6 +604,70 @@ class Solutions(unittest.TestCase):
         self.assertGreater(min(pts[11][1], pts[12][1]), y1)
         self.assertLess(pts[12][0], pts[0][0])
         self.assertGreater(pts[11][0], pts[0][0])
+
+    def hand_photo_pixels(self):
+        """hand.jpg's pixels as vkinfer decodes them: drawn with nothing found (no presence
+        is above 1), the picture is the photo."""
+        plain = os.path.join(TMP, 'hand_plain.png')
+        p = vkinfer('run', HAND, '--detector', PALM, '--image', HAND_PHOTO, '--threshold', '1',
+                    '--out', plain, check=0)
+        self.assertIn('hands: no hand found', p.stdout)
+        return png_pixels(plain)
+
+    def test_hands_on_a_bare_hand(self):
+        """hand.jpg, one open left hand seen from the palm, fingers to the right: one hand,
+        the person's left, every point on the skin, each fingertip on its finger."""
+        w, h, rows = self.hand_photo_pixels()
+        self.assertEqual((w, h), (640, 480))
+        for lm, det in ((HAND, PALM), (os.path.join(MODELS, 'hand_landmark_full.tflite'),
+                                       os.path.join(MODELS, 'palm_detection_full.tflite'))):
+            r = json.loads(vkinfer('run', lm, '--detector', det, '--image', HAND_PHOTO, '--json',
+                                   check=0).stdout)
+            self.assertEqual(r['solution'], 'hands')
+            self.assertEqual(len(r['found']), 1, lm)
+            hand = r['found'][0]
+            self.assertEqual(hand['handedness'], 'left')
+            self.assertGreater(hand['presence'], 0.5)
+            pts = [(p['x'], p['y']) for p in hand['landmarks']]
+            self.assertEqual(len(pts), 21)
+            # Skin is redder than green by 15-40 here, the grey table is not (-5 to -14).
+            for i, (x, y) in enumerate(pts):
+                xi, yi = min(max(int(x), 0), w - 1), min(max(int(y), 0), h - 1)
+                red, green = rows[yi][3 * xi], rows[yi][3 * xi + 1]
+                self.assertGreater(red - green, 10, 'point %d at (%.0f, %.0f) is off the hand' %
+                                   (i, x, y))
+            # Each tip within 40 px (the fingers are 50-60 px wide) of its finger's end and
+            # nearer to it than to any other's; the wrist at the photo's left edge.
+            for tip, end in FINGER_ENDS.items():
+                d = math.dist(pts[tip], end)
+                print('hands (%s): tip %d %.1f px from the finger end' % (
+                    os.path.basename(lm), tip, d))
+                self.assertLess(d, 40, tip)
+                self.assertEqual(min(FINGER_ENDS, key=lambda t: math.dist(pts[tip], FINGER_ENDS[t])),
+                                 tip)
+            self.assertLess(pts[0][0], 20)
+
+    def test_hands_tracked_over_frames(self):
+        """Ten frames of hand.jpg moving 4 px a frame: with --num 1 the detector runs on the
+        first only; with the default, two hands, it runs on every frame, since one hand is
+        tracked (MediaPipe's num_hands 2)."""
+        w, h, rows = self.hand_photo_pixels()
+        frames = os.path.join(TMP, 'hand_frames')
+        os.makedirs(frames, exist_ok=True)
+        for f in range(10):
+            dx = 4 * f
+            png_write(os.path.join(frames, 'f%02d.png' % f), 560, 440,
+                      [rows[y][3 * dx:3 * (dx + 560)] for y in range(20, 460)])
+        for num, runs in (('1', 1), (None, 10)):
+            r = json.loads(vkinfer('run', HAND, '--detector', PALM, '--frames', frames, '--json',
+                                   *(('--num', num) if num else ()), check=0).stdout)
+            self.assertEqual(r['frames'], 10)
+            self.assertEqual(r['detector_runs'], runs)
+            self.assertEqual(r['frames_with_hand'], 10)
+            # The last frame is shifted 36 px left and 20 up: the index tip moves with it.
+            tip = r['found'][0]['landmarks'][8]
+            self.assertLess(math.dist((tip['x'], tip['y']),
+                                      (FINGER_ENDS[8][0] - 36, FINGER_ENDS[8][1] - 20)), 40)
 
     def test_below_the_presence_threshold_nothing_is_drawn(self):
         """camera.png: the palm detector finds the gloved hand on the camera, the hand model
@@ -686,6 +754,11 @@ class Solutions(unittest.TestCase):
                 (['run', FACE_MESH, '--image', PHOTO, '--roi', '1,2,3'], ['CX,CY,W,H,DEG'], 2),
                 (['run', FACE_MESH, '--image', PHOTO, '--roi', '1,2,0,4,5'], ['above 0'], 2),
                 (['run', FACE_MESH, '--roi', '1,2,3,4,5'], ['--roi needs --image'], 2),
+                (['run', FACE_MESH, '--image', PHOTO, '--num', '1'], ['--num needs --detector'], 2),
+                (['run', FACE_MESH, '--detector', FACE, '--image', PHOTO, '--num', '5'],
+                 ['--num takes 1 to 4'], 2),
+                (['run', FACE_MESH, '--detector', FACE, '--image', PHOTO, '--num', '0'],
+                 ['--num'], 2),
                 (['run', FACE_MESH, '--detector', FACE, '--image', PHOTO, '--roi', '1,2,3,4,5'],
                  ['--roi and --detector'], 2)):
             p = vkinfer(*args, check=code)

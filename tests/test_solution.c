@@ -115,6 +115,7 @@ Test(solution, defaults) {
     cr_expect_eq(d.presence_threshold, 0.5f);
     cr_expect_eq(d.presence_is_logit, 1);
     cr_expect_eq(d.handedness_threshold, 0.0f);
+    cr_expect_eq(d.max_objects, 1);
 
     /* hand_landmark/palm_detection_detection_to_roi.pbtxt,
      * hand_landmark/hand_landmark_landmarks_to_roi.pbtxt, hand_landmark/hand_landmark_cpu.pbtxt */
@@ -143,6 +144,7 @@ Test(solution, defaults) {
     cr_expect_eq(d.presence_threshold, 0.5f);
     cr_expect_eq(d.presence_is_logit, 0);
     cr_expect_eq(d.handedness_threshold, 0.5f);
+    cr_expect_eq(d.max_objects, 2);
 
     /* pose_landmark/pose_detection_to_roi.pbtxt, pose_landmark/pose_landmarks_to_roi.pbtxt,
      * pose_landmark/tensors_to_pose_landmarks_and_segmentation.pbtxt */
@@ -164,6 +166,7 @@ Test(solution, defaults) {
     cr_expect_eq(d.min_points, 35);
     cr_expect_eq(d.presence_threshold, 0.5f);
     cr_expect_eq(d.presence_is_logit, 0);
+    cr_expect_eq(d.max_objects, 1);
 
     /* The landmark counts agree with the tasks' (pose: 33 landmarks + auxiliary points). */
     for (int s = 1; s < VKI_SOLUTION_COUNT; s++) {

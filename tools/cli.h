@@ -13,6 +13,7 @@
 #define CLI_MAX_MODELS 64
 #define CLI_MAX_FILES 64
 #define CLI_MAX_FP32_OPS 4096
+#define CLI_MAX_OBJECTS 4             /* --num */
 
 /* The verbs: id, name, operands, one line of help. */
 #define CLI_VERB_LIST(X)                                                                        \
@@ -61,6 +62,7 @@ typedef struct cli {
     const char *frames;              /* --frames DIR */
     vki_rect roi;                    /* --roi: the landmark model's region, no detector */
     int roi_given;
+    int num_objects;                 /* --num: objects a frame; 0 = the solution's default */
     const char *save_dir, *check_dir;
     vki_task task;                   /* --task, or VKI_TASK_NONE: guessed from the model */
     int task_given;

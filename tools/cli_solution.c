@@ -16,17 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* At most this many objects a frame: MediaPipe's defaults, num_faces 1
- * (face_landmark_front_cpu.pbtxt), num_hands 2 (hand_landmark_tracking_cpu.pbtxt), one
- * person for pose (pose_landmark_cpu.pbtxt). */
-#define SOLUTION_MAX_OBJECTS 2
 #define SOLUTION_MAX_POINTS 478
 #define SOLUTION_MAX_FRAMES 100000
 
 static const unsigned char GREEN[3] = {40, 220, 60}, RED[3] = {240, 40, 40},
                            BLUE[3] = {40, 120, 255}, YELLOW[3] = {250, 220, 40};
-
-static int max_objects(vki_solution s) { return s == VKI_SOLUTION_HANDS ? 2 : 1; }
 
 /* One model, its graph and its outputs. */
 typedef struct stage {
@@ -96,13 +90,14 @@ typedef struct object {
 typedef struct solution_run {
     vki_solution solution;
     vki_solution_defaults d;
+    int max_objects;                 /* --num, else d.max_objects */
     stage det, lm;
     float presence_min;
     int values_per_point, raw_points;
     int points_out, flag_out, hand_out, mask_out;
-    vki_rect tracked[SOLUTION_MAX_OBJECTS];
+    vki_rect tracked[CLI_MAX_OBJECTS];
     int n_tracked;
-    object found[SOLUTION_MAX_OBJECTS];
+    object found[CLI_MAX_OBJECTS];
     int n_found;
     float *mask;                     /* pose: photo-sized person probability, or NULL */
     int mask_w, mask_h;
@@ -144,7 +139,7 @@ static int detect(const cli *c, solution_run *r, const vki_image *image, vki_rec
     res.letterbox = vki_letterbox_fit(image->width, image->height, r->det.in_w, r->det.in_h, 1);
     if (!cli_results_decode(&det_cli, r->det.model, r->det.outs, &res)) return 0;
     *n = 0;
-    for (int i = 0; i < res.n_detections && *n + r->n_tracked < max_objects(r->solution); i++) {
+    for (int i = 0; i < res.n_detections && *n + r->n_tracked < r->max_objects; i++) {
         vki_rect roi;
         s = vki_roi_from_detection(r->solution, &res.detections[i], image->width, image->height,
                                    &roi);
@@ -209,14 +204,14 @@ static int landmarks_at(solution_run *r, const vki_image *image, const vki_rect 
 /* One frame: the tracked regions, the detector where fewer objects are tracked than the
  * solution takes, the landmark model on each region; then the next frame's regions. */
 static int solve_frame(const cli *c, solution_run *r, const vki_image *image, int track) {
-    vki_rect rois[SOLUTION_MAX_OBJECTS];
+    vki_rect rois[CLI_MAX_OBJECTS];
     int n = 0;
     if (!track) r->n_tracked = 0;
     for (int k = 0; k < r->n_tracked; k++) rois[n++] = r->tracked[k];
     if (c->roi_given) {
         rois[0] = c->roi;            /* --roi: the given region, no detector, no tracking */
         n = 1;
-    } else if (n < max_objects(r->solution)) {
+    } else if (n < r->max_objects) {
         int added = 0;
         if (!detect(c, r, image, rois + n, &added)) return 0;
         n += added;
@@ -417,6 +412,7 @@ int cli_solution(const cli *c) {
     }
     if (!find_outputs(&r)) goto done;
     r.presence_min = c->threshold > 0 ? c->threshold : r.d.presence_threshold;
+    r.max_objects = c->num_objects > 0 ? c->num_objects : r.d.max_objects;
     if (c->frames) {
         if (!(frames = list_frames(c->frames, &n_frames))) goto done;
         if (c->out && !cli_check_writable_dir(c->out, "--out", 1)) goto done;

@@ -1,8 +1,8 @@
 #!/bin/sh
 # fetch_models.sh [DIR]: fetches MediaPipe's float .tflite models from their npm packages
 # into DIR (default models/cache), checking the sha256 of every package and model, and
-# the photos the demo and the solutions run on (astronaut.png, camera.png) from Debian's
-# python3-skimage package, and LiteRT for the graph tester (DIR/litert). Models packed into
+# the photos the demo and the solutions run on (astronaut.png, camera.png, hand.jpg) from
+# Debian packages, and LiteRT for the graph tester (DIR/litert). Models packed into
 # a package's emscripten asset bundle (palm detection, face mesh, pose detection) are cut
 # out of it at the offsets its loader script gives.
 set -eu
@@ -13,24 +13,31 @@ manifest="$root/models/models.sha256"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# The photos: Debian 12's python3-skimage ships them among its sample data: astronaut.png
-# (public domain, NASA) and camera.png (a man with a camera in gloved hands; CC0, Lav
-# Varshney, as skimage/data/_fetchers.py says).
-for photo in astronaut.png camera.png; do
-  sum=$(awk -v f=$photo '$2 == f {print $1}' "$manifest")
-  [ -f "$dir/$photo" ] && echo "$sum  $dir/$photo" | sha256sum -c --quiet - >/dev/null 2>&1 && continue
-  if [ ! -d "$tmp/skimage" ]; then
-    (cd "$tmp" && { apt-get download python3-skimage >/dev/null 2>&1 ||
-                    { apt-get update -qq && apt-get download python3-skimage >/dev/null; }; }) || {
-      echo "fetch_models: apt-get download python3-skimage failed" >&2; exit 1; }
-    dpkg -x "$tmp"/python3-skimage_*.deb "$tmp/skimage"
+# The photos, each cut out of a Debian 12 package and checked against its sha256:
+# - astronaut.png (public domain, NASA) and camera.png (a man with a camera in gloved hands;
+#   CC0, Lav Varshney, as skimage/data/_fetchers.py says), from python3-skimage's sample data;
+# - hand.jpg (a bare open hand seen from the palm; opencv-doc's handSrc.jpg, which Debian
+#   ships under OpenCV's licence, Apache-2.0), from the opencv-doc package (95 MB; only
+#   that file is unpacked, and only when it is missing).
+# photo NAME PACKAGE PATH: copies PATH (inside PACKAGE's .deb) to DIR/NAME unless it is there.
+photo() {
+  sum=$(awk -v f="$1" '$2 == f {print $1}' "$manifest")
+  [ -f "$dir/$1" ] && echo "$sum  $dir/$1" | sha256sum -c --quiet - >/dev/null 2>&1 && return 0
+  if ! ls "$tmp/$2"_*.deb >/dev/null 2>&1; then
+    (cd "$tmp" && { apt-get download "$2" >/dev/null 2>&1 ||
+                    { apt-get update -qq && apt-get download "$2" >/dev/null; }; }) || {
+      echo "fetch_models: apt-get download $2 failed" >&2; exit 1; }
   fi
-  found=$(find "$tmp/skimage" -name $photo -path '*skimage/data/*' | head -1)
-  [ -n "$found" ] && echo "$sum  $found" | sha256sum -c --quiet - || {
-    echo "fetch_models: $photo from python3-skimage is missing or its sha256 differs" >&2; exit 1; }
-  cp "$found" "$dir/$photo"
-  chmod 644 "$dir/$photo"
-done
+  dpkg-deb --fsys-tarfile "$tmp/$2"_*.deb | tar -xO "./$3" >"$tmp/$1" 2>/dev/null &&
+    echo "$sum  $tmp/$1" | sha256sum -c --quiet - || {
+    echo "fetch_models: $3 from $2 is missing or its sha256 differs" >&2; exit 1; }
+  cp "$tmp/$1" "$dir/$1"
+  chmod 644 "$dir/$1"
+}
+skimage=usr/lib/python3/dist-packages/skimage/data
+photo astronaut.png python3-skimage $skimage/astronaut.png
+photo camera.png python3-skimage $skimage/camera.png
+photo hand.jpg opencv-doc usr/share/doc/opencv-doc/opencv4/html/handSrc.jpg
 
 # LiteRT (TFLite's interpreter as wasm) for the graph tester (tests/graphs/fuzz.py): npm ci
 # installs exactly tests/graphs/litert/package-lock.json, checking every package's sha512.

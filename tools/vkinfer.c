@@ -61,6 +61,9 @@
     X(ROI, "--roi", "CX,CY,W,H,DEG", V(RUN),                                                    \
       "a landmark model on this region of --image instead of a detector's: centre, width and "  \
       "height in photo pixels, rotation in degrees clockwise")                                  \
+    X(NUM, "--num", "N", V(RUN),                                                                \
+      "with --detector: at most N objects a frame, 1 to 4 (MediaPipe's num_faces, num_hands; "  \
+      "default: 1 face, 2 hands, 1 person); the detector runs while fewer are tracked")        \
     X(FRAMES, "--frames", "DIR", V(RUN),                                                        \
       "with --detector: the PNG and JPEG files of DIR in name order as a video, tracking the "  \
       "object from frame to frame (the detector runs only when tracking is lost)")              \
@@ -478,6 +481,7 @@ static int parse_args(int argc, char **argv, cli *c, int *help, int *show_versio
         c->task_given = 1;
     }
     if (value[F_FRAMES] && !value[F_DETECTOR]) return usage_error(c, "--frames needs --detector");
+    if (value[F_NUM] && !value[F_DETECTOR]) return usage_error(c, "--num needs --detector");
     if (value[F_ROI]) {
         if (value[F_DETECTOR]) return usage_error(c, "--roi and --detector together");
         if (!value[F_IMAGE]) return usage_error(c, "--roi needs --image");
@@ -509,6 +513,12 @@ static int parse_args(int argc, char **argv, cli *c, int *help, int *show_versio
             if (value[alone[i]])
                 return usage_error(c, "%s and %s together", flags[alone[i]].flag,
                                    value[F_ROI] ? "--roi" : "--detector");
+        if (value[F_NUM]) {
+            if (!parse_count(c, "--num", value[F_NUM], 1, &c->num_objects)) return 0;
+            if (c->num_objects > CLI_MAX_OBJECTS)
+                return usage_error(c, "--num takes 1 to %d, got %d", CLI_MAX_OBJECTS,
+                                   c->num_objects);
+        }
         c->detector = value[F_DETECTOR];
         c->frames = value[F_FRAMES];
     }

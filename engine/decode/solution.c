@@ -63,6 +63,8 @@ static const vki_solution_defaults defaults[VKI_SOLUTION_COUNT] = {
          * with activation SIGMOID on the face flag, ThresholdingCalculator threshold 0.5. */
         .presence_threshold = 0.5f,
         .presence_is_logit = 1,
+        /* face_landmark_front_cpu.pbtxt: num_faces, 1 when not given. */
+        .max_objects = 1,
     },
     [VKI_SOLUTION_HANDS] = {
         .detector = VKI_TASK_PALM_DETECTION,
@@ -86,6 +88,8 @@ static const vki_solution_defaults defaults[VKI_SOLUTION_COUNT] = {
         .presence_threshold = 0.5f,
         .presence_is_logit = 0,
         .handedness_threshold = 0.5f,
+        /* hand_landmark_tracking_cpu.pbtxt: num_hands, 2 when not given. */
+        .max_objects = 2,
     },
     [VKI_SOLUTION_POSE] = {
         .detector = VKI_TASK_POSE_DETECTION,
@@ -107,6 +111,9 @@ static const vki_solution_defaults defaults[VKI_SOLUTION_COUNT] = {
          * (no activation) on the pose flag, ThresholdingCalculator threshold 0.5. */
         .presence_threshold = 0.5f,
         .presence_is_logit = 0,
+        /* pose_landmark_cpu.pbtxt tracks one person: it keeps the first pose detection
+         * (SplitDetectionVectorCalculator, range 0 to 1). */
+        .max_objects = 1,
     },
 };
 
