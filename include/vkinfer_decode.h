@@ -366,7 +366,26 @@ typedef struct vki_roi_rule {
  *     (face_landmark/face_landmark_front_cpu.pbtxt), num_hands 2
  *     (hand_landmark/hand_landmark_tracking_cpu.pbtxt), one person for pose
  *     (pose_landmark/pose_landmark_cpu.pbtxt). The detector runs on a frame while fewer
- *     objects than this are tracked. */
+ *     objects than this are tracked.
+ *   heatmap_kernel, heatmap_min_confidence: pose only (0 for the others): the landmarks
+ *     are refined on the model's heatmap output before they are projected
+ *     (vki_landmarks_refine_from_heatmap), kernel 7
+ *     (pose_landmark/tensors_to_pose_landmarks_and_segmentation.pbtxt), minimum
+ *     confidence 0.5 (RefineLandmarksFromHeatmapCalculatorOptions' default).
+ *   detection_min_score: the detector's minimum score in the solution, 0.5 for all three:
+ *     MediaPipe's solution APIs (and its tasks) set the detector's min_score_thresh to
+ *     their min_detection_confidence, 0.5 by default, which for pose replaces the 0.2 of
+ *     pose_detection/pose_detection_cpu.pbtxt (vki_detector_options_for's, for the detector run
+ *     alone). It matters beyond the count: weighted non-maximum suppression averages the
+ *     boxes and keypoints of every detection above it, so the region moves with it (on
+ *     astronaut.png pose's points move 1-2 px, and up to 20 px where the heatmap
+ *     refinement then picks another cell).
+ *   crop_border: what the landmark model's crop reads outside the photo (pass it as
+ *     vki_image_transform.border with the roi): REPLICATE for all three, as the
+ *     ImageToTensorCalculator of face_landmark_cpu.pbtxt, hand_landmark_cpu.pbtxt and
+ *     pose_landmark_by_roi_cpu.pbtxt sets no border_mode and its default is REPLICATE.
+ *     Hands' and pose's regions often reach past the photo: with ZERO borders instead,
+ *     hand.jpg's points move up to 11 px. */
 typedef struct vki_solution_defaults {
     vki_task detector;                 /* FACE_DETECTION, PALM_DETECTION, POSE_DETECTION */
     vki_task landmarks;                /* FACE_MESH, HAND_LANDMARKS, POSE_LANDMARKS */
@@ -376,6 +395,10 @@ typedef struct vki_solution_defaults {
     int presence_is_logit;
     float handedness_threshold;
     int max_objects;
+    int heatmap_kernel;
+    float heatmap_min_confidence;
+    float detection_min_score;
+    vki_border crop_border;
 } vki_solution_defaults;
 
 /* Fills *out with the solution's settings above. VKI_ERROR_INVALID_ARGUMENT: out NULL, s
@@ -459,6 +482,31 @@ VKI_API vki_status vki_landmarks_from_roi(const float *raw, int num_points,
                                           int values_per_point, const vki_rect *roi,
                                           int input_width, int input_height,
                                           vki_landmark *out);
+
+/* MediaPipe's RefineLandmarksFromHeatmapCalculator, in place on a landmark model's raw
+ * output (num_points points of values_per_point floats, x and y in input pixels, as
+ * vki_landmarks_from_roi takes it): heatmap is the model's heatmap output, logits laid
+ * out [heatmap_height][heatmap_width][num_points]. For each point, the cell (col, row) =
+ * (int)(x / input_width * heatmap_width), (int)(y / input_height * heatmap_height)
+ * (truncated towards zero, as MediaPipe's int conversion); the kernel_size x
+ * kernel_size window around it, clipped to the heatmap; weights sigmoid(logit). When the
+ * largest weight is at least min_confidence, x and y become the weighted mean of the
+ * window's cell indices over the heatmap's size, times the input's size (the cells'
+ * corners, not their centres, as MediaPipe). A point whose column or row is negative or
+ * whose column is past the width is left alone. MediaPipe never compares the row with
+ * the height; it compares the column with it instead (`center_col >= hm_height`): a point
+ * up to (kernel_size - 1) / 2 cells below the heatmap still takes the window's rows that
+ * lie on it, and on a heatmap wider than tall a column at or past the height is left
+ * alone. Both kept, to give MediaPipe's numbers (pose's heatmap is square). Pose passes
+ * its 39 points (with the auxiliary ones) and the solution's heatmap_kernel and
+ * heatmap_min_confidence.
+ * VKI_ERROR_INVALID_ARGUMENT: raw or heatmap NULL, num_points <= 0, values_per_point not
+ * 3 .. 5, a side out of 1 .. 16384, kernel_size not odd and positive. */
+VKI_API vki_status vki_landmarks_refine_from_heatmap(float *raw, int num_points,
+                                                     int values_per_point, int input_width,
+                                                     int input_height, const float *heatmap,
+                                                     int heatmap_width, int heatmap_height,
+                                                     int kernel_size, float min_confidence);
 
 #ifdef __cplusplus
 }

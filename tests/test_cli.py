@@ -553,6 +553,9 @@ HAND_PHOTO = os.path.join(MODELS, 'hand.jpg')
 # Marked by hand on hand.jpg (photo pixels): the end of each finger, its outline's farthest
 # point along the finger (thumb 4, index 8, middle 12, ring 16, little 20).
 FINGER_ENDS = {4: (258, 8), 8: (495, 137), 12: (550, 255), 16: (530, 318), 20: (445, 438)}
+# MediaPipe's own results on the same photos (tools/mediapipe_ref: its npm solutions in
+# headless Chromium; _cpu: TFLite's float32 CPU kernels, _gpu: its WebGL delegate).
+MEDIAPIPE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data', 'mediapipe')
 # Marked by hand on astronaut.png (photo pixels): the pupils and the middle of the lips.
 MARKED = {'right eye': (204.4, 102.0), 'left eye': (245.0, 103.6), 'lips': (225.0, 145.0)}
 
@@ -668,6 +671,45 @@ class Solutions(unittest.TestCase):
             tip = r['found'][0]['landmarks'][8]
             self.assertLess(math.dist((tip['x'], tip['y']),
                                       (FINGER_ENDS[8][0] - 36, FINGER_ENDS[8][1] - 20)), 40)
+
+    def test_against_mediapipe(self):
+        """Every point of each solution against MediaPipe's own on the same photo, run by
+        its npm packages with float32 CPU inference: face mesh and pose within 0.05 px
+        (measured: under 0.01), hands within 1.5 px (measured: 0.67 full, 1.06 lite; the
+        photo is letterboxed for the palm detector, 640x480 into 192x192); the hand's side
+        agrees (MediaPipe's label assumes a mirrored photo: "Right" on this unmirrored
+        one is the person's left hand, with the score of "Left" 1 - its score)."""
+        cases = (('face_mesh_astronaut', FACE_MESH, FACE, PHOTO, 0.05),
+                 ('pose_full_astronaut', os.path.join(MODELS, 'pose_landmark_full.tflite'),
+                  POSE_DETECTOR, PHOTO, 0.05),
+                 ('pose_lite_astronaut', POSE, POSE_DETECTOR, PHOTO, 0.05),
+                 ('hands_full_hand', os.path.join(MODELS, 'hand_landmark_full.tflite'),
+                  os.path.join(MODELS, 'palm_detection_full.tflite'), HAND_PHOTO, 1.5),
+                 ('hands_lite_hand', HAND, PALM, HAND_PHOTO, 1.5))
+        for name, lm, det, photo, tol in cases:
+            with open(os.path.join(MEDIAPIPE, name + '_cpu.json')) as f:
+                ref = json.load(f)
+            self.assertEqual(ref['photo'], os.path.basename(photo))
+            self.assertEqual(len(ref['results']), 1, name)
+            r = json.loads(vkinfer('run', lm, '--detector', det, '--image', photo, '--json',
+                                   check=0).stdout)
+            self.assertEqual(len(r['found']), 1, name)
+            got, want = r['found'][0], ref['results'][0]
+            # MediaPipe gives pose's 33 landmarks; vkinfer all 39 the model has.
+            pts = [(p['x'], p['y']) for p in got['landmarks']][:len(want['landmarks'])]
+            d = [math.dist(a, b[:2]) for a, b in zip(pts, want['landmarks'])]
+            print('%s: %d points against MediaPipe, mean %.3f px, worst %.3f px (point %d)' % (
+                name, len(d), sum(d) / len(d), max(d), d.index(max(d))))
+            self.assertEqual(len(d), len(want['landmarks']))
+            self.assertLessEqual(max(d), tol, name)
+            if 'handedness' in want:
+                self.assertEqual(want['handedness']['label'], 'Right')
+                self.assertEqual(got['handedness'], 'left')
+                self.assertAlmostEqual(got['handedness_score'], 1 - want['handedness']['score'],
+                                       delta=0.01)
+        # camera.png: MediaPipe finds no hand either.
+        with open(os.path.join(MEDIAPIPE, 'hands_lite_camera_cpu.json')) as f:
+            self.assertEqual(json.load(f)['results'], [])
 
     def test_below_the_presence_threshold_nothing_is_drawn(self):
         """camera.png: the palm detector finds the gloved hand on the camera, the hand model

@@ -167,6 +167,16 @@ Test(solution, defaults) {
     cr_expect_eq(d.presence_threshold, 0.5f);
     cr_expect_eq(d.presence_is_logit, 0);
     cr_expect_eq(d.max_objects, 1);
+    cr_expect_eq(d.heatmap_kernel, 7);
+    cr_expect_eq(d.heatmap_min_confidence, 0.5f);
+
+    /* Only pose refines on a heatmap; every solution's detector keeps scores >= 0.5. */
+    for (int s = 1; s < VKI_SOLUTION_COUNT; s++) {
+        cr_assert_eq(vki_solution_defaults_for((vki_solution)s, &d), VKI_OK);
+        cr_expect_eq(d.heatmap_kernel, s == VKI_SOLUTION_POSE ? 7 : 0, "%d", s);
+        cr_expect_eq(d.detection_min_score, 0.5f, "%d", s);
+        cr_expect_eq(d.crop_border, VKI_BORDER_REPLICATE, "%d", s);
+    }
 
     /* The landmark counts agree with the tasks' (pose: 33 landmarks + auxiliary points). */
     for (int s = 1; s < VKI_SOLUTION_COUNT; s++) {
@@ -627,6 +637,103 @@ Test(solution, normalised_arithmetic) {
 }
 
 /* ---- bad arguments ------------------------------------------------------------------ */
+
+/* A heatmap of logits: every cell LOW (sigmoid 0 in float) but those set. */
+#define HM_LOW -1e4f
+static float sigmoid_logit(float p) { return logf(p / (1.0f - p)); }
+
+Test(solution, refine_from_heatmap_by_hand) {
+    /* Input 32x32, heatmap 8 wide, 8 tall, 2 points of 3 values, kernel 3. */
+    enum { W = 8, H = 8, N = 2 };
+    float hm[H][W][N];
+    for (int r = 0; r < H; r++)
+        for (int c = 0; c < W; c++) hm[r][c][0] = hm[r][c][1] = HM_LOW;
+    /* Point 0 at (10, 10): cell (10 / 32 * 8 = 2.5 -> col 2, row 2); in its window,
+     * cells (row 2, col 2) at 0.5 and (row 2, col 3) at 0.75, the weighted mean col
+     * (2 * 0.5 + 3 * 0.75) / 1.25 = 2.6, row 2: x = 2.6 / 8 * 32 = 10.4, y = 2 / 8 * 32 = 8.
+     * A cell outside the window, (row 2, col 4) at 0.99, is not read. */
+    hm[2][2][0] = 0.0f;
+    hm[2][3][0] = sigmoid_logit(0.75f);
+    hm[2][4][0] = sigmoid_logit(0.99f);
+    /* Point 1 at the same place: its largest weight, 0.45, is below 0.5: left alone. */
+    hm[2][2][1] = sigmoid_logit(0.45f);
+    float raw[N][3] = {{10, 10, 7}, {10, 10, 7}};
+    cr_assert_eq(vki_landmarks_refine_from_heatmap(&raw[0][0], N, 3, 32, 32, &hm[0][0][0], W, H,
+                                                   3, 0.5f), VKI_OK, "%s", vki_last_error());
+    cr_expect(fabsf(raw[0][0] - 10.4f) <= 1e-5f, "x %.6f", (double)raw[0][0]);
+    cr_expect(fabsf(raw[0][1] - 8.0f) <= 1e-5f, "y %.6f", (double)raw[0][1]);
+    cr_expect_eq(raw[0][2], 7.0f);                       /* z untouched */
+    cr_expect(raw[1][0] == 10.0f && raw[1][1] == 10.0f);
+    /* Point 1's heatmap alone at minimum confidence 0.45: refined onto its one cell,
+     * 2 / 8 * 32 = 8. */
+    float one[1][3] = {{10, 10, 0}};
+    float hm1[H][W];
+    for (int r = 0; r < H; r++)
+        for (int c = 0; c < W; c++) hm1[r][c] = hm[r][c][1];
+    cr_assert_eq(vki_landmarks_refine_from_heatmap(&one[0][0], 1, 3, 32, 32, &hm1[0][0], W, H, 3,
+                                                   0.45f), VKI_OK);
+    cr_expect(one[0][0] == 8.0f && one[0][1] == 8.0f, "(%g, %g)", (double)one[0][0],
+              (double)one[0][1]);
+}
+
+Test(solution, refine_from_heatmap_edges) {
+    /* Heatmap 8 wide, 4 tall, one point, input 64x32 (cells 8 px wide, 8 tall), kernel 3. */
+    enum { W = 8, H = 4 };
+    float hm[H][W];
+    for (int r = 0; r < H; r++)
+        for (int c = 0; c < W; c++) hm[r][c] = HM_LOW;
+    hm[0][0] = 0.0f;                                     /* 0.5 at the corner */
+    hm[3][1] = 0.0f;                                     /* 0.5 on the last row */
+    struct { float x, y, want_x, want_y; const char *why; } cases[] = {
+        /* Col 0, row 0: the window clipped to cols 0-1, rows 0-1; only (0, 0) weighs. */
+        {3, 3, 0, 0, "the corner's window is clipped"},
+        /* x -4 is col -0.5, which MediaPipe's int conversion makes 0: refined. */
+        {-4, 3, 0, 0, "col -0.5 truncates to 0"},
+        /* x -9 is col -1.125 -> -1: left alone. */
+        {-9, 3, -9, 3, "col -1 is off the heatmap"},
+        /* y 36 is row 4.5 -> 4, below the 4 rows: MediaPipe does not check it, and the
+         * window's row 3 holds (row 3, col 1): x = 1 / 8 * 64 = 8, y = 3 / 4 * 32 = 24. */
+        {12, 36, 8, 24, "a row just below the heatmap still refines"},
+        /* Row 6: its window, rows 5-7, misses the heatmap: nothing weighs, left alone. */
+        {12, 52, 12, 52, "a row far below is left alone"},
+        /* Col 4 is inside the 8 columns but not below the height, 4: MediaPipe skips it. */
+        {36, 3, 36, 3, "a column at the height is skipped, as MediaPipe does"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        float raw[4] = {cases[i].x, cases[i].y, 0, 1};
+        cr_assert_eq(vki_landmarks_refine_from_heatmap(raw, 1, 4, 64, 32, &hm[0][0], W, H, 3,
+                                                       0.5f), VKI_OK);
+        cr_expect(fabsf(raw[0] - cases[i].want_x) <= 1e-5f &&
+                  fabsf(raw[1] - cases[i].want_y) <= 1e-5f, "%s: (%g, %g), want (%g, %g)",
+                  cases[i].why, (double)raw[0], (double)raw[1], (double)cases[i].want_x,
+                  (double)cases[i].want_y);
+        cr_expect_eq(raw[3], 1.0f);
+    }
+    /* NaN stays NaN; bad arguments are refused with a message. */
+    float nan_pt[3] = {NAN, 3, 0};
+    cr_expect_eq(vki_landmarks_refine_from_heatmap(nan_pt, 1, 3, 64, 32, &hm[0][0], W, H, 3, 0.5f),
+                 VKI_OK);
+    cr_expect(isnan(nan_pt[0]));
+    float p[3] = {1, 1, 0};
+    cr_expect_eq(vki_landmarks_refine_from_heatmap(NULL, 1, 3, 64, 32, &hm[0][0], W, H, 3, 0.5f),
+                 VKI_ERROR_INVALID_ARGUMENT);
+    expect_error("raw is NULL");
+    cr_expect_eq(vki_landmarks_refine_from_heatmap(p, 1, 3, 64, 32, NULL, W, H, 3, 0.5f),
+                 VKI_ERROR_INVALID_ARGUMENT);
+    expect_error("heatmap is NULL");
+    cr_expect_eq(vki_landmarks_refine_from_heatmap(p, 1, 3, 64, 32, &hm[0][0], W, H, 4, 0.5f),
+                 VKI_ERROR_INVALID_ARGUMENT);
+    expect_error("kernel_size 4");
+    cr_expect_eq(vki_landmarks_refine_from_heatmap(p, 1, 6, 64, 32, &hm[0][0], W, H, 3, 0.5f),
+                 VKI_ERROR_INVALID_ARGUMENT);
+    expect_error("values_per_point is 6");
+    cr_expect_eq(vki_landmarks_refine_from_heatmap(p, 1, 3, 64, 32, &hm[0][0], 0, H, 3, 0.5f),
+                 VKI_ERROR_INVALID_ARGUMENT);
+    expect_error("heatmap 0x4");
+    cr_expect_eq(vki_landmarks_refine_from_heatmap(p, 0, 3, 64, 32, &hm[0][0], W, H, 3, 0.5f),
+                 VKI_ERROR_INVALID_ARGUMENT);
+    expect_error("num_points is 0");
+}
 
 Test(solution, bad_arguments) {
     vki_rect r;

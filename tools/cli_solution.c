@@ -94,7 +94,8 @@ typedef struct solution_run {
     stage det, lm;
     float presence_min;
     int values_per_point, raw_points;
-    int points_out, flag_out, hand_out, mask_out;
+    int points_out, flag_out, hand_out, mask_out, heatmap_out;
+    int heatmap_w, heatmap_h;
     vki_rect tracked[CLI_MAX_OBJECTS];
     int n_tracked;
     object found[CLI_MAX_OBJECTS];
@@ -132,7 +133,7 @@ static int detect(const cli *c, solution_run *r, const vki_image *image, vki_rec
     if (s) return !cli_fail("running the detector", s);
     r->detector_runs++;
     cli det_cli = *c;
-    det_cli.threshold = 0;           /* --threshold is the landmark model's presence here */
+    det_cli.threshold = r->d.detection_min_score;  /* --threshold is the presence's */
     static cli_results res;          /* large; one solution runs at a time */
     memset(&res, 0, sizeof res);
     res.task = r->det.task;
@@ -175,7 +176,7 @@ static void mask_from_crop(solution_run *r, const float *logits, int mw, int mh,
 
 /* The landmark model on one region; adds an object when it is there. */
 static int landmarks_at(solution_run *r, const vki_image *image, const vki_rect *roi) {
-    vki_image_transform t = {.roi = *roi};   /* values in [0, 1]: pixel / 255 */
+    vki_image_transform t = {.roi = *roi, .border = r->d.crop_border};   /* values 0 .. 1 */
     vki_status s = stage_run(&r->lm, image, &t);
     if (s) return !cli_fail("running the landmark model", s);
     float flag = r->flag_out < 0 ? 1.0f : r->lm.outs[r->flag_out][0];
@@ -185,6 +186,14 @@ static int landmarks_at(solution_run *r, const vki_image *image, const vki_rect 
     o->roi = *roi;
     o->presence = presence;
     o->n_points = r->raw_points;
+    if (r->heatmap_out >= 0) {
+        s = vki_landmarks_refine_from_heatmap(r->lm.outs[r->points_out], r->raw_points,
+                                              r->values_per_point, r->lm.in_w, r->lm.in_h,
+                                              r->lm.outs[r->heatmap_out], r->heatmap_w,
+                                              r->heatmap_h, r->d.heatmap_kernel,
+                                              r->d.heatmap_min_confidence);
+        if (s) return !cli_fail("refining the landmarks on the heatmap", s);
+    }
     s = vki_landmarks_from_roi(r->lm.outs[r->points_out], r->raw_points, r->values_per_point, roi,
                                r->lm.in_w, r->lm.in_h, o->points);
     if (s) return !cli_fail("decoding landmarks", s);
@@ -371,11 +380,16 @@ static int find_outputs(solution_run *r) {
     /* The one-value outputs: the presence flag first; the hand model's handedness next. */
     r->flag_out = cli_output_of_count(r->lm.model, 1, 0);
     r->hand_out = t == VKI_TASK_HAND_LANDMARKS ? cli_output_of_count(r->lm.model, 1, 1) : -1;
-    r->mask_out = -1;
+    r->mask_out = r->heatmap_out = -1;
     for (int i = 0; t == VKI_TASK_POSE_LANDMARKS && i < r->lm.n_out; i++) {
         vki_tensor_info mt;
         vki_model_output_info(r->lm.model, i, &mt);
         if (mt.rank == 4 && mt.shape[3] == 1 && mt.shape[1] > 1) r->mask_out = i;
+        if (mt.rank == 4 && mt.shape[3] == r->raw_points && r->d.heatmap_kernel > 0) {
+            r->heatmap_out = i;                  /* [1, 64, 64, 39]: refines the points */
+            r->heatmap_w = mt.shape[2];
+            r->heatmap_h = mt.shape[1];
+        }
     }
     if (r->points_out < 0 || r->raw_points > SOLUTION_MAX_POINTS ||
         (t == VKI_TASK_HAND_LANDMARKS && r->hand_out < 0)) {

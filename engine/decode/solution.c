@@ -1,8 +1,8 @@
 /* solution.c: the solution steps of vkinfer_decode.h between MediaPipe's detectors and its
  * landmark models, without the device: solution names and settings (the constants of
  * MediaPipe's graphs), the region of interest from a detection and from the previous
- * frame's landmarks, the landmarks of a crop back onto the photo, and the presence and
- * handedness decisions.
+ * frame's landmarks, pose's refinement of the landmarks on its heatmap, the landmarks of a
+ * crop back onto the photo, and the presence and handedness decisions.
  *
  * MediaPipe computes these steps on normalised image coordinates, multiplying by the
  * image's width and height wherever a length or an angle must be right on the image
@@ -65,6 +65,11 @@ static const vki_solution_defaults defaults[VKI_SOLUTION_COUNT] = {
         .presence_is_logit = 1,
         /* face_landmark_front_cpu.pbtxt: num_faces, 1 when not given. */
         .max_objects = 1,
+        /* face_detection_short_range.pbtxt's min_score_thresh, also the solution's
+         * min_detection_confidence default. */
+        .detection_min_score = 0.5f,
+        /* The landmark graph's ImageToTensorCalculator sets no border_mode: REPLICATE. */
+        .crop_border = VKI_BORDER_REPLICATE,
     },
     [VKI_SOLUTION_HANDS] = {
         .detector = VKI_TASK_PALM_DETECTION,
@@ -90,6 +95,11 @@ static const vki_solution_defaults defaults[VKI_SOLUTION_COUNT] = {
         .handedness_threshold = 0.5f,
         /* hand_landmark_tracking_cpu.pbtxt: num_hands, 2 when not given. */
         .max_objects = 2,
+        /* palm_detection_cpu.pbtxt's min_score_thresh, also the solution's
+         * min_detection_confidence default. */
+        .detection_min_score = 0.5f,
+        /* The landmark graph's ImageToTensorCalculator sets no border_mode: REPLICATE. */
+        .crop_border = VKI_BORDER_REPLICATE,
     },
     [VKI_SOLUTION_POSE] = {
         .detector = VKI_TASK_POSE_DETECTION,
@@ -114,6 +124,15 @@ static const vki_solution_defaults defaults[VKI_SOLUTION_COUNT] = {
         /* pose_landmark_cpu.pbtxt tracks one person: it keeps the first pose detection
          * (SplitDetectionVectorCalculator, range 0 to 1). */
         .max_objects = 1,
+        /* tensors_to_pose_landmarks_and_segmentation.pbtxt: RefineLandmarksFromHeatmap-
+         * Calculator kernel_size 7; min_confidence_to_refine its default, 0.5. */
+        .heatmap_kernel = 7,
+        .heatmap_min_confidence = 0.5f,
+        /* The solution's min_detection_confidence default, which replaces
+         * pose_detection_cpu.pbtxt's min_score_thresh 0.2 (see vkinfer_decode.h). */
+        .detection_min_score = 0.5f,
+        /* The landmark graph's ImageToTensorCalculator sets no border_mode: REPLICATE. */
+        .crop_border = VKI_BORDER_REPLICATE,
     },
 };
 
@@ -361,6 +380,62 @@ vki_status vki_landmarks_from_roi(const float *raw, int num_points, int values_p
         vki_landmark *l = &out[i];
         roi_point(roi, (double)l->x / input_width, (double)l->y / input_height, &l->x, &l->y);
         l->z = (float)(l->z * z_scale);
+    }
+    return VKI_OK;
+}
+
+vki_status vki_landmarks_refine_from_heatmap(float *raw, int num_points, int values_per_point,
+                                             int input_width, int input_height,
+                                             const float *heatmap, int heatmap_width,
+                                             int heatmap_height, int kernel_size,
+                                             float min_confidence) {
+    static const char call[] = "vki_landmarks_refine_from_heatmap";
+    if (!raw) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: raw is NULL", call);
+    if (!heatmap) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: heatmap is NULL", call);
+    if (num_points <= 0)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: num_points is %d", call, num_points);
+    if (values_per_point < 3 || values_per_point > 5)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: values_per_point is %d, need 3 .. 5",
+                        call, values_per_point);
+    const int sides[4] = {input_width, input_height, heatmap_width, heatmap_height};
+    for (int i = 0; i < 4; i++)
+        if (sides[i] < 1 || sides[i] > SOLUTION_MAX_SIDE)
+            return vki_fail(VKI_ERROR_INVALID_ARGUMENT,
+                            "%s: input %dx%d, heatmap %dx%d: a side is not 1 .. %d", call,
+                            input_width, input_height, heatmap_width, heatmap_height,
+                            SOLUTION_MAX_SIDE);
+    if (kernel_size < 1 || kernel_size % 2 == 0)
+        return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: kernel_size %d is not odd and positive",
+                        call, kernel_size);
+    const int half = (kernel_size - 1) / 2, row_size = heatmap_width * num_points;
+    for (int p = 0; p < num_points; p++) {
+        float *x = &raw[(size_t)p * (size_t)values_per_point], *y = x + 1;
+        float fx = *x / (float)input_width * (float)heatmap_width;
+        float fy = *y / (float)input_height * (float)heatmap_height;
+        /* The int conversion's range first (NaN and huge values stay as they are). */
+        if (!(fx > -1.0f && fx < (float)heatmap_width && fy > -1.0f && fy < 2.0f * SOLUTION_MAX_SIDE))
+            continue;
+        const int col = (int)fx, row = (int)fy;
+        /* MediaPipe's test, `col >= height` included (see vkinfer_decode.h). */
+        if (col < 0 || col >= heatmap_width || row < 0 || col >= heatmap_height) continue;
+        const int c0 = col - half > 0 ? col - half : 0;
+        const int c1 = col + half + 1 < heatmap_width ? col + half + 1 : heatmap_width;
+        const int r0 = row - half > 0 ? row - half : 0;
+        const int r1 = row + half + 1 < heatmap_height ? row + half + 1 : heatmap_height;
+        float sum = 0, wc = 0, wr = 0, top = 0;
+        for (int r = r0; r < r1; r++)
+            for (int c = c0; c < c1; c++) {
+                const float w = vki_sigmoid(heatmap[(size_t)r * (size_t)row_size +
+                                                    (size_t)c * (size_t)num_points + (size_t)p]);
+                sum += w;
+                top = w > top ? w : top;
+                wc += (float)c * w;
+                wr += (float)r * w;
+            }
+        if (top >= min_confidence && sum > 0) {
+            *x = wc / (float)heatmap_width / sum * (float)input_width;
+            *y = wr / (float)heatmap_height / sum * (float)input_height;
+        }
     }
     return VKI_OK;
 }

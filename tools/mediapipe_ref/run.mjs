@@ -1,4 +1,4 @@
-// node run.mjs OUTDIR astronaut.png camera.png handSrc.jpg
+// node run.mjs OUTDIR astronaut.png camera.png hand.jpg
 // Serves page.html, node_modules and the photos from a local http server, runs each case
 // below in headless Chromium (software WebGL2: SwiftShader) and writes OUTDIR/<case>.json.
 import http from 'node:http';
@@ -24,8 +24,8 @@ const cases = [
   ['face_mesh_astronaut', 'face_mesh', 'astronaut.png', face],
   ['pose_full_astronaut', 'pose', 'astronaut.png', pose(1)],
   ['pose_lite_astronaut', 'pose', 'astronaut.png', pose(0)],
-  ['hands_full_handSrc', 'hands', 'handSrc.jpg', hands(1)],
-  ['hands_lite_handSrc', 'hands', 'handSrc.jpg', hands(0)],
+  ['hands_full_hand', 'hands', 'hand.jpg', hands(1)],
+  ['hands_lite_hand', 'hands', 'hand.jpg', hands(0)],
   ['hands_full_camera', 'hands', 'camera.png', hands(1)],
   ['hands_lite_camera', 'hands', 'camera.png', hands(0)],
 ];
