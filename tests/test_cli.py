@@ -711,6 +711,41 @@ class Solutions(unittest.TestCase):
         with open(os.path.join(MEDIAPIPE, 'hands_lite_camera_cpu.json')) as f:
             self.assertEqual(json.load(f)['results'], [])
 
+    def test_the_library_example(self):
+        """examples/solution.c, the chain written against the library alone, gives the
+        CLI's points (within 1e-3 px) and MediaPipe's on the three solutions."""
+        example = os.path.join(os.path.dirname(CLI), 'examples', 'solution')
+        if not os.path.exists(example):
+            self.skipTest('no examples in this build (a library without the compiler)')
+        w, h, rows = self.hand_photo_pixels()
+        photos = {}
+        for name, (pw, ph, prow) in (('astronaut', png_pixels(PHOTO)), ('hand', (w, h, rows))):
+            photos[name] = os.path.join(TMP, name + '.ppm')
+            with open(photos[name], 'wb') as f:
+                f.write(b'P6 %d %d 255\n' % (pw, ph) + b''.join(bytes(r) for r in prow))
+        for name, det, lm, photo, tol in (
+                ('face_mesh_astronaut', FACE, FACE_MESH, 'astronaut', 0.05),
+                ('hands_lite_hand', PALM, HAND, 'hand', 1.5),
+                ('pose_full_astronaut', POSE_DETECTOR,
+                 os.path.join(MODELS, 'pose_landmark_full.tflite'), 'astronaut', 0.05)):
+            p = subprocess.run([example, det, lm, photos[photo]], capture_output=True, text=True,
+                               env=ENV, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            lines = p.stdout.splitlines()
+            self.assertTrue(lines[0].endswith(': 1 found'), lines[0])
+            if photo == 'hand':
+                self.assertIn("the person's left hand", lines[1])
+            pts = [tuple(map(float, l.split())) for l in lines[2:]]
+            cli = json.loads(vkinfer('run', lm, '--detector', det, '--image',
+                                     PHOTO if photo == 'astronaut' else HAND_PHOTO, '--json',
+                                     check=0).stdout)['found'][0]['landmarks']
+            self.assertLessEqual(max(math.dist(a, (b['x'], b['y'])) for a, b in zip(pts, cli)),
+                                 1e-3, name)
+            with open(os.path.join(MEDIAPIPE, name + '_cpu.json')) as f:
+                want = json.load(f)['results'][0]['landmarks']
+            self.assertEqual(len(pts), len(want), name)
+            self.assertLessEqual(max(math.dist(a, b[:2]) for a, b in zip(pts, want)), tol, name)
+
     def test_below_the_presence_threshold_nothing_is_drawn(self):
         """camera.png: the palm detector finds the gloved hand on the camera, the hand model
         does not see a hand there (presence 0.002): nothing found, nothing drawn."""
