@@ -483,7 +483,8 @@ typedef struct vki_graph_options {
      * (pass names separated by commas, or "all") where set, else every pass runs. */
     unsigned disable_passes;
     /* With tune: called after each dispatch searched ("tune", total = the dispatches to
-     * search) and after each of the two whole-graph timings ("tune check", total 2).
+     * search) and after each round of the whole-graph check, the tuned and the table's
+     * sizes timed in turn after a warm-up until steady ("tune check", total 3).
      * NULL: none. */
     vki_progress_fn progress;
     void *progress_user;
@@ -508,8 +509,9 @@ typedef struct vki_tuning_report {
     int searched;                /* tuned by local search in this build */
     int moved;                   /* of those, where a size beat the table's */
     double table_ms, tuned_ms;   /* summed GPU time of the searched ones, before and after */
-    /* When sizes moved, the whole graph is timed both ways (median wall time of 15 runs)
-     * and the tuned sizes are kept only if faster: a dispatch timed alone can mislead,
+    /* When sizes moved, the whole graph is timed both ways (median wall time of 15 runs
+     * each, in 3 alternating rounds after a warm-up until steady) and the tuned sizes are
+     * kept only if faster: a dispatch timed alone can mislead,
      * as on CPU devices, where it runs with hot caches and every core to itself. */
     double graph_table_ms, graph_tuned_ms;
     int kept;

@@ -1,8 +1,10 @@
 /* test_tuner.c: work-group tuning. The local search (pure C) on synthetic cost surfaces,
- * the tuning file's round trip and its tolerance of damage, and on the device: a tuned
+ * warming up until steady (tuner/stats.h) on synthetic run times, the tuning file's round
+ * trip and its tolerance of damage, and on the device: a tuned
  * graph computes what the untuned one does, and a second build takes every size from the
  * file. */
 #include "../tuner/search.h"
+#include "../tuner/stats.h"
 #include "../tuner/store.h"
 #include "harness.h"
 
@@ -11,6 +13,74 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+/* By count alone (no times): exactly min_runs runs. */
+Test(warmup, by_count) {
+    static vki_warmup w;
+    vki_warmup_init(&w, 10, 0, 0, 0.05);
+    int r = 0;
+    while (!vki_warmup_add(&w, 1.0)) r++;
+    cr_expect_eq(w.runs, 10);
+    cr_expect_eq(r, 9);
+    cr_expect_eq(w.steady, 0);
+}
+
+/* A clock ramp: runs take 3 ms, falling linearly to 1 ms over the first 400 ms, then 1 ms.
+ * Warm-up must not end on the ramp, even after min_ms (200): the windows' medians still
+ * fall by more than 5%. It ends steady within a few windows of the ramp's end. */
+Test(warmup, waits_out_a_clock_ramp) {
+    static vki_warmup w;
+    vki_warmup_init(&w, 10, 200, 5000, 0.05);
+    double t = 0;
+    int ramp_runs = 0;
+    for (;;) {
+        double ms = t < 400 ? 3.0 - 2.0 * t / 400 : 1.0;
+        ramp_runs += t < 400;
+        t += ms;
+        if (vki_warmup_add(&w, ms)) break;
+    }
+    cr_expect_eq(w.steady, 1);
+    cr_expect_gt(w.runs, ramp_runs, "stopped on the ramp after %d runs", w.runs);
+    cr_expect_geq(w.elapsed_ms, 400);
+    cr_expect_leq(w.elapsed_ms, 400 + 3 * VKI_WARMUP_WINDOW_MS + 10, "%.1f", w.elapsed_ms);
+    cr_expect(fabs(w.median_ms - 1.0) < 1e-9, "%.4f", w.median_ms);
+}
+
+/* Steady from the start: done at min_ms (rounded up to a window), not before min_runs. */
+Test(warmup, steady_ends_at_the_minimum) {
+    static vki_warmup w;
+    vki_warmup_init(&w, 100, 120, 5000, 0.05);
+    while (!vki_warmup_add(&w, 2.0)) {}
+    cr_expect_eq(w.steady, 1);
+    cr_expect_geq(w.runs, 100);
+    cr_expect_leq(w.elapsed_ms, 200 + VKI_WARMUP_WINDOW_MS, "%.1f", w.elapsed_ms);
+}
+
+/* Never steady (windows alternate 1 ms and 2 ms): ends at max_ms, not steady. Slow runs
+ * longer than a window still make windows of VKI_WARMUP_WINDOW_RUNS runs. */
+Test(warmup, gives_up_at_the_maximum) {
+    static vki_warmup w;
+    vki_warmup_init(&w, 0, 100, 1000, 0.05);
+    int window = 0, in = 0;
+    double ms = 1.0, sum = 0;
+    while (!vki_warmup_add(&w, ms)) {
+        sum += ms;
+        if (++in >= VKI_WARMUP_WINDOW_RUNS && sum >= VKI_WARMUP_WINDOW_MS) {
+            in = 0;
+            sum = 0;
+            window++;
+            ms = window % 2 ? 2.0 : 1.0;
+        }
+    }
+    cr_expect_eq(w.steady, 0);
+    cr_expect_geq(w.elapsed_ms, 1000);
+    cr_expect_lt(w.elapsed_ms, 1003);
+    static vki_warmup slow;
+    vki_warmup_init(&slow, 0, 1, 10000, 0.05);
+    while (!vki_warmup_add(&slow, 100.0)) {}
+    cr_expect_eq(slow.steady, 1);
+    cr_expect_eq(slow.runs, 2 * VKI_WARMUP_WINDOW_RUNS);
+}
 
 static const vki_wg_device device = {.max_invocations = 256, .max_size = {256, 64, 16}};
 static const uint32_t big_grid[3] = {1024, 1024, 64};
@@ -286,7 +356,8 @@ Test(tuning, progress_counts_every_dispatch_searched, .timeout = 600) {
     cr_expect(log.in_order[t], "done went 1..total");
     cr_expect_eq(log.last[t], log.total[t]);
     int c = progress_stage(&log, "tune check");
-    if (r.moved) cr_expect(c >= 0 && log.calls[c] == 2 && log.in_order[c] && log.total[c] == 2);
+    /* The whole-graph check reports its rounds (engine/runtime/options.h: 3). */
+    if (r.moved) cr_expect(c >= 0 && log.calls[c] == 3 && log.in_order[c] && log.total[c] == 3);
     else cr_expect_eq(c, -1, "no whole-graph check when nothing moved");
     /* Without tuning there is nothing to report. */
     progress_log none = {0};

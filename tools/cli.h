@@ -45,6 +45,13 @@ enum {
     CLI_DEFAULT_TUNE_RUNS = 30,      /* tune and calibrate: latency before and after */
     CLI_DEFAULT_TUNE_WARMUP = 5,
 };
+/* Warm-up by time where more than one run is timed (tuner/stats.h vki_warmup): at least
+ * this long, then until the last two 50 ms windows' medians agree within 5%, at most five
+ * times as long. On an H100 the clock climbs from 345 to 1980 MHz over the first few
+ * hundred ms of work after an idle spell (a compile, a tuning sweep). */
+#define CLI_DEFAULT_WARMUP_MS 1000.0
+#define CLI_WARMUP_MAX_FACTOR 5.0
+#define CLI_WARMUP_TOLERANCE 0.05
 #define CLI_DEFAULT_TOLERANCE 1e-4
 #define CLI_DEFAULT_CALIBRATE_TOLERANCE 1e-2
 
@@ -82,7 +89,8 @@ typedef struct cli {
     int gpu_only;
     int no_warm_up;
     const char *signature;       /* --signature; NULL: subgraph 0 */
-    int runs, warmup;
+    int runs, warmup;                /* warmup: the fewest warm-up runs */
+    double warmup_ms;                /* --warmup-ms, resolved (0: by count alone) */
     int with_io;
     int profile, json, csv;
     vki_memory_strategy memory;

@@ -3,7 +3,7 @@
 # photo (astronaut.png, public domain, from Debian's python3-skimage), and runs MediaPipe's
 # face detector on the photo on the default Vulkan device (lavapipe when there is no GPU):
 # the faces found in photo pixels, a picture with them boxed (faces.png, or --out FILE),
-# and the latency of 50 runs after 10 warm-ups. Extra arguments go to `vkinfer run`.
+# and the latency of 50 runs after a warm-up until steady. Extra arguments go to `vkinfer run`.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

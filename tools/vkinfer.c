@@ -83,7 +83,11 @@
     X(RUNS, "--runs", "N", V(RUN) | V(BENCH) | V(TUNE) | V(CALIBRATE),                           \
       "timed runs, at least 1; default: run 1, bench 100, tune and calibrate 30")               \
     X(WARMUP, "--warmup", "N", V(RUN) | V(BENCH) | V(TUNE) | V(CALIBRATE),                       \
-      "untimed runs first; default: run 0, bench 10, tune and calibrate 5")                     \
+      "untimed runs first, at least; default: run 0, bench 10, tune and calibrate 5")          \
+    X(WARMUP_MS, "--warmup-ms", "MS", V(RUN) | V(BENCH) | V(TUNE),                              \
+      "warm up for at least MS ms, then until the latency is steady (the medians of the "      \
+      "last two 50 ms windows within 5%), at most 5 x MS; 0: --warmup runs alone; default "    \
+      "1000 where more than one run is timed, else 0")                                          \
     X(WITH_IO, "--with-io", NULL, V(RUN) | V(BENCH),                                            \
       "time the input copy too (by default only submit and wait are timed)")                   \
     X(CSV, "--csv", NULL, V(BENCH), "one CSV line per model on stdout")                         \
@@ -452,6 +456,10 @@ static int parse_args(int argc, char **argv, cli *c, int *help, int *show_versio
     c->warmup = bench ? CLI_DEFAULT_BENCH_WARMUP : tuning ? CLI_DEFAULT_TUNE_WARMUP : 0;
     if (value[F_RUNS] && !parse_count(c, "--runs", value[F_RUNS], 1, &c->runs)) return 0;
     if (value[F_WARMUP] && !parse_count(c, "--warmup", value[F_WARMUP], 0, &c->warmup)) return 0;
+    c->warmup_ms = c->runs > 1 && c->verb != CLI_CALIBRATE ? CLI_DEFAULT_WARMUP_MS : 0;
+    if (value[F_WARMUP_MS] &&
+        !parse_number(c, "--warmup-ms", value[F_WARMUP_MS], 0, 600000, &c->warmup_ms))
+        return 0;
     c->tolerance = c->verb == CLI_CALIBRATE ? CLI_DEFAULT_CALIBRATE_TOLERANCE : CLI_DEFAULT_TOLERANCE;
     if (value[F_TOLERANCE]) {
         if (!parse_number(c, "--tolerance", value[F_TOLERANCE], 0, 1e30, &c->tolerance)) return 0;

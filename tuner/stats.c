@@ -1,4 +1,5 @@
-/* stats.c: the clock, timing summaries, the input generator and the conformance metric. */
+/* stats.c: the clock, timing summaries, warming up until steady, the input generator and
+ * the conformance metric. */
 #include "stats.h"
 
 #include <math.h>
@@ -31,6 +32,37 @@ vki_sample_stats vki_sample_stats_of(double *v, int n) {
     for (int i = 0; i < n; i++) sq += (v[i] - s.mean) * (v[i] - s.mean);
     s.std = sqrt(sq / n);
     return s;
+}
+
+void vki_warmup_init(vki_warmup *w, int min_runs, double min_ms, double max_ms,
+                     double tolerance) {
+    *w = (vki_warmup){.min_runs = min_runs > 0 ? min_runs : 0,
+                      .min_ms = min_ms > 0 ? min_ms : 0,
+                      .max_ms = max_ms > min_ms ? max_ms : (min_ms > 0 ? min_ms : 0),
+                      .tolerance = tolerance > 0 ? tolerance : 0};
+}
+
+int vki_warmup_add(vki_warmup *w, double run_ms) {
+    w->runs++;
+    w->elapsed_ms += run_ms;
+    if (w->min_ms <= 0 && w->max_ms <= 0) return w->runs >= w->min_runs;   /* by count */
+    w->window[w->in_window++] = run_ms;
+    w->window_ms += run_ms;
+    if ((w->in_window >= VKI_WARMUP_WINDOW_RUNS && w->window_ms >= VKI_WARMUP_WINDOW_MS) ||
+        w->in_window == VKI_WARMUP_WINDOW_MAX) {
+        double previous = w->median_ms;
+        w->median_ms = vki_sample_stats_of(w->window, w->in_window).median;
+        w->windows++;
+        w->in_window = 0;
+        w->window_ms = 0;
+        int minimum = w->runs >= w->min_runs && w->elapsed_ms >= w->min_ms;
+        if (minimum && w->windows >= 2 &&
+            fabs(w->median_ms - previous) <= w->tolerance * previous) {
+            w->steady = 1;
+            return 1;
+        }
+    }
+    return w->runs >= w->min_runs && w->elapsed_ms >= w->max_ms;
 }
 
 void vki_fill_uniform(float *v, size_t n, uint32_t *state, float lo, float hi) {

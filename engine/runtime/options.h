@@ -26,10 +26,16 @@
 #define VKI_TUNE_SAMPLES 5
 #define VKI_TUNE_REPEATS 3
 /* Tuning: the whole graph is timed with the tuned and with the table's sizes, median of
- * RUNS wall-clock runs after WARMUP; on lavapipe a tuned graph ran 78-87 ms against the
+ * RUNS wall-clock runs each, in ROUNDS alternating rounds, after a warm-up of at least
+ * WARMUP runs and WARMUP_MS, then until steady (tuner/stats.h vki_warmup, 5%, at most
+ * WARMUP_MAX_MS): the search before leaves a GPU's clock low, and timed one after the other
+ * the second would get the faster clock. On lavapipe a tuned graph ran 78-87 ms against the
  * table's 47-50 although every dispatch timed alone was faster. */
 #define VKI_TUNE_GRAPH_RUNS 15
+#define VKI_TUNE_GRAPH_ROUNDS 3
 #define VKI_TUNE_GRAPH_WARMUP 3
+#define VKI_TUNE_GRAPH_WARMUP_MS 200.0
+#define VKI_TUNE_GRAPH_WARMUP_MAX_MS 1000.0
 /* Calibration: an output may move this far from the fp32 graph's. */
 #define VKI_DEFAULT_CALIBRATION_TOLERANCE 1e-2
 

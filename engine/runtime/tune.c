@@ -182,21 +182,30 @@ static vki_status search(vki_tuning *tu, vki_recording *rec, vki_make_pipeline m
 
 /* ---- timing the whole recording ------------------------------------------------------ */
 
-/* Median wall time of whole runs, as an application sees them. */
-static vki_status time_recording(vki_recording *rec, double *median) {
-    double ms[VKI_TUNE_GRAPH_RUNS];
-    for (int r = 0; r < VKI_TUNE_GRAPH_WARMUP; r++) {
-        vki_status s = vki_recording_submit(rec);
-        if (s) return s;
-    }
-    for (int r = 0; r < VKI_TUNE_GRAPH_RUNS; r++) {
+/* n whole runs' wall times into ms, as an application sees them. */
+static vki_status time_recording(vki_recording *rec, double *ms, int n) {
+    for (int r = 0; r < n; r++) {
         double t0 = vki_now_ms();
         vki_status s = vki_recording_submit(rec);
         if (s) return s;
         ms[r] = vki_now_ms() - t0;
     }
-    *median = vki_sample_stats_of(ms, VKI_TUNE_GRAPH_RUNS).median;
     return VKI_OK;
+}
+
+/* Runs until the latency is steady (options.h VKI_TUNE_GRAPH_WARMUP*). */
+static vki_status warm_recording(vki_recording *rec) {
+    vki_warmup *w = malloc(sizeof *w);
+    if (!w) return vki_fail_oom("tune");
+    vki_warmup_init(w, VKI_TUNE_GRAPH_WARMUP, VKI_TUNE_GRAPH_WARMUP_MS,
+                    VKI_TUNE_GRAPH_WARMUP_MAX_MS, 0.05);
+    vki_status s;
+    double ms;
+    do {
+        s = time_recording(rec, &ms, 1);
+    } while (!s && !vki_warmup_add(w, ms));
+    free(w);
+    return s;
 }
 
 /* Swaps the tuned and the table's sizes of every step search moved. */
@@ -223,18 +232,27 @@ static void swap_sizes(vki_tuning *tu, vki_recording *rec) {
 static vki_status check_whole(vki_tuning *tu, vki_recording *rec) {
     vki_tuning_report *rep = &tu->report;
     const vki_graph_config *cfg = tu->cfg;
-    vki_status s = time_recording(rec, &rep->graph_tuned_ms);
-    if (!s && cfg->progress) cfg->progress(cfg->progress_user, "tune check", 1, 2);
-    swap_sizes(tu, rec);                 /* now the table's */
-    if (!s) s = vki_recording_record(rec);
-    if (!s) s = time_recording(rec, &rep->graph_table_ms);
-    if (s) return s;
-    if (cfg->progress) cfg->progress(cfg->progress_user, "tune check", 2, 2);
-    rep->kept = rep->graph_tuned_ms < rep->graph_table_ms;
-    if (rep->kept) {
+    enum { PER = VKI_TUNE_GRAPH_RUNS / VKI_TUNE_GRAPH_ROUNDS, N = PER * VKI_TUNE_GRAPH_ROUNDS };
+    double tuned[N], table[N];
+    vki_status s = warm_recording(rec);
+    /* Rounds of tuned, then table's sizes; the recording holds the tuned ones between. */
+    for (int r = 0; r < VKI_TUNE_GRAPH_ROUNDS && !s; r++) {
+        s = time_recording(rec, tuned + r * PER, PER);
+        swap_sizes(tu, rec);             /* now the table's */
+        if (!s) s = vki_recording_record(rec);
+        if (!s) s = time_recording(rec, table + r * PER, PER);
         swap_sizes(tu, rec);             /* back to the tuned ones */
-        return vki_recording_record(rec);
+        if (!s) s = vki_recording_record(rec);
+        if (!s && cfg->progress)
+            cfg->progress(cfg->progress_user, "tune check", r + 1, VKI_TUNE_GRAPH_ROUNDS);
     }
+    if (s) return s;
+    rep->graph_tuned_ms = vki_sample_stats_of(tuned, N).median;
+    rep->graph_table_ms = vki_sample_stats_of(table, N).median;
+    rep->kept = rep->graph_tuned_ms < rep->graph_table_ms;
+    if (rep->kept) return VKI_OK;
+    swap_sizes(tu, rec);
+    if ((s = vki_recording_record(rec))) return s;
     /* The table's sizes stay; the file remembers them, so no later build searches again. */
     for (int k = 0; k < rec->n_steps; k++)
         if (tu->steps[k].moved && !vki_wg_store_put(&tu->store, tu->steps[k].key, rec->steps[k].wg, -1))
