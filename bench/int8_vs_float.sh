@@ -46,7 +46,7 @@ status=0
 timed() {  # timed MODEL FLAGS...
   m=$1; shift
   "$vkinfer" bench "$m" --csv --with-io --runs "$runs" --warmup "$warmup" "$@" 2>/dev/null |
-    awk -F, 'NR == 2 { printf "%.3f (%.3f-%.3f)", $(NF - 7), $(NF - 6), $(NF - 5) }'
+    awk -F, 'NR == 2 { printf "%.3f (%.3f-%.3f)", $(NF - 10), $(NF - 9), $(NF - 8) }'
 }
 shape() {  # shape MODEL FLAGS...: "DISPATCHES MB"
   m=$1; shift

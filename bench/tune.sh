@@ -8,8 +8,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 vkinfer=${1:-$root/build/vkinfer}
 models=${2:-$root/models/cache}
 file=${3:-${TMPDIR:-/tmp}/vkinfer.tune}
-# bench --csv: median_ms is the 8th field from the end (the device name may hold commas).
-median() { awk -F, 'NR == 2 { print $(NF - 7) }'; }
+# bench --csv: median_ms is the 11th field from the end (the device name may hold commas).
+median() { awk -F, 'NR == 2 { print $(NF - 10) }'; }
 for model in face_detection_short_range face_detection_full_range selfie_segmentation \
              hand_landmark_lite pose_landmark_lite; do
   m=$models/$model.tflite

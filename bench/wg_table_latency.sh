@@ -22,8 +22,8 @@ trap 'rm -rf "$tmp"' EXIT
 none=$tmp/none.txt          # no tuning file: the table's sizes
 refined=""
 [ -n "${REFINED_TABLE:-}" ] && refined="--workgroup-table $REFINED_TABLE"
-# bench --csv: median_ms is the 8th field from the end (the device name may hold commas).
-median() { awk -F, 'NR == 2 { print $(NF - 7) }'; }
+# bench --csv: median_ms is the 11th field from the end (the device name may hold commas).
+median() { awk -F, 'NR == 2 { print $(NF - 10) }'; }
 bench() { "$vkinfer" bench "$@" --runs "${RUNS:-100}" --warmup "${WARMUP:-10}" --csv 2>/dev/null | median; }
 "$vkinfer" info | sed -n 's/^\* /# device: /p' | head -1
 printf '%-28s %-22s %-22s %-22s %-22s %s\n' model generic old refined tuned refined_share
