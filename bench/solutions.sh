@@ -29,10 +29,8 @@ spec.loader.exec_module(tc)
 for name, path, w, h, y0 in (('face', photo, 448, 448, 32),
                              ('hand', os.path.join(out, 'hand.png'), 560, 440, 20)):
     _, _, rows = tc.png_pixels(path)
-    for f in range(30):
-        dx = 2 * (f if f < 15 else 30 - f)
-        tc.png_write(os.path.join(out, name, 'f%02d.png' % f), w, h,
-                     [rows[y][3 * dx:3 * (dx + w)] for y in range(y0, y0 + h)])
+    tc.pan_frames(os.path.join(out, name), rows, w, h, y0,
+                  [2 * (f if f < 15 else 30 - f) for f in range(30)])
 PY
 for round in $(seq "$ROUNDS"); do
   echo "== round $round"

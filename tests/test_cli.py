@@ -543,6 +543,16 @@ def png_write(path, w, h, rows):
                 chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b''))
 
 
+def pan_frames(folder, rows, w, h, y0, steps):
+    """Frames f00.png ... of a w x h window of a photo's rows, from row y0, its left edge
+    at each x of steps (the window panning over the photo)."""
+    os.makedirs(folder, exist_ok=True)
+    for f, dx in enumerate(steps):
+        png_write(os.path.join(folder, 'f%02d.png' % f), w, h,
+                  [rows[y][3 * dx:3 * (dx + w)] for y in range(y0, y0 + h)])
+    return folder
+
+
 FACE_MESH = os.path.join(MODELS, 'face_landmark.tflite')
 POSE = os.path.join(MODELS, 'pose_landmark_lite.tflite')
 POSE_DETECTOR = os.path.join(MODELS, 'pose_detection.tflite')
@@ -655,12 +665,8 @@ class Solutions(unittest.TestCase):
         first only; with the default, two hands, it runs on every frame, since one hand is
         tracked (MediaPipe's num_hands 2)."""
         w, h, rows = self.hand_photo_pixels()
-        frames = os.path.join(TMP, 'hand_frames')
-        os.makedirs(frames, exist_ok=True)
-        for f in range(10):
-            dx = 4 * f
-            png_write(os.path.join(frames, 'f%02d.png' % f), 560, 440,
-                      [rows[y][3 * dx:3 * (dx + 560)] for y in range(20, 460)])
+        frames = pan_frames(os.path.join(TMP, 'hand_frames'), rows, 560, 440, 20,
+                            range(0, 40, 4))
         for num, runs in (('1', 1), (None, 10)):
             r = json.loads(vkinfer('run', HAND, '--detector', PALM, '--frames', frames, '--json',
                                    *(('--num', num) if num else ()), check=0).stdout)
@@ -763,12 +769,7 @@ class Solutions(unittest.TestCase):
         """Ten frames of the photo moving 3 px a frame: the detector runs on the first only,
         the face is found in all of them and follows the motion."""
         w, h, rows = png_pixels(PHOTO)
-        frames = os.path.join(TMP, 'frames')
-        os.makedirs(frames, exist_ok=True)
-        for f in range(10):
-            dx = 3 * f
-            png_write(os.path.join(frames, 'f%02d.png' % f), 448, 448,
-                      [rows[y][3 * dx:3 * (dx + 448)] for y in range(32, 480)])
+        frames = pan_frames(os.path.join(TMP, 'frames'), rows, 448, 448, 32, range(0, 30, 3))
         drawn = os.path.join(TMP, 'drawn')
         r = json.loads(vkinfer('run', FACE_MESH, '--detector', FACE, '--frames', frames, '--out',
                                drawn, '--json', check=0).stdout)
