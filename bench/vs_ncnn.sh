@@ -316,8 +316,10 @@ run_vkinfer() { # model refdir vs keep round
   ops=""
   [ "$4" != - ] && ops="--fp32-ops $4"
   # shellcheck disable=SC2086
+  # --warmup-ms 0: the same warm-up by count as ncnn's (vkinfer would otherwise warm up
+  # for a second and until steady, ncnn cannot).
   "$vkinfer" run "$modeldir/$1.tflite" --input "$2/$1/input_0.f32" $chk --runs "$runs" \
-      --warmup "$warmup" $vkprec $ops $extra < /dev/null > "$log" 2>&1
+      --warmup "$warmup" --warmup-ms 0 $vkprec $ops $extra < /dev/null > "$log" 2>&1
   rc=$?
   python3 "$work/vs.py" vk "$log" "$rc" "$1" "$5" "$3" >> "$results"
   say "  round $5 $1 vkinfer: $(sed -n 's/^latency: //p' "$log" | cut -d, -f1,3,4)$( [ $rc -eq 0 ] || echo " FAILED (rc=$rc)")"
@@ -335,8 +337,14 @@ run_ncnn() { # model refdir vs keep round
   python3 "$work/vs.py" ncnn "$log.out" "$log.err" "$rc" "$1" "$5" "$3" >> "$results"
   say "  round $5 $1 ncnn: $(grep "^| $1 |" "$log.out" | awk -F' *[|] *' '{printf "median %s ms, p10 %s, p90 %s", $3, $4, $5}')$( [ $rc -eq 0 ] || echo " FAILED (rc=$rc)")"
 }
+# The GPU's SM clock where nvidia-smi reads it, before each round.
+clock() {
+  command -v nvidia-smi >/dev/null 2>&1 &&
+    nvidia-smi --query-gpu=clocks.sm --format=csv,noheader | head -1 || echo "no reading"
+}
 r=1
 while [ "$r" -le "$rounds" ]; do
+  say "round $r: GPU clock $(clock)"
   while read -r m refdir vsn keep; do
     if [ $((r % 2)) -eq 1 ]; then
       run_vkinfer "$m" "$refdir" "$vsn" "$keep" "$r"; run_ncnn "$m" "$refdir" "$vsn" "$keep" "$r"
