@@ -45,7 +45,7 @@ status=0
 # median p10 p90 of one bench run: "M (P10-P90)"
 timed() {  # timed MODEL FLAGS...
   m=$1; shift
-  "$vkinfer" bench "$m" --csv --with-io --runs "$runs" --warmup "$warmup" "$@" 2>/dev/null |
+  "$vkinfer" bench "$m" --csv --with-io --runs "$runs" --warmup "$warmup" --warmup-ms 0 "$@" 2>/dev/null |
     awk -F, 'NR == 2 { printf "%.3f (%.3f-%.3f)", $(NF - 10), $(NF - 9), $(NF - 8) }'
 }
 shape() {  # shape MODEL FLAGS...: "DISPATCHES MB"
