@@ -191,6 +191,7 @@ class Mistakes(unittest.TestCase):
         self.refused(['run', FACE, '--runs', '0'], ['--runs', "'0'"])
         self.refused(['bench', FACE, '--runs', '-3'], ['--runs'])
         self.refused(['run', FACE, '--warmup', 'x'], ['--warmup'])
+        self.refused(['bench', FACE, '--warmup-ms', '-1'], ['--warmup-ms'])
         self.refused(['run', FACE, '--device', '-1'], ['--device', "'-1'"])
         self.refused(['run', FACE, '--device', ''], ['--device', 'empty'])
         self.refused(['run', FACE, '--threshold', '2'], ['--threshold'])
@@ -456,7 +457,13 @@ class Verbs(unittest.TestCase):
         r = json.loads(vkinfer('bench', FACE, SELFIE, '--runs', '3', '--warmup', '1', '--json',
                                check=0).stdout)
         self.assertEqual([m['model'] for m in r['models']], [FACE, SELFIE])
+        # Warm-up by time by default: at least 1 s and 1 run, then until steady (or 5 s).
+        self.assertEqual(r['warmup_min_ms'], 1000)
         for m in r['models']:
+            self.assertGreaterEqual(m['warmup_ms'], 1000)
+            self.assertLessEqual(m['warmup_ms'], 5000 + 2 * m['latency_ms']['max'])
+            self.assertGreaterEqual(m['warmup_runs'], 1)
+            self.assertIn(m['steady'], (True, False))
             lat = m['latency_ms']
             self.assertLessEqual(lat['min'], lat['median'])
             self.assertLessEqual(lat['p10'], lat['p90'])
@@ -467,8 +474,17 @@ class Verbs(unittest.TestCase):
                                                        '--warmup', '0', '--csv', check=0).stdout)))
         self.assertEqual([row['model'] for row in rows], [FACE, SELFIE])
         self.assertGreater(float(rows[0]['median_ms']), 0)
-        p = vkinfer('bench', FACE, '--runs', '2', '--warmup', '0', '--with-io', check=0)
+        p = vkinfer('bench', FACE, '--runs', '2', '--warmup', '2', '--warmup-ms', '0', '--with-io',
+                    check=0)
         self.assertIn('input copy timed', p.stdout)
+        self.assertIn('2 runs after 2 warm-up on', p.stdout)
+        # By count alone, exactly that many; a run of several warms up by time and says so.
+        r = json.loads(vkinfer('run', FACE, '--runs', '2', '--warmup', '3', '--warmup-ms', '0',
+                               '--json', check=0).stdout)['timings_ms']
+        self.assertEqual((r['warmup_runs'], r['steady']), (3, False))
+        p = vkinfer('run', FACE, '--runs', '2', '--warmup-ms', '20', check=0)
+        self.assertRegex(p.stdout, r'2 runs after a warm-up of \d+ runs in [\d.]+ s, '
+                                   r'(steady|not steady at its time limit);')
 
     def test_bench_reports_a_bad_model_and_goes_on(self):
         missing = os.path.join(TMP, 'nope.tflite')
