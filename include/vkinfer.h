@@ -540,9 +540,18 @@ typedef struct vki_memory_report {
     uint64_t weights_bytes;      /* device memory of packed weights */
     uint64_t intermediate_bytes; /* the planned arena of intermediate tensors */
     uint64_t io_bytes;           /* device copies (PHWC4) of graph inputs and outputs */
-    uint64_t staging_bytes;      /* host-visible input/output buffers */
+    uint64_t staging_bytes;      /* host-visible dense float buffers of the inputs and
+                                    outputs: every output's; an input's while it is fed
+                                    floats (one fed by frames gives its back and makes it
+                                    again at its next vki_graph_set_input, unless its
+                                    vki_graph_input_pointer was taken) */
     uint64_t lower_bound_bytes;  /* no plan of these intermediates can be smaller */
     const char *strategy;        /* the strategy that made the plan ("arena", ...) */
+    uint64_t frame_bytes;        /* host-visible buffers of the inputs fed by
+                                    vki_graph_set_input_image: the frame buffer, as large
+                                    as the largest part of a frame a transform read since
+                                    the input last took floats (rounded up to 4 KiB), and
+                                    the image kernel's 144-byte parameters once made */
 } vki_memory_report;
 
 /* One strategy's plan for a model's intermediates, as vki_graph_create would make it. */

@@ -220,6 +220,77 @@ Test(faults, device_lost_stays_lost_and_a_new_context_works, .timeout = 600) {
     unload(&f);
 }
 
+/* An input fed frames gives its float staging back and makes it again at the next float
+ * input: every point of that remaking fails with VKI_ERROR_OUT_OF_MEMORY and a message,
+ * the graph stays on frames (its next run gives the frame's outputs), and then takes
+ * floats with a clean run's outputs. */
+Test(faults, floats_after_frames, .timeout = 600) {
+    fixture f = load();
+    vki_context *ctx = new_context();
+    f.want = malloc(f.io.out_total * sizeof(float));
+    cr_assert_eq(build_and_run(ctx, &f, f.want), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(f.io.in_elems[0], 128 * 128 * 3);
+    uint8_t *pixels = malloc(160 * 120 * 3);
+    for (int i = 0; i < 160 * 120 * 3; i++) pixels[i] = (uint8_t)(i * 7 + i / 480);
+    const vki_image img = {.format = VKI_PIXEL_RGB888, .width = 160, .height = 120, .data = pixels};
+    float *from_frame = malloc(f.io.out_total * sizeof(float));
+    float *got = malloc(f.io.out_total * sizeof(float));
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(ctx, f.io.model, NULL, &g), VKI_OK, "%s", vki_last_error());
+    const size_t in_bytes = f.io.in_elems[0] * sizeof(float);
+    /* Runs g and reads every output into out. */
+#define RUN_INTO(out)                                                                          \
+    do {                                                                                       \
+        cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());                        \
+        for (int i = 0, at = 0; i < f.io.n_out; at += (int)f.io.out_elems[i], i++)             \
+            cr_assert_eq(vki_graph_get_output(g, i, (out) + at, f.io.out_elems[i] * sizeof(float)), \
+                         VKI_OK, "%s", vki_last_error());                                      \
+    } while (0)
+    cr_assert_eq(vki_graph_set_input_image(g, 0, &img, NULL), VKI_OK, "%s", vki_last_error());
+    RUN_INTO(from_frame);
+    static const vki_fault_kind kinds[] = {VKI_FAULT_MEMORY, VKI_FAULT_BUFFER, VKI_FAULT_MALLOC,
+                                           VKI_FAULT_DESCRIPTOR};
+    long failures = 0;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        cr_assert_eq(vki_graph_set_input_image(g, 0, &img, NULL), VKI_OK, "%s", vki_last_error());
+        vki_fault_arm(kinds[k], 0, 0);
+        cr_assert_eq(vki_graph_set_input(g, 0, f.inputs[0], in_bytes), VKI_OK, "%s", vki_last_error());
+        long n = vki_fault_seen();
+        vki_fault_disarm();
+        for (long at = 1; at <= n; at++) {
+            cr_assert_eq(vki_graph_set_input_image(g, 0, &img, NULL), VKI_OK, "%s", vki_last_error());
+            int result = at % 2 ? VK_ERROR_OUT_OF_DEVICE_MEMORY : VK_ERROR_OUT_OF_HOST_MEMORY;
+            vki_fault_arm(kinds[k], at, result);
+            vki_status st = vki_graph_set_input(g, 0, f.inputs[0], in_bytes);
+            int fired = vki_fault_fired();
+            vki_fault_disarm();
+            cr_assert(fired, "%s point %ld was not reached", vki_fault_kind_name(kinds[k]), at);
+            cr_assert_eq(st, VKI_ERROR_OUT_OF_MEMORY, "%s point %ld: %s: %s",
+                         vki_fault_kind_name(kinds[k]), at, vki_status_name(st), vki_last_error());
+            cr_assert(vki_last_error()[0], "%s point %ld: no message", vki_fault_kind_name(kinds[k]), at);
+            RUN_INTO(got);
+            cr_assert(!memcmp(got, from_frame, f.io.out_total * sizeof(float)),
+                      "%s point %ld: the graph left its frame", vki_fault_kind_name(kinds[k]), at);
+            cr_assert_eq(vki_graph_set_input(g, 0, f.inputs[0], in_bytes), VKI_OK, "%s", vki_last_error());
+            RUN_INTO(got);
+            cr_assert(!memcmp(got, f.want, f.io.out_total * sizeof(float)),
+                      "%s point %ld: floats after the failure differ from a clean run",
+                      vki_fault_kind_name(kinds[k]), at);
+            failures++;
+        }
+    }
+#undef RUN_INTO
+    cr_assert_geq(failures, 2, "no buffer or memory point when floats came back");
+    fprintf(stderr, "faults: floats after frames: %ld points failed, the graph recovered after each\n",
+            failures);
+    vki_graph_destroy(g);
+    free(pixels);
+    free(from_frame);
+    free(got);
+    vki_context_destroy(ctx);
+    unload(&f);
+}
+
 /* Context creation under host allocation failure: every point fails cleanly. */
 Test(faults, context_creation_malloc, .timeout = 600) {
     vki_fault_arm(VKI_FAULT_MALLOC, 0, 0);

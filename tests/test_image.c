@@ -626,24 +626,89 @@ Test(image, frame_buffer_grows) {
     vki_memory_report before, after;
     cr_assert_eq(vki_graph_memory(g, &before), VKI_OK);
     static const int sizes[][2] = {{8, 6}, {640, 480}, {37, 23}, {641, 481}, {5, 3}};
-    uint64_t staging = before.staging_bytes;
+    cr_assert_eq(before.frame_bytes, 0);
+    uint64_t frames = 0;
     for (int i = 0; i < 5; i++) {
         frame fr = make_frame(VKI_PIXEL_NV21, sizes[i][0], sizes[i][1], 0, 0, 77u + (uint32_t)i);
         vki_image_transform t = {.rotation = 270, .mean = {127.5f, 127.5f, 127.5f},
                                  .std = {127.5f, 127.5f, 127.5f}};
         check_frame(g, 0, 13, 17, 3, &fr.img, &t, "growing");
         cr_assert_eq(vki_graph_memory(g, &after), VKI_OK);
-        cr_assert(after.staging_bytes >= staging, "staging shrank");
-        if (i == 2 || i == 4) cr_assert_eq(after.staging_bytes, staging, "a smaller frame grew the buffer");
-        staging = after.staging_bytes;
+        cr_assert(after.frame_bytes >= frames, "the frame buffer shrank");
+        if (i == 2 || i == 4) cr_assert_eq(after.frame_bytes, frames, "a smaller frame grew the buffer");
+        frames = after.frame_bytes;
         free_frame(&fr);
     }
-    cr_assert(staging >= before.staging_bytes + 641 * 481 * 3 / 2);
+    cr_assert(frames >= 641 * 481 * 3 / 2);
     vki_graph_destroy(g);
     vki_model_destroy(m);
 }
 
 /* ---- switching between frames and floats ----------------------------------------------- */
+
+/* The report counts the host-visible memory an input holds: its float staging while it
+ * takes floats, the frame buffer (what the frame's transform reads, rounded up to 4 KiB)
+ * and the kernel's parameters while it takes frames; an input pointer handed out keeps
+ * its staging. */
+Test(image, memory_report_is_what_frames_need) {
+    vki_model *m = identity_model(13, 17, 3);
+    vki_graph *g = make_graph(m, 0, 0);
+    const uint64_t floats_bytes = (13 * 17 * 3 * 4 + 15) / 16 * 16;   /* one input or output */
+    const uint64_t params = (sizeof(vki_image_params) + 15) / 16 * 16;
+    vki_memory_report mem;
+    cr_assert_eq(vki_graph_memory(g, &mem), VKI_OK);
+    cr_assert_eq(mem.staging_bytes, 2 * floats_bytes);
+    cr_assert_eq(mem.frame_bytes, 0);
+    /* A 64x48 RGB frame, whole: 9216 bytes, one 12288-byte buffer; the input's floats go. */
+    frame fr = make_frame(VKI_PIXEL_RGB888, 64, 48, 0, 0, 21u);
+    check_frame(g, 0, 13, 17, 3, &fr.img, NULL, "whole frame");
+    cr_assert_eq(vki_graph_memory(g, &mem), VKI_OK);
+    cr_assert_eq(mem.staging_bytes, floats_bytes, "the input's float staging is kept for frames");
+    cr_assert_eq(mem.frame_bytes, 12288 + params);
+    /* A crop packs its part of the frame only; the buffer does not shrink. */
+    vki_image_transform crop = {.crop_x = 8, .crop_y = 4, .crop_width = 20, .crop_height = 10};
+    vki_image_job job;
+    const int shape[4] = {1, 13, 17, 3};
+    cr_assert_eq(vki_image_job_make("test", "crop", &fr.img, &crop, 4, shape, &job), VKI_OK, "%s",
+                 vki_last_error());
+    cr_assert_eq(job.bytes, 20 * 10 * 3);
+    check_frame(g, 0, 13, 17, 3, &fr.img, &crop, "crop");
+    cr_assert_eq(vki_graph_memory(g, &mem), VKI_OK);
+    cr_assert_eq(mem.frame_bytes, 12288 + params);
+    /* Floats again: the staging comes back, zeroed then written, and the frame buffer goes. */
+    float in[13 * 17 * 3], out[13 * 17 * 3];
+    harness_fill(in, 13 * 17 * 3, 5u, -1.0f, 1.0f);
+    cr_assert_eq(vki_graph_set_input(g, 0, in, sizeof in), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_get_output(g, 0, out, sizeof out), VKI_OK);
+    cr_assert_eq(memcmp(in, out, sizeof in), 0, "floats through the remade staging");
+    cr_assert_eq(vki_graph_memory(g, &mem), VKI_OK);
+    cr_assert_eq(mem.staging_bytes, 2 * floats_bytes);
+    cr_assert_eq(mem.frame_bytes, params);
+    /* The cropped frame alone: a 4096-byte buffer now. */
+    check_frame(g, 0, 13, 17, 3, &fr.img, &crop, "crop after floats");
+    cr_assert_eq(vki_graph_memory(g, &mem), VKI_OK);
+    cr_assert_eq(mem.staging_bytes, floats_bytes);
+    cr_assert_eq(mem.frame_bytes, 4096 + params);
+    /* An input pointer is valid until the graph goes: frames keep its staging after it. */
+    float *p = NULL;
+    size_t size = 0;
+    cr_assert_eq(vki_graph_input_pointer(g, 0, &p, &size), VKI_OK, "%s", vki_last_error());
+    check_frame(g, 0, 13, 17, 3, &fr.img, NULL, "whole frame after the pointer");
+    cr_assert_eq(vki_graph_memory(g, &mem), VKI_OK);
+    cr_assert_eq(mem.staging_bytes, 2 * floats_bytes);
+    cr_assert_eq(mem.frame_bytes, 12288 + params);
+    float *again = NULL;
+    cr_assert_eq(vki_graph_input_pointer(g, 0, &again, &size), VKI_OK, "%s", vki_last_error());
+    cr_assert(again == p, "the pointer stays");
+    memcpy(p, in, sizeof in);
+    cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_get_output(g, 0, out, sizeof out), VKI_OK);
+    cr_assert_eq(memcmp(in, out, sizeof in), 0, "floats through the pointer");
+    free_frame(&fr);
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
+}
 
 Test(image, switching_between_frames_and_floats) {
     vki_model *m = identity_model(13, 17, 3);

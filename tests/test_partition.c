@@ -6,8 +6,10 @@
  * public API. The op models cpu_* (test_op_models) hold the same structures to LiteRT. */
 #include "graph.h"
 #include "harness.h"
+#include "image.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -191,6 +193,52 @@ Test(partition, api) {
     vki_memory_report mem;
     cr_assert_eq(vki_graph_memory(g, &mem), VKI_OK);
     cr_assert_gt(mem.staging_bytes, 0);
+    vki_graph_destroy(g);
+    vki_model_destroy(m);
+}
+
+/* Frames into an input of a partitioned graph: the report sums the segments' memory as
+ * it is now, frame buffer included; the segment keeps the input's float staging, where the
+ * partition keeps the input's values. */
+Test(partition, frames_into_a_segment) {
+    vki_model *m = vki_model_new("frames_gpu_cpu");
+    int x = harness_tensor(m, 8, 8, 3), idx;
+    int v = topk(m, unary(m, VKI_OP_ABS, x), 2, &idx);
+    int y = unary(m, VKI_OP_LOGISTIC, v);
+    cr_assert(vki_model_set_io(m, 1, &x, 2, (int[]){y, idx}));
+    cr_assert_eq(vki_model_validate(m), VKI_OK, "%s", vki_last_error());
+    vki_graph *g = NULL;
+    cr_assert_eq(vki_graph_create(harness_context(), m, NULL, &g), VKI_OK, "%s", vki_last_error());
+    cr_assert_gt(vki_graph_segment_count(g), 1);
+    vki_memory_report before, mem;
+    cr_assert_eq(vki_graph_memory(g, &before), VKI_OK);
+    cr_assert_eq(before.frame_bytes, 0);
+    uint8_t px[8 * 8 * 3];
+    for (int i = 0; i < 8 * 8 * 3; i++) px[i] = (uint8_t)(i * 5);
+    const vki_image img = {.format = VKI_PIXEL_RGB888, .width = 8, .height = 8, .data = px};
+    cr_assert_eq(vki_graph_set_input_image(g, 0, &img, NULL), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_memory(g, &mem), VKI_OK);
+    cr_assert_eq(mem.frame_bytes, 4096 + (sizeof(vki_image_params) + 15) / 16 * 16);
+    cr_assert_eq(mem.staging_bytes, before.staging_bytes, "the segment gave its input's staging back");
+    cr_assert_eq(mem.weights_bytes, before.weights_bytes);
+    cr_assert_str_eq(mem.strategy, before.strategy);
+    float in[8 * 8 * 3], out[8 * 8 * 2];
+    for (int i = 0; i < 8 * 8 * 3; i++) in[i] = (float)(i % 7) - 3.0f;
+    cr_assert_eq(vki_graph_set_input(g, 0, in, sizeof in), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
+    cr_assert_eq(vki_graph_get_output(g, 0, out, sizeof out), VKI_OK, "%s", vki_last_error());
+    for (int p = 0; p < 64; p++) {   /* the two largest of |in| per pixel, through LOGISTIC */
+        float a = 0, b = 0;
+        for (int c = 0; c < 3; c++) {
+            float t = in[p * 3 + c] < 0 ? -in[p * 3 + c] : in[p * 3 + c];
+            if (t > a) { b = a; a = t; } else if (t > b) b = t;
+        }
+        cr_assert_float_eq(out[p * 2], 1.0f / (1.0f + expf(-a)), 1e-5, "pixel %d: %g %g", p, (double)out[p * 2], (double)a);
+        cr_assert_float_eq(out[p * 2 + 1], 1.0f / (1.0f + expf(-b)), 1e-5, "pixel %d", p);
+    }
+    cr_assert_eq(vki_graph_memory(g, &mem), VKI_OK);
+    cr_assert_eq(mem.frame_bytes, (sizeof(vki_image_params) + 15) / 16 * 16);
     vki_graph_destroy(g);
     vki_model_destroy(m);
 }

@@ -622,10 +622,10 @@ int cli_run(const cli *c) {
         json_warmup(stdout, &tm);
         printf(", \"with_io\": %s}", c->with_io ? "true" : "false");
         printf(", \"memory_bytes\": {\"weights\": %llu, \"intermediates\": %llu, "
-               "\"lower_bound\": %llu, \"io\": %llu, \"staging\": %llu}",
+               "\"lower_bound\": %llu, \"io\": %llu, \"staging\": %llu, \"frames\": %llu}",
                (unsigned long long)mem.weights_bytes, (unsigned long long)mem.intermediate_bytes,
                (unsigned long long)mem.lower_bound_bytes, (unsigned long long)mem.io_bytes,
-               (unsigned long long)mem.staging_bytes);
+               (unsigned long long)mem.staging_bytes, (unsigned long long)mem.frame_bytes);
         if (c->profile) print_profile(g, m, 1);
         print_segments(g, m, 1);
         if (c->check_dir) printf(", \"check\": %s", check_ok ? "true" : "false");
@@ -664,9 +664,11 @@ int cli_run(const cli *c) {
         if (res.task != VKI_TASK_NONE) cli_results_print(&res);
         if (c->out) printf("wrote %s\n", c->out);
         printf("memory: weights %.3f MB, intermediates %.3f MB (%s; lower bound %.3f MB), "
-               "I/O tensors %.3f MB, staging %.3f MB\n", mem.weights_bytes / 1e6,
+               "I/O tensors %.3f MB, staging %.3f MB", mem.weights_bytes / 1e6,
                mem.intermediate_bytes / 1e6, mem.strategy, mem.lower_bound_bytes / 1e6,
                mem.io_bytes / 1e6, mem.staging_bytes / 1e6);
+        if (mem.frame_bytes) printf(", frames %.3f MB", mem.frame_bytes / 1e6);
+        printf("\n");
         if (c->profile) print_profile(g, m, 0);
         char wt[96];
         printf("latency: median %.3f ms, min %.3f, p10 %.3f, p90 %.3f, max %.3f, mean %.3f, "

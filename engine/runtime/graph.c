@@ -356,6 +356,7 @@ vki_status vki_graph_set_input(vki_graph *g, int index, const float *data, size_
     vki_status s = vki_graph_enter(g, "vki_graph_set_input");
     if (s) return s;
     s = check_io(g, index, 1, size, data);
+    if (!s && g->part) s = vki_partition_input_floats(g->part, index);
     if (!s && !g->part) s = vki_image_inputs_floats(g, index);
     if (!s) memcpy(io_values(g, 1, index), data, size);
     if (!s && !g->part) vki_buffer_flush(g->ctx, &g->mem.staging[index]);
@@ -451,7 +452,9 @@ vki_status vki_graph_get_output(vki_graph *g, int index, float *data, size_t siz
 
 vki_status vki_graph_memory(const vki_graph *g, vki_memory_report *out) {
     if (!g || !out) return vki_fail(VKI_ERROR_INVALID_ARGUMENT, "vki_graph_memory: NULL argument");
-    *out = g->mem.report;
+    /* A partition's segments change theirs as frames come: sum them now. */
+    if (g->part) vki_partition_memory(g->part, &g->mem.report, out);
+    else *out = g->mem.report;
     return VKI_OK;
 }
 
@@ -586,7 +589,11 @@ static vki_status io_pointer(vki_graph *g, int index, int is_input, float **data
     if (!s && (index < 0 || index >= n))
         s = vki_fail(VKI_ERROR_INVALID_ARGUMENT, "%s: %s: index %d out of range (%d %s)", call,
                      g->model_io->name, index, n, is_input ? "inputs" : "outputs");
+    if (!s && is_input && g->part) s = vki_partition_input_floats(g->part, index);
     if (!s && is_input && !g->part) s = vki_image_inputs_floats(g, index);
+    /* The pointer is valid until the graph is destroyed: frames must not free what it
+     * points to. */
+    if (!s && is_input && !g->part) vki_image_inputs_keep_floats(g, index);
     if (!s) {
         *data = io_values(g, is_input, index);
         *size = io_elements(g, is_input, index) * sizeof(float);

@@ -5,7 +5,15 @@
  * normalisation from a small host-visible parameter buffer, so a new frame or transform is
  * a copy, not a re-recording. The
  * command buffer is re-recorded only when an input switches between frames and floats or
- * its frame buffer grows. */
+ * its frame buffer grows.
+ *
+ * While frames feed an input its float staging is read by nothing, so it is given back
+ * (vki_memory_release_input) and made again when floats come (vki_image_inputs_floats),
+ * which rebinds the float conversion's descriptor to the new buffer. An input whose
+ * staging address was handed out (vki_graph_input_pointer, valid until the graph is
+ * destroyed; a partition's segments, whose staging the CPU ops write) keeps it. Likewise
+ * the frame buffer goes when floats come back and is made again by the next frame; the
+ * parameter buffer (144 bytes) stays once made. */
 #include "image_input.h"
 
 #include "graph.h"
@@ -35,6 +43,8 @@ typedef struct image_input {
     vki_step step;                   /* the image kernel's step, once made */
     vki_step float_step;             /* the conversion it replaces, while active */
     int active;                      /* the recording runs `step` for this input */
+    int staging_slot;                /* the conversion's binding of the float staging, or -1 */
+    int keep_floats;                 /* the float staging's address is held: never release it */
 } image_input;
 
 struct vki_image_inputs {
@@ -69,6 +79,12 @@ vki_status vki_image_inputs_open(vki_graph *g, const vki_build *b) {
         const vki_binding bd = {VKI_BIND_TENSOR, st->in[i].target};
         st->in[i].tensor = vki_memory_binding(&g->mem, b, &bd);
         st->in[i].half = b->tensor_half[st->in[i].target];
+        /* Dispatch i is input i's conversion (emit_all); vki_image_inputs_set checks it. */
+        st->in[i].staging_slot = -1;
+        for (int k = 0; i < b->n_dispatches && k < b->dispatches[i].n_bindings; k++)
+            if (b->dispatches[i].bindings[k].kind == VKI_BIND_INPUT_STAGING &&
+                b->dispatches[i].bindings[k].index == i)
+                st->in[i].staging_slot = k;
     }
     g->images = st;
     return VKI_OK;
@@ -128,7 +144,7 @@ static vki_status make_step(vki_graph *g, int index, const char *where) {
     if (!s && !in->params.buffer) {
         s = vki_buffer_create(ctx, (sizeof(vki_image_params) + 15) / 16 * 16, VKI_MEMORY_UPLOAD,
                               "image parameters", &in->params);
-        if (!s) g->mem.report.staging_bytes += in->params.size;
+        if (!s) g->mem.report.frame_bytes += in->params.size;
     }
     if (s) return s;
     VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
@@ -160,7 +176,7 @@ static vki_status fit_frame(vki_graph *g, int index, size_t bytes, const char *w
     vki_buffer frame;
     vki_status s = vki_buffer_create(ctx, size, VKI_MEMORY_UPLOAD, "image frame", &frame);
     if (s) return s;
-    g->mem.report.staging_bytes += frame.size - in->frame.size;
+    g->mem.report.frame_bytes += frame.size - in->frame.size;
     vki_buffer_destroy(ctx, &in->frame);
     in->frame = frame;
     const VkDescriptorBufferInfo infos[3] = {
@@ -213,6 +229,9 @@ vki_status vki_image_inputs_set(vki_graph *g, int index, const vki_image *image,
     g->rec.steps[index] = in->step;
     in->active = 1;
     s = vki_recording_record(&g->rec);
+    /* The recording no longer reads the float staging. */
+    if (!s && in->staging_slot >= 0 && !in->keep_floats && g->mem.staging[index].buffer)
+        vki_memory_release_input(g->ctx, &g->mem, index);
     /* The image kernel is made at the first frame, after vki_graph_create's warm-up: its
      * own first dispatch (lavapipe compiles it there) is done here, not in the next run.
      * The demo's face detector ran its first run in 136 ms against a 23 ms median without
@@ -224,7 +243,32 @@ vki_status vki_image_inputs_set(vki_graph *g, int index, const vki_image *image,
 vki_status vki_image_inputs_floats(vki_graph *g, int index) {
     image_input *in = g->images && index >= 0 && index < g->images->n ? &g->images->in[index] : NULL;
     if (!in || !in->active) return VKI_OK;
+    if (!g->mem.staging[index].buffer) {
+        /* A failure leaves the input on frames, as it was. */
+        vki_status s = vki_memory_restore_input(g->ctx, &g->mem, index);
+        if (s) return s;
+        const VkDescriptorBufferInfo info = {g->mem.staging[index].buffer, 0,
+                                             g->mem.staging[index].size};
+        const VkWriteDescriptorSet write = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                            .dstSet = in->float_step.set,
+                                            .dstBinding = (uint32_t)in->staging_slot,
+                                            .descriptorCount = 1,
+                                            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                            .pBufferInfo = &info};
+        g->ctx->vk.vkUpdateDescriptorSets(g->ctx->device, 1, &write, 0, NULL);
+    }
     g->rec.steps[index] = in->float_step;
     in->active = 0;
-    return vki_recording_record(&g->rec);
+    vki_status s = vki_recording_record(&g->rec);
+    /* Nor does the recording read the frame now; the next frame makes its buffer again
+     * (fit_frame), as large as that frame needs. */
+    if (!s) {
+        g->mem.report.frame_bytes -= in->frame.size;
+        vki_buffer_destroy(g->ctx, &in->frame);
+    }
+    return s;
+}
+
+void vki_image_inputs_keep_floats(vki_graph *g, int index) {
+    if (g->images && index >= 0 && index < g->images->n) g->images->in[index].keep_floats = 1;
 }

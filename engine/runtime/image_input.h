@@ -18,10 +18,14 @@ void vki_image_inputs_close(vki_graph *g);
 
 /* vki_graph_set_input_image: checks, copies the frame, writes the parameters, and the
  * first time (or when the frame buffer grew) puts the image kernel in the input's step
- * and re-records. */
+ * and re-records; at the switch from floats the input's float staging is given back. */
 vki_status vki_image_inputs_set(vki_graph *g, int index, const vki_image *image,
                                 const vki_image_transform *transform);
-/* Puts input `index` back on its float staging, re-recording if it ran from frames. */
+/* Puts input `index` back on its float staging, re-recording if it ran from frames; makes
+ * the staging again if frames had it given back (VKI_ERROR_OUT_OF_MEMORY leaves the input
+ * on frames). */
 vki_status vki_image_inputs_floats(vki_graph *g, int index);
+/* Input `index`'s float staging address is held elsewhere: frames never give it back. */
+void vki_image_inputs_keep_floats(vki_graph *g, int index);
 
 #endif

@@ -205,6 +205,19 @@ static vki_status upload_weights(vki_context *ctx, const vki_build *b, vki_memor
     return s;
 }
 
+/* Staging buffer i (inputs, then outputs), reported. */
+static vki_status make_staging(vki_context *ctx, vki_memory *mem, int i) {
+    const int is_input = i < mem->n_inputs;
+    char what[64];
+    snprintf(what, sizeof what, "%s %d staging", is_input ? "input" : "output",
+             is_input ? i : i - mem->n_inputs);
+    vki_status s = vki_buffer_create(ctx, align_up(mem->elements[i] * 4, 16),
+                                     is_input ? VKI_MEMORY_UPLOAD : VKI_MEMORY_READBACK, what,
+                                     &mem->staging[i]);
+    if (!s) mem->report.staging_bytes += mem->staging[i].size;
+    return s;
+}
+
 static vki_status create_staging(vki_context *ctx, const vki_model *m, vki_memory *mem) {
     int n = m->n_inputs + m->n_outputs;
     mem->n_inputs = m->n_inputs;
@@ -213,18 +226,25 @@ static vki_status create_staging(vki_context *ctx, const vki_model *m, vki_memor
     mem->elements = vki_calloc((size_t)n, sizeof *mem->elements);
     if (!mem->staging || !mem->elements) return vki_fail_oom("staging");
     for (int i = 0; i < n; i++) {
-        int is_input = i < m->n_inputs;
-        int t = is_input ? m->inputs[i] : m->outputs[i - m->n_inputs];
+        int t = i < m->n_inputs ? m->inputs[i] : m->outputs[i - m->n_inputs];
         mem->elements[i] = vki_tensor_elements(&m->tensors[t]);
-        char what[64];
-        snprintf(what, sizeof what, "%s %d staging", is_input ? "input" : "output",
-                 is_input ? i : i - m->n_inputs);
-        vki_status s = vki_buffer_create(ctx, align_up(mem->elements[i] * 4, 16),
-                                         is_input ? VKI_MEMORY_UPLOAD : VKI_MEMORY_READBACK, what,
-                                         &mem->staging[i]);
+        vki_status s = make_staging(ctx, mem, i);
         if (s) return s;
-        mem->report.staging_bytes += mem->staging[i].size;
     }
+    return VKI_OK;
+}
+
+void vki_memory_release_input(vki_context *ctx, vki_memory *mem, int i) {
+    mem->report.staging_bytes -= mem->staging[i].size;
+    vki_buffer_destroy(ctx, &mem->staging[i]);
+}
+
+vki_status vki_memory_restore_input(vki_context *ctx, vki_memory *mem, int i) {
+    if (mem->staging[i].buffer) return VKI_OK;
+    vki_status s = make_staging(ctx, mem, i);
+    if (s) return s;
+    memset(mem->staging[i].mapped, 0, (size_t)mem->staging[i].size);
+    vki_buffer_flush(ctx, &mem->staging[i]);
     return VKI_OK;
 }
 
@@ -272,6 +292,7 @@ VkDescriptorBufferInfo vki_memory_binding(const vki_memory *mem, const vki_build
 
 void vki_memory_clear_inputs(vki_context *ctx, vki_memory *mem) {
     for (int i = 0; i < mem->n_inputs; i++) {
+        if (!mem->staging[i].mapped) continue;   /* given back: the input runs from frames */
         memset(mem->staging[i].mapped, 0, (size_t)mem->staging[i].size);
         vki_buffer_flush(ctx, &mem->staging[i]);
     }

@@ -35,7 +35,8 @@ typedef struct vki_guard {
 
 typedef struct vki_memory {
     vki_buffer weights, arena;
-    vki_buffer *staging;         /* inputs, then outputs */
+    vki_buffer *staging;         /* inputs, then outputs; an input's is null while frames
+                                    feed it (image_input.c) */
     size_t *elements;            /* floats per staging buffer */
     int n_inputs, n_outputs;
     uint64_t *tensor_offset;     /* byte offset of each tensor's storage in the arena */
@@ -56,6 +57,11 @@ VkDescriptorBufferInfo vki_memory_binding(const vki_memory *mem, const vki_build
                                           const vki_binding *bd);
 /* Zeroes the input staging buffers (tuning times runs on defined data). */
 void vki_memory_clear_inputs(vki_context *ctx, vki_memory *mem);
+/* An input fed from frames reads no floats: release gives its staging buffer back (and
+ * takes it off the report); restore makes it again, zeroed, if it was given back. The
+ * caller rebinds what bound the old buffer. */
+void vki_memory_release_input(vki_context *ctx, vki_memory *mem, int i);
+vki_status vki_memory_restore_input(vki_context *ctx, vki_memory *mem, int i);
 
 /* Guard bytes: commands that copy every guard to the readback buffer after a run, and the
  * check of what they copied; VKI_ERROR_INTERNAL names the first guard overwritten. */

@@ -22,6 +22,7 @@
  */
 #include "partition.h"
 
+#include "image_input.h"
 #include "../ops/ops.h"
 #include "status.h"
 #include "../../tuner/stats.h"
@@ -358,6 +359,9 @@ static vki_status place_values(vki_partition *p) {
     for (int s = 0; s < p->n_segments; s++) {
         const segment *sg = &p->seg[s];
         for (int j = 0; !sg->on_cpu && j < sg->n_out; j++) p->at[sg->out[j]] = staging(sg, 0, j);
+        /* Values live in the segments' input staging (below, and start_gpu reads it): a
+         * frame must not give it back. */
+        for (int j = 0; !sg->on_cpu && j < sg->n_in; j++) vki_image_inputs_keep_floats(sg->graph, j);
     }
     for (int t = 0; t < m->n_tensors; t++) {
         const vki_tensor *x = &m->tensors[t];
@@ -402,15 +406,25 @@ static void reset_state(vki_partition *p) {
 
 /* ---- building ------------------------------------------------------------------------ */
 
-static void add_reports(vki_graph *g, const vki_graph *sub) {
-    vki_memory_report *r = &g->mem.report;
-    const vki_memory_report *a = &sub->mem.report;
+static void add_memory(vki_memory_report *r, const vki_memory_report *a) {
     r->weights_bytes += a->weights_bytes;
     r->intermediate_bytes += a->intermediate_bytes;
     r->io_bytes += a->io_bytes;
     r->staging_bytes += a->staging_bytes;
+    r->frame_bytes += a->frame_bytes;
     r->lower_bound_bytes += a->lower_bound_bytes;
     if (!r->strategy) r->strategy = a->strategy;
+}
+
+void vki_partition_memory(const vki_partition *p, const vki_memory_report *built,
+                          vki_memory_report *out) {
+    *out = (vki_memory_report){.strategy = built->strategy};
+    for (int s = 0; s < p->n_segments; s++)
+        if (!p->seg[s].on_cpu) add_memory(out, &p->seg[s].graph->mem.report);
+}
+
+static void add_reports(vki_graph *g, const vki_graph *sub) {
+    add_memory(&g->mem.report, &sub->mem.report);
     vki_tuning_report *u = &g->tuning;
     const vki_tuning_report *b = &sub->tuning;
     u->dispatches += b->dispatches;
@@ -817,6 +831,11 @@ int vki_partition_graphs(const vki_partition *p, vki_graph **out, int max) {
             n++;
         }
     return n;
+}
+
+vki_status vki_partition_input_floats(vki_partition *p, int index) {
+    int slot = -1, s = first_gpu_reader(p, 0, p->m->inputs[index], &slot);
+    return s < 0 ? VKI_OK : vki_image_inputs_floats(p->seg[s].graph, slot);
 }
 
 vki_status vki_partition_set_input_image(vki_partition *p, int index, const vki_image *image,

@@ -52,7 +52,13 @@ int vki_partition_segment_count(const vki_partition *p);
 vki_status vki_partition_segment_info(const vki_partition *p, int index, vki_segment_info *out);
 /* The GPU segments' graphs (for exporting their work groups). */
 int vki_partition_graphs(const vki_partition *p, vki_graph **out, int max);
-/* Camera frames go to the GPU segment that alone reads input `index`. */
+/* The memory the GPU segments hold now (frame buffers come and grow after the build);
+ * built: the report summed at the build, for its strategy. */
+void vki_partition_memory(const vki_partition *p, const vki_memory_report *built,
+                          vki_memory_report *out);
+/* Camera frames go to the GPU segment that alone reads input `index`; input_floats puts
+ * that segment's input back on floats (vki_graph_set_input, vki_graph_input_pointer). */
+vki_status vki_partition_input_floats(vki_partition *p, int index);
 vki_status vki_partition_set_input_image(vki_partition *p, int index, const vki_image *image,
                                          const vki_image_transform *transform);
 
