@@ -405,6 +405,7 @@ int cli_solution(const cli *c) {
     int rc = 1, n_frames = 0;
     char **frames = NULL;
     double *ms = NULL;
+    vki_warmup *warm = NULL;
     vki_context *ctx = NULL;
     vki_picture photo = {0};
     static solution_run r;           /* large; one solution runs at a time */
@@ -448,13 +449,18 @@ int cli_solution(const cli *c) {
     }
     double build_ms = vki_now_ms() - t0;
 
-    /* One photo: the whole chain runs warmup + runs times, each from the detector (no
-     * tracking), and each is timed. Frames: each frame once, tracking, each timed. */
-    int timed = c->frames ? n_frames : c->runs;
+    /* One photo: the whole chain warms up (at least --warmup runs and --warmup-ms, then
+     * until steady: vki_warmup), then runs `runs` times, each from the detector (no
+     * tracking), each timed. Frames: each frame once, tracking, each timed. */
+    int timed = c->frames ? n_frames : c->runs, done_runs = 0, f = 0;
     ms = malloc(sizeof(double) * (size_t)(timed > 0 ? timed : 1));
-    if (!ms) { cli_fail("timing", VKI_ERROR_OUT_OF_MEMORY); goto done; }
+    warm = malloc(sizeof *warm);
+    if (!ms || !warm) { cli_fail("timing", VKI_ERROR_OUT_OF_MEMORY); goto done; }
+    vki_warmup_init(warm, c->warmup, c->warmup_ms, c->warmup_ms * CLI_WARMUP_MAX_FACTOR,
+                    CLI_WARMUP_TOLERANCE);
+    int warming = !c->frames && (c->warmup > 0 || c->warmup_ms > 0);
     int found_frames = 0;
-    for (int f = 0; f < (c->frames ? n_frames : c->warmup + c->runs); f++) {
+    for (f = 0; c->frames ? f < n_frames : done_runs < c->runs; f++) {
         const char *path = c->frames ? frames[f] : c->image;
         if (c->frames || f == 0) {
             char err[512];
@@ -482,7 +488,8 @@ int cli_solution(const cli *c) {
         if (!solve_frame(c, &r, &image, c->frames != NULL)) goto done;
         double took = vki_now_ms() - start;
         if (c->frames) ms[f] = took;
-        else if (f >= c->warmup) ms[f - c->warmup] = took;
+        else if (warming) warming = !vki_warmup_add(warm, took);
+        else ms[done_runs++] = took;
         found_frames += r.n_found > 0;
         if (c->out && c->frames) {
             const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
@@ -495,7 +502,7 @@ int cli_solution(const cli *c) {
     vki_sample_stats st = vki_sample_stats_of(ms, timed);
     vki_device_info dev;
     vki_context_device_info(ctx, &dev);
-    int frames_run = c->frames ? n_frames : c->warmup + c->runs;
+    int frames_run = f;
     if (c->json) {
         printf("{\"model\": ");
         cli_json_string(stdout, r.lm.path);
@@ -518,7 +525,9 @@ int cli_solution(const cli *c) {
             printf("%s\"%s\": ", i ? ", " : "", names[i]);
             cli_json_number(stdout, values[i]);
         }
-        printf("}, \"timed\": %d}}\n", timed);
+        printf("}, \"timed\": %d, \"warmup_runs\": %d, \"warmup_ms\": ", timed, warm->runs);
+        cli_json_number(stdout, warm->elapsed_ms);
+        printf(", \"steady\": %s}}\n", warm->steady ? "true" : "false");
     } else {
         printf("%s on %s: %s, then %s; graphs built in %.1f ms\n", vki_solution_name(r.solution),
                dev.name, r.det.path ? r.det.path : "the region --roi gives", r.lm.path, build_ms);
@@ -529,16 +538,23 @@ int cli_solution(const cli *c) {
         printf("last frame:\n");
         print_found(&r, stdout, 0);
         if (c->out) printf("wrote %s\n", c->out);
+        char wt[96] = "";
+        if (!c->frames && c->warmup_ms > 0)
+            snprintf(wt, sizeof wt, "; after a warm-up of %d runs in %.2f s, %s", warm->runs,
+                     warm->elapsed_ms / 1e3, warm->steady ? "steady" : "not steady at its time limit");
+        else if (!c->frames && c->warmup > 0)
+            snprintf(wt, sizeof wt, "; after %d warm-up", c->warmup);
         printf("latency per frame (detector + crop + landmarks, read back and decoded): median "
-               "%.3f ms, min %.3f, p10 %.3f, p90 %.3f, max %.3f (%d timed%s)\n", st.median,
+               "%.3f ms, min %.3f, p10 %.3f, p90 %.3f, max %.3f (%d timed%s%s)\n", st.median,
                st.min, st.p10, st.p90, st.max, timed,
-               c->frames ? ", tracking" : c->roi_given ? "" : ", the detector each time");
+               c->frames ? ", tracking" : c->roi_given ? "" : ", the detector each time", wt);
     }
     rc = 0;
 done:
     for (int i = 0; i < n_frames && frames; i++) free(frames[i]);
     free(frames);
     free(ms);
+    free(warm);
     free(r.mask);
     vki_picture_free(&photo);
     stage_free(&r.det);
