@@ -81,6 +81,16 @@ static vki_model *identity_model(int h, int w, int c) {
     return m;
 }
 
+/* Runs an identity graph whose input holds `in` (bytes long) and expects it back exactly. */
+static void expect_identity_run(vki_graph *g, const float *in, size_t bytes, const char *what) {
+    float *out = malloc(bytes);
+    cr_assert_not_null(out);
+    cr_assert_eq(vki_graph_run(g), VKI_OK, "%s: %s", what, vki_last_error());
+    cr_assert_eq(vki_graph_get_output(g, 0, out, bytes), VKI_OK, "%s", what);
+    cr_assert_eq(memcmp(in, out, bytes), 0, "%s", what);
+    free(out);
+}
+
 static const vki_precision precisions[] = {VKI_PRECISION_FP32, VKI_PRECISION_FP16,
                                            VKI_PRECISION_FP16_STORAGE};
 
@@ -702,9 +712,7 @@ Test(image, memory_report_is_what_frames_need) {
     cr_assert_eq(vki_graph_input_pointer(g, 0, &again, &size), VKI_OK, "%s", vki_last_error());
     cr_assert(again == p, "the pointer stays");
     memcpy(p, in, sizeof in);
-    cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
-    cr_assert_eq(vki_graph_get_output(g, 0, out, sizeof out), VKI_OK);
-    cr_assert_eq(memcmp(in, out, sizeof in), 0, "floats through the pointer");
+    expect_identity_run(g, in, sizeof in, "floats through the pointer");
     free_frame(&fr);
     vki_graph_destroy(g);
     vki_model_destroy(m);
@@ -737,9 +745,7 @@ Test(image, switching_between_frames_and_floats) {
     size_t size = 0;
     cr_assert_eq(vki_graph_input_pointer(g, 0, &in, &size), VKI_OK, "%s", vki_last_error());
     memcpy(in, floats, sizeof floats);
-    cr_assert_eq(vki_graph_run(g), VKI_OK, "%s", vki_last_error());
-    cr_assert_eq(vki_graph_get_output(g, 0, got, sizeof got), VKI_OK);
-    cr_assert_eq(memcmp(got, floats, sizeof got), 0, "floats through the pointer after a frame");
+    expect_identity_run(g, floats, sizeof floats, "floats through the pointer after a frame");
     free_frame(&fr);
     vki_graph_destroy(g);
     vki_model_destroy(m);

@@ -117,6 +117,12 @@ void cli_progress(void *user, const char *stage, int done, int total);
  * for NaN and infinities, which JSON lacks). */
 void cli_json_string(FILE *f, const char *s);
 void cli_json_number(FILE *f, double v);
+/* The warm-up c asks for (tuner/stats.h vki_warmup): at least --warmup runs and
+ * --warmup-ms, then until steady, at most CLI_WARMUP_MAX_FACTOR times as long. */
+struct vki_warmup;
+void cli_warmup_init(const cli *c, struct vki_warmup *w);
+/* "a warm-up of 812 runs in 1.02 s, steady" (by time), or "10 warm-up" (by count). */
+const char *cli_warmup_text(const cli *c, int runs, double ms, int steady, char *buf, size_t n);
 /* `text` as it is, then the number: cli_json_member(f, ", \"y\": ", y). */
 void cli_json_member(FILE *f, const char *text, double v);
 /* ", " between items: prints nothing before item 0. */

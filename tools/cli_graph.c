@@ -304,8 +304,7 @@ static int first_and_warm(const cli *c, vki_graph *g, const job *j, timing *out)
     if ((s = timed_run(c, g, j, &out->first_ms))) return !cli_fail("running", s);
     vki_warmup *w = malloc(sizeof *w);
     if (!w) return !cli_fail("timing", VKI_ERROR_OUT_OF_MEMORY);
-    vki_warmup_init(w, c->warmup, c->warmup_ms, c->warmup_ms * CLI_WARMUP_MAX_FACTOR,
-                    CLI_WARMUP_TOLERANCE);
+    cli_warmup_init(c, w);
     double ms = 0;
     if (c->warmup > 0 || c->warmup_ms > 0)
         do {
@@ -359,14 +358,22 @@ static int time_graph(const cli *c, vki_graph *g, const job *j, int runs, timing
     return time_graphs(c, g, NULL, j, runs, out, NULL);
 }
 
-/* "a warm-up of 812 runs in 1.02 s, steady", or "10 warm-up" when by count. */
-static const char *warmup_text(const cli *c, const timing *t, char *buf, size_t n) {
+void cli_warmup_init(const cli *c, vki_warmup *w) {
+    vki_warmup_init(w, c->warmup, c->warmup_ms, c->warmup_ms * CLI_WARMUP_MAX_FACTOR,
+                    CLI_WARMUP_TOLERANCE);
+}
+
+const char *cli_warmup_text(const cli *c, int runs, double ms, int steady, char *buf, size_t n) {
     if (c->warmup_ms > 0)
-        snprintf(buf, n, "a warm-up of %d runs in %.2f s, %s", t->warmup_runs,
-                 t->warmup_ms / 1e3, t->steady ? "steady" : "not steady at its time limit");
+        snprintf(buf, n, "a warm-up of %d runs in %.2f s, %s", runs, ms / 1e3,
+                 steady ? "steady" : "not steady at its time limit");
     else
         snprintf(buf, n, "%d warm-up", c->warmup);
     return buf;
+}
+
+static const char *warmup_text(const cli *c, const timing *t, char *buf, size_t n) {
+    return cli_warmup_text(c, t->warmup_runs, t->warmup_ms, t->steady, buf, n);
 }
 
 static void json_warmup(FILE *f, const timing *t) {

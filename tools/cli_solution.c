@@ -456,8 +456,7 @@ int cli_solution(const cli *c) {
     ms = malloc(sizeof(double) * (size_t)(timed > 0 ? timed : 1));
     warm = malloc(sizeof *warm);
     if (!ms || !warm) { cli_fail("timing", VKI_ERROR_OUT_OF_MEMORY); goto done; }
-    vki_warmup_init(warm, c->warmup, c->warmup_ms, c->warmup_ms * CLI_WARMUP_MAX_FACTOR,
-                    CLI_WARMUP_TOLERANCE);
+    cli_warmup_init(c, warm);
     int warming = !c->frames && (c->warmup > 0 || c->warmup_ms > 0);
     int found_frames = 0;
     for (f = 0; c->frames ? f < n_frames : done_runs < c->runs; f++) {
@@ -538,16 +537,15 @@ int cli_solution(const cli *c) {
         printf("last frame:\n");
         print_found(&r, stdout, 0);
         if (c->out) printf("wrote %s\n", c->out);
-        char wt[96] = "";
-        if (!c->frames && c->warmup_ms > 0)
-            snprintf(wt, sizeof wt, "; after a warm-up of %d runs in %.2f s, %s", warm->runs,
-                     warm->elapsed_ms / 1e3, warm->steady ? "steady" : "not steady at its time limit");
-        else if (!c->frames && c->warmup > 0)
-            snprintf(wt, sizeof wt, "; after %d warm-up", c->warmup);
+        char wt[96];
+        int warmed = !c->frames && (c->warmup > 0 || c->warmup_ms > 0);
         printf("latency per frame (detector + crop + landmarks, read back and decoded): median "
-               "%.3f ms, min %.3f, p10 %.3f, p90 %.3f, max %.3f (%d timed%s%s)\n", st.median,
+               "%.3f ms, min %.3f, p10 %.3f, p90 %.3f, max %.3f (%d timed%s%s%s)\n", st.median,
                st.min, st.p10, st.p90, st.max, timed,
-               c->frames ? ", tracking" : c->roi_given ? "" : ", the detector each time", wt);
+               c->frames ? ", tracking" : c->roi_given ? "" : ", the detector each time",
+               warmed ? "; after " : "",
+               warmed ? cli_warmup_text(c, warm->runs, warm->elapsed_ms, warm->steady, wt,
+                                        sizeof wt) : "");
     }
     rc = 0;
 done:
