@@ -32,7 +32,8 @@ for model in face_detection_short_range face_detection_full_range selfie_segment
           --tolerance "$tol" --runs "$runs" --warmup "$warmup" $flag $extra 2>&1)
     rc=$?
     latency=$(echo "$out" | sed -n 's/^latency: //p')
-    errors=$(echo "$out" | sed -n "s/^check output \([0-9]*\) '\([^']*\)': error \([^ ]*\).*/\2=\3/p" | tr '\n' ' ')
+    errors=$(echo "$out" | sed -n "s/^output \([0-9]*\) '\([^']*\)' .*check: error \([^ ]*\).*/\2=\3/p" | tr '\n' ' ')
+    [ -n "$errors" ] || { rc=1; echo "$model: no check line in vkinfer's output"; }
     if [ $rc -eq 0 ]; then verdict=ok; else verdict=FAIL; status=1; fi
     mixed=$(echo "$out" | sed -n 's/^precision: \([0-9]* of [0-9]* ops fp16\).*/; \1/p')
     [ "$precision" != fp32 ] && [ -n "$keep" ] && mixed="$mixed (fp32 ops $keep)"

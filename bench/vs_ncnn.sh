@@ -136,14 +136,18 @@ def cmd_vk(log, rc, model, rnd, vs):
     # one `vkinfer run` log -> a results line (JSON)
     t = open(log, errors="replace").read()
     r = {"engine": "vkinfer", "model": model, "round": int(rnd), "rc": int(rc)}
-    m = re.search(r"^model .* on (.*): (\d+) ops, (\d+) dispatches", t, re.M)
-    if m: r["device"], r["dispatches"] = m.group(1), int(m.group(3))
+    # "model M on DEVICE: 164 ops in the file, 90 run after folding, 41 dispatches, ..."
+    m = re.search(r"^model .* on (.*?): .*?(\d+) dispatches", t, re.M)
+    if m: r["device"], r["dispatches"] = m.group(1), int(m.group(2))
     m = re.search(r"^latency: median ([\d.]+) ms, min [\d.]+, p10 ([\d.]+), p90 ([\d.]+)", t, re.M)
     if m: r["median"], r["p10"], r["p90"] = map(float, m.groups())
-    errs = re.findall(r"^check output \d+ '.*': error (\S+) .*: (\w+)", t, re.M)
+    # "output 0 'regressors' [1,896,16]  check: error 3.45e-07 <= 0.0001 ok"
+    errs = re.findall(r"^output \d+ '.*' \[.*\]\s+check: error (\S+) \S+ \S+ (\w+)", t, re.M)
     if errs:
         r["err"] = max(float(e) for e, _ in errs)
         r["check"] = "ok" if all(v == "ok" for _, v in errs) and int(rc) == 0 else "FAIL"
+    elif vs == "-":   # checked against TFLite, but no check line read: a format this script misreads
+        r["check"], r["why"] = "FAIL", "no check line in the vkinfer log"
     else:
         r["check"] = "no ref" if int(rc) == 0 else "FAIL"
     m = re.search(r"^precision: (\d+ of \d+ ops fp16)", t, re.M)
@@ -317,9 +321,10 @@ run_vkinfer() { # model refdir vs keep round
   [ "$4" != - ] && ops="--fp32-ops $4"
   # shellcheck disable=SC2086
   # --warmup-ms 0: the same warm-up by count as ncnn's (vkinfer would otherwise warm up
-  # for a second and until steady, ncnn cannot).
+  # for a second and until steady, ncnn cannot). --with-io: ncnn's timed run includes its
+  # input upload, so vkinfer's includes the input copy.
   "$vkinfer" run "$modeldir/$1.tflite" --input "$2/$1/input_0.f32" $chk --runs "$runs" \
-      --warmup "$warmup" --warmup-ms 0 $vkprec $ops $extra < /dev/null > "$log" 2>&1
+      --warmup "$warmup" --warmup-ms 0 --with-io $vkprec $ops $extra < /dev/null > "$log" 2>&1
   rc=$?
   python3 "$work/vs.py" vk "$log" "$rc" "$1" "$5" "$3" >> "$results"
   say "  round $5 $1 vkinfer: $(sed -n 's/^latency: //p' "$log" | cut -d, -f1,3,4)$( [ $rc -eq 0 ] || echo " FAILED (rc=$rc)")"

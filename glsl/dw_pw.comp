@@ -40,13 +40,17 @@
 //
 // Variants: what dw_pw.c emits (glsl/embed.py reads these; tests/test_kernels.c compiles
 // each in fp32, fp16 storage and fp16 arithmetic). The tiles: CPU devices 8x2x1 threads
-// of 4 columns (or 2 or 1) with all groups in one block, GPUs 8x8x2 threads with one
-// group per thread, CHUNK_S=1 below IN_S=2 taking the chunked path.
+// of 4 columns (or 2 or 1) with all groups in one block; GPUs a whole tile (DW_PW_WHOLE:
+// TILE_W x TILE_H pixels, WG_Z = N_GROUPS threads a pixel, every group in one block), or
+// where its slices do not fit 8x8x2 threads with one group per thread, CHUNK_S=1 below
+// IN_S=2 taking the chunked path.
 // variant-set: DW_PW_CPU = TILE_W=8 TILE_H=2 TILE_X=4 WG_Z=1 PW_TILE_S=2 BLOCK_G=2 CHUNK_S=2
 // variant-set: DW_PW_GPU = TILE_W=8 TILE_H=8 TILE_X=1 WG_Z=2 PW_TILE_S=2 BLOCK_G=2
+// variant-set: DW_PW_WHOLE = TILE_W=4 TILE_H=2 TILE_X=1 WG_Z=3 PW_TILE_S=1 BLOCK_G=3 CHUNK_S=2
 // variant-set: DW_PW_EPILOGUE = {N_BINDINGS=6|N_BINDINGS=7 RESIDUAL RES_BINDING=6 RES_W=5
 //   + RES_H=4 RES_C=6 RES_S=2|N_BINDINGS=6 DENSE_OUT DENSE_BASE=12}
-// variant: @bindings=6 {$DW_PW_CPU|$DW_PW_GPU CHUNK_S=2|$DW_PW_GPU CHUNK_S=1} $CONV_WINDOW
+// variant: @bindings=6 {$DW_PW_CPU|$DW_PW_GPU CHUNK_S=2|$DW_PW_GPU CHUNK_S=1|$DW_PW_WHOLE}
+//   + $CONV_WINDOW
 // variant: @bindings=6 TILE_W=8 TILE_H=2 TILE_X={1|2} WG_Z=1 PW_TILE_S=1 BLOCK_G=3 CHUNK_S=2
 //   + $CONV_WINDOW
 // A stride-1 window: columns share their taps.
@@ -55,14 +59,14 @@
 // variant: @bindings=6 $ACT $DW_PW_CPU $CONV_WINDOW
 // variant: @bindings=6 {DW_ACT_RELU|DW_ACT_RELU6|DW_ACT_RELU_N1_TO_1|DW_ACT_TANH
 //   + |DW_ACT_SIGMOID|DW_ACT_HARD_SWISH} ACT_RELU6 $DW_PW_GPU CHUNK_S=1 $CONV_WINDOW
-// variant: @bindings=N_BINDINGS ACT_RELU DW_ACT_RELU $DW_PW_EPILOGUE $DW_PW_GPU CHUNK_S=1
-//   + $CONV_WINDOW
+// variant: @bindings=N_BINDINGS ACT_RELU DW_ACT_RELU $DW_PW_EPILOGUE {$DW_PW_GPU CHUNK_S=1
+//   + |$DW_PW_WHOLE} $CONV_WINDOW
 // The integer form: both tilings; the 1x1's fused integer ADD and table op; a depthwise
 // table op (bound after the 1x1's).
 // variant-set: DW_PW_INT8 = INT8 RQ_BASE=3 OUT_QMIN=-120 OUT_QMAX=100 DW_RQ_BASE=2 DW_QMIN=-128
 //   + DW_QMAX=127
-// variant: @bindings=6 $DW_PW_INT8 {$DW_PW_CPU|$DW_PW_GPU CHUNK_S=2|$DW_PW_GPU CHUNK_S=1}
-//   + $CONV_WINDOW
+// variant: @bindings=6 $DW_PW_INT8 {$DW_PW_CPU|$DW_PW_GPU CHUNK_S=2|$DW_PW_GPU CHUNK_S=1
+//   + |$DW_PW_WHOLE} $CONV_WINDOW
 // variant: @bindings=6 $DW_PW_INT8 TILE_W=8 TILE_H=2 TILE_X={1|2} WG_Z=1 PW_TILE_S=1 BLOCK_G=3
 //   + CHUNK_S=2 $CONV_WINDOW
 // variant: @bindings=6 $DW_PW_INT8 $DW_PW_CPU IN_W=9 IN_H=7 IN_C=5 IN_S=2 OUT_W=9 OUT_H=7

@@ -1,7 +1,7 @@
 /* cases_conv.c: CONV_2D and DEPTHWISE_CONV_2D on odd shapes and channel counts (padded
  * slices), every kernel size, stride, dilation, padding and fused activation, every conv
- * kernel and tile variant (VKI_CONV_TILE, VKI_CONV_KERNEL) and depthwise column tile
- * (VKI_DW_KERNEL), and a chain of them. */
+ * kernel and tile variant (VKI_CONV_TILE, VKI_CONV_KERNEL: direct, 1x1, tiled, split-K)
+ * and depthwise column tile (VKI_DW_KERNEL), and a chain of them. */
 #include "op_cases_conv.h"
 
 #include <criterion/criterion.h>
@@ -110,9 +110,16 @@ static int is_pointwise(const conv_case *c) {
 static const char *const all_tiles[] = {NULL, "1,1", "2,1", "4,1", "1,2", "4,2", "2,4", "3,3"};
 #define N_TILES (int)(sizeof all_tiles / sizeof all_tiles[0])
 
-/* Every tile of the direct kernel, and on pointwise windows every pointwise kernel. */
+/* The split-K kernel (any window): its default split and the smallest and largest, past
+ * the sum's length on short sums (threads with no step) and ragged on long ones. */
+static const char *const splitk_kernels[] = {"splitk", "splitk:1,4", "splitk:1,32"};
+#define N_SPLITK (int)(sizeof splitk_kernels / sizeof splitk_kernels[0])
+
+/* Every tile of the direct kernel, every split of the split-K kernel, and on pointwise
+ * windows every pointwise kernel. */
 static void conv_all_tiles(op_case_list *l, conv_case c) {
     for (int t = 0; t < N_TILES; t++) conv(l, c, all_tiles[t]);
+    for (int k = 0; k < N_SPLITK; k++) conv_kernel(l, c, splitk_kernels[k]);
     if (is_pointwise(&c))
         for (int k = 0; k < N_POINTWISE; k++) conv_kernel(l, c, pointwise_kernels[k]);
 }
@@ -123,6 +130,7 @@ static void conv_cross_tiles(op_case_list *l, conv_case c) {
     for (int t = 0; t < N_TILES; t++) conv(l, c, all_tiles[t]);
     conv_kernel(l, c, "1x1:3,5");
     conv_kernel(l, c, "tiled:3,5");
+    conv_kernel(l, c, "splitk:1,4");
 }
 
 /* The device's choice (4 columns on CPUs), then with a multiplier of 1 the column tiles:
@@ -160,11 +168,12 @@ void op_cases_conv2d__pointwise_channel_cross(op_case_list *l) {
 void op_cases_conv2d__k3x3_channel_cross(op_case_list *l) {
     static const char *const tiles[] = {NULL, "1,1", "4,2", "2,3"};
     for (int i = 0; i < N_CHANNELS; i++)
-        for (int o = 0; o < N_CHANNELS; o++)
-            for (int t = 0; t < 4; t++)
-                conv(l, (conv_case){.h = 7, .w = 9, .ci = channels[i], .co = channels[o],
-                                    .kh = 3, .kw = 3, .pad = VKI_PAD_SAME},
-                     tiles[t]);
+        for (int o = 0; o < N_CHANNELS; o++) {
+            conv_case c = {.h = 7, .w = 9, .ci = channels[i], .co = channels[o], .kh = 3,
+                           .kw = 3, .pad = VKI_PAD_SAME};
+            for (int t = 0; t < 4; t++) conv(l, c, tiles[t]);
+            conv_kernel(l, c, "splitk:1,16");
+        }
 }
 
 void op_cases_conv2d__k3x3_valid(op_case_list *l) {
@@ -258,6 +267,14 @@ void op_cases_conv2d__heuristic_tiles_on_larger_shapes(op_case_list *l) {
                         .pad = VKI_PAD_VALID}, NULL);
     conv(l, (conv_case){.h = 33, .w = 31, .ci = 24, .co = 40, .kh = 3, .kw = 3, .sh = 2,
                         .sw = 2, .pad = VKI_PAD_SAME}, NULL);
+    /* Long sums (3x3 taps over 34 input slices: 306 steps) split 4, 8 and 32 ways, the
+     * last ragged; and a 2x2 head over a 2x2 input, one output pixel (pose's). */
+    for (int k = 0; k < N_SPLITK; k++) {
+        conv_kernel(l, (conv_case){.h = 5, .w = 7, .ci = 133, .co = 9, .kh = 3, .kw = 3,
+                                   .pad = VKI_PAD_SAME, .act = VKI_ACT_RELU}, splitk_kernels[k]);
+        conv_kernel(l, (conv_case){.h = 2, .w = 2, .ci = 133, .co = 17, .kh = 2, .kw = 2,
+                                   .pad = VKI_PAD_VALID}, splitk_kernels[k]);
+    }
 }
 
 /* ---- DEPTHWISE_CONV_2D ---------------------------------------------------------------- */

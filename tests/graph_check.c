@@ -15,6 +15,9 @@
  *   litert      the default build (all passes, BEST memory, fp32) against LiteRT
  *   reference   the ops' C references over the whole graph against LiteRT
  *   -<pass>     every pass left out in turn, and "none" (no pass), against LiteRT
+ *   gpu-kernels what a GPU runs by default, on any device: the depthwise + 1x1 pairs fused
+ *               with the GPU's whole-tile plan (VKI_DWPW=2) and every CONV_2D on the split-K
+ *               kernel (VKI_CONV_KERNEL=splitk:1,4), against LiteRT
  *   memory      every memory strategy, bit for bit against the default build
  *   schedule    the stored order and no in-place outputs, bit for bit against the default
  *   fp16, fp16s float16 arithmetic and float16 storage against LiteRT (flag 'h')
@@ -181,6 +184,20 @@ static void *thread_run(void *p) {
     return NULL;
 }
 
+/* Sets name=value and returns the old value (malloc'd; NULL where unset) for env_restore. */
+static char *env_set(const char *name, const char *value) {
+    const char *old = getenv(name);
+    char *saved = old ? strdup(old) : NULL;
+    setenv(name, value, 1);
+    return saved;
+}
+
+static void env_restore(const char *name, char *saved) {
+    if (saved) setenv(name, saved, 1);
+    else unsetenv(name);
+    free(saved);
+}
+
 static const char *pass_names[] = {
 #define PASS_NAME_(id, bit, name) name,
     VKI_PASS_LIST(PASS_NAME_)
@@ -217,6 +234,12 @@ static void check_case(vki_context *ctx, gc_case *c, int quick, int k, int *disp
         vki_graph_options leave = {.disable_passes = 1u << p};
         if (build_run(ctx, c, &leave, &o, name, NULL, NULL)) against_litert(c, &o, name, b32);
     }
+    /* The GPU's kernel choices, which a CPU device does not make by default. */
+    char *dwpw = env_set("VKI_DWPW", "2"), *conv = env_set("VKI_CONV_KERNEL", "splitk:1,4");
+    if (build_run(ctx, c, &def, &o, "gpu-kernels", NULL, NULL))
+        against_litert(c, &o, "gpu-kernels", b32);
+    env_restore("VKI_CONV_KERNEL", conv);
+    env_restore("VKI_DWPW", dwpw);
     if (have_base) {
         /* Memory strategies and the schedule stage move storage, never arithmetic. */
         for (int s = 1; s < VKI_MEMORY_STRATEGY_COUNT; s++) {

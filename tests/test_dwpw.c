@@ -1,7 +1,8 @@
 /* test_dwpw.c: a DEPTHWISE_CONV_2D and the 1x1 CONV_2D reading it in one dispatch
  * (engine/ops/dw_pw.c, glsl/dw_pw.comp). Every model is checked element by element
  * against the C reference of the unfused ops, in every precision, fused (VKI_DWPW=1: the
- * device's tiling; VKI_DWPW=2: the GPU tiling in one-slice chunks, whatever the device)
+ * device's tiling; VKI_DWPW=2: the GPU tiling, whatever the device: the whole-tile plan
+ * where it fits; VKI_DWPW=3: the GPU's chunked plan in one-slice chunks)
  * and with the pass disabled; the dispatch counts say whether the pair was fused, and
  * fused and unfused graphs agree to the bit. int8 / uint8 pairs (the kernel's integer
  * form) must equal the C references of the unfused integer ops element for element (0 LSB)
@@ -99,16 +100,18 @@ static void compare(const vki_model *m, const char *name, const char *value, uin
 }
 
 /* Checks the pair fused or not (fused: one dispatch fewer than with the pass disabled)
- * and every result, fused in both tilings and unfused. Consumes the model. Returns the
+ * and every result, fused in the three tilings and unfused. Consumes the model. Returns the
  * dispatch count with the pass disabled. */
 static int check_pair(vki_model *m, int fused, uint32_t seed) {
     cr_assert_eq(vki_model_validate(m), VKI_OK, "%s", vki_last_error());
     int off = dispatches(m, "VKI_DISABLE_PASSES", "dw_pw");
     cr_assert_eq(dispatches(m, "VKI_DWPW", "1"), off - fused, "VKI_DWPW=1");
     cr_assert_eq(dispatches(m, "VKI_DWPW", "2"), off - fused, "VKI_DWPW=2");
+    cr_assert_eq(dispatches(m, "VKI_DWPW", "3"), off - fused, "VKI_DWPW=3");
     cr_assert_eq(dispatches(m, "VKI_DWPW", "0"), off, "VKI_DWPW=0");
     compare(m, "VKI_DWPW", "1", seed);
     compare(m, "VKI_DWPW", "2", seed + 1);
+    compare(m, "VKI_DWPW", "3", seed + 3);
     compare(m, "VKI_DISABLE_PASSES", "dw_pw", seed + 2);
     vki_model_destroy(m);
     return off;
@@ -182,8 +185,9 @@ Test(dwpw, not_a_strided_pointwise_nor_a_depth_multiplier) {
 
 Test(dwpw, many_depthwise_channels) {
     /* 133 and 261 channels (34 and 66 slices): on a CPU device with 32 KB of shared
-     * memory the tile narrows to two and to one column a thread; the GPU tiling
-     * (VKI_DWPW=2) runs one chunk per slice. */
+     * memory the tile narrows to two and to one column a thread; the GPU's whole tile
+     * (VKI_DWPW=2) narrows to fewer pixels, its chunked plan (VKI_DWPW=3) runs one chunk
+     * per slice. */
     pair p = {.h = 9, .w = 11, .cin = 133, .cout = 17, .k = 3, .stride = 1,
               .padding = VKI_PAD_SAME, .dw_act = VKI_ACT_RELU};
     check_pair(pair_model(&p), 1, 500);
@@ -286,11 +290,14 @@ Test(dwpw, bit_identical_to_the_two_dispatches) {
         float *off = run_graph(m, precisions[i], "VKI_DISABLE_PASSES", "dw_pw", in, n_in, n_out);
         float *cpu = run_graph(m, precisions[i], "VKI_DWPW", "1", in, n_in, n_out);
         float *gpu = run_graph(m, precisions[i], "VKI_DWPW", "2", in, n_in, n_out);
+        float *chunked = run_graph(m, precisions[i], "VKI_DWPW", "3", in, n_in, n_out);
         cr_assert(!memcmp(off, cpu, n_out * sizeof(float)), "precision %d: VKI_DWPW=1", i);
         cr_assert(!memcmp(off, gpu, n_out * sizeof(float)), "precision %d: VKI_DWPW=2", i);
+        cr_assert(!memcmp(off, chunked, n_out * sizeof(float)), "precision %d: VKI_DWPW=3", i);
         free(off);
         free(cpu);
         free(gpu);
+        free(chunked);
     }
     free(in);
     vki_model_destroy(m);
@@ -508,7 +515,7 @@ static void expect_same(const float *got, const float *want, size_t n, float lsb
                  "%g, want %g", at_case, what, bad, n, worst, first, got[first], want[first]);
 }
 
-/* The pair's integer graph fused (VKI_DWPW=1 and 2, one dispatch fewer, none of it
+/* The pair's integer graph fused (VKI_DWPW=1, 2 and 3, one dispatch fewer, none of it
  * binary or table dispatches: the ADD and the table ops run in the convolutions') and
  * with the pass disabled, in every precision the device runs, element for element equal
  * to the C references of the unfused ops. Consumes nothing. */
@@ -533,18 +540,18 @@ static void check_qpair(const qpair *p, size_t at_case, uint32_t seed) {
     cr_assert(n_out < 4 || distinct > 0, "case %zu: a constant output", at_case);
     const int off = dispatches(m, "VKI_DISABLE_PASSES", "dw_pw");
     static const char *const modes[][2] = {
-        {"VKI_DWPW", "1"}, {"VKI_DWPW", "2"}, {"VKI_DISABLE_PASSES", "dw_pw"}};
+        {"VKI_DWPW", "1"}, {"VKI_DWPW", "2"}, {"VKI_DWPW", "3"}, {"VKI_DISABLE_PASSES", "dw_pw"}};
     const vki_precision precisions[] = {VKI_PRECISION_FP32, VKI_PRECISION_FP16,
                                         VKI_PRECISION_FP16_STORAGE};
     vki_device_info dev;
     vki_context_device_info(harness_context(), &dev);
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 4; k++)
         for (int i = 0; i < 3; i++) {
             if (!(harness_allowed_precisions() & (1u << i)) || (i > 0 && !dev.fp16_storage))
                 continue;
             vki_graph *g = qgraph(m, precisions[i], modes[k][0], modes[k][1]);
             const int nd = vki_graph_dispatch_count(g);
-            cr_assert_eq(nd, k < 2 ? off - 1 : off, "case %zu %s=%s: %d dispatches, %d unfused",
+            cr_assert_eq(nd, k < 3 ? off - 1 : off, "case %zu %s=%s: %d dispatches, %d unfused",
                          at_case, modes[k][0], modes[k][1], nd, off);
             for (int d = 0; d < nd; d++) {
                 vki_dispatch_info info;
@@ -552,7 +559,7 @@ static void check_qpair(const qpair *p, size_t at_case, uint32_t seed) {
                 cr_assert(strcmp(info.kernel, "binary") && strcmp(info.kernel, "quant"),
                           "case %zu: dispatch %d runs %s (op %d)", at_case, d, info.kernel,
                           info.op_index);
-                if (k < 2) cr_assert(strcmp(info.kernel, "depthwise_conv2d"), "case %zu", at_case);
+                if (k < 3) cr_assert(strcmp(info.kernel, "depthwise_conv2d"), "case %zu", at_case);
             }
             float *got = qrun(g, in, n, n_in, n_out);
             char what[96];

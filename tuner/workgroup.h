@@ -12,6 +12,7 @@ typedef struct vki_wg_device {
     uint32_t vendor_id;
     uint32_t device_id;
     int is_cpu;
+    int is_discrete;                 /* a discrete GPU: host-visible memory lies across a bus */
     const char *name;                /* VkPhysicalDeviceProperties.deviceName; NULL: unknown */
     uint32_t subgroup_size;
     uint32_t max_invocations;        /* maxComputeWorkGroupInvocations */

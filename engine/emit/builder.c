@@ -234,6 +234,11 @@ static vki_status emit_io_conversion(vki_build *b, int io, int is_input) {
         d.bindings[d.n_bindings++] = (vki_binding){VKI_BIND_OUTPUT_STAGING, io};
     }
     vki_dispatch_grid_phwc4(&d, s);
+    if (!is_input) {   /* from_phwc4.comp: a thread per dense float, rows along x */
+        d.grid[0] = (uint32_t)s.w * (uint32_t)s.c;
+        d.grid[1] = (uint32_t)s.h;
+        d.grid[2] = 1;
+    }
     vki_status st = vki_build_dispatch(b, &d);
     b->current_op = -1;
     return st;

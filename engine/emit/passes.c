@@ -453,7 +453,20 @@ static int plan_dense(const vki_model *m, const graph_index *g, int t, long base
     return 0;
 }
 
-static int fuse_output_layouts(vki_model *m, unsigned char *skip) {
+/* Whether a discrete GPU should keep output t's conversion: where a producer of the plan
+ * has more than 4 channels, its epilogue's stores into the dense host staging are C floats
+ * apart from thread to thread, each a separate write across the bus; from_phwc4.comp
+ * writes whole rows. Measured on an H200 (run --profile): pose_landmark_full's 64x64x39
+ * heatmap took 200 us from its 1x1 conv's epilogue against 9 us for the conv and 14 us for
+ * the conversion; face_detection_full_range's 48x48x16 regressors 31 us against 4 + 4. */
+static int strided_on_bus(const vki_model *m, const vki_wg_device *dev, const dense_plan *plan) {
+    if (!dev || !dev->is_discrete) return 0;
+    for (int k = 0; k < plan->n; k++)
+        if (vki_tensor_shape4(vki_op_out(m, &m->ops[plan->producers[k]], 0)).c > 4) return 1;
+    return 0;
+}
+
+static int fuse_output_layouts(vki_model *m, unsigned char *skip, const vki_wg_device *dev) {
     graph_index g;
     if (!index_build(m, skip, &g)) return 0;
     int fused = 0;
@@ -464,7 +477,7 @@ static int fuse_output_layouts(vki_model *m, unsigned char *skip) {
         /* The graph output's own readers still need its PHWC4 tensor. */
         if (twice != 1 || g.readers[t] || vki_model_is_input(m, t)) continue;
         dense_plan plan = {.n = 0};
-        if (!plan_dense(m, &g, t, 0, 1, NULL, &plan)) continue;
+        if (!plan_dense(m, &g, t, 0, 1, NULL, &plan) || strided_on_bus(m, dev, &plan)) continue;
         for (int k = 0; k < plan.n; k++) {
             vki_op *op = &m->ops[plan.producers[k]];
             op->fused.dense_out = true;
@@ -504,7 +517,7 @@ int vki_passes_run(vki_model *view, unsigned char *skip, const vki_wg_device *de
     /* Integer convolutions that took an ADD may take the table op after it too. */
     RUN_(VKI_PASS_ACTIVATION, fuse_int8_tables(view, skip))
     RUN_(VKI_PASS_CHANNEL_PAD, fuse_channel_pads(view, skip))
-    RUN_(VKI_PASS_OUTPUT_LAYOUT, fuse_output_layouts(view, skip))
+    RUN_(VKI_PASS_OUTPUT_LAYOUT, fuse_output_layouts(view, skip, dev))
     RUN_(VKI_PASS_DW_PW, vki_fuse_dw_pw(view, view->ops, skip, dev, dwpw_env))
 #undef RUN_
     return folded;

@@ -26,15 +26,16 @@
       "to leave out, names separated by commas (`activation,dw_pw`), or `all`.")            \
     X(DEBUG_GUARDS, "graph", "When `debug_guards` is 0: `1` leaves guard bytes after every " \
       "tensor and checks them after every run.")                                            \
-    X(CONV_KERNEL, "kernel", "Forces the convolution kernel: `direct`, `1x1` or `tiled`, "  \
-      "optionally with a tile, `direct:S,X` (the pointwise forms only where the window is " \
-      "1x1).")                                                                              \
+    X(CONV_KERNEL, "kernel", "Forces the convolution kernel: `direct`, `1x1`, `tiled` or "  \
+      "`splitk`, optionally with a tile, `direct:S,X` (the pointwise forms only where the " \
+      "window is 1x1; `splitk:1,K` sums over K threads, K a power of two up to 64).")      \
     X(CONV_TILE, "kernel", "Forces the direct convolution's tile, `S,X` (output slices, "   \
       "pixels a thread).")                                                                  \
     X(DW_KERNEL, "kernel", "Forces the depthwise kernel: `direct` (a pixel a thread) or "   \
       "`cols[:N]` (N adjacent columns a thread, 1 to 8).")                                  \
     X(DWPW, "kernel", "Depthwise + 1x1 fusion: `0` fuses no pair, `1` every legal one, `2` " \
-      "every legal one with the GPU tiling; unset: where it was measured to pay.")
+      "every legal one with the GPU tiling, `3` with the GPU's chunked tiling; unset: where " \
+      "it was measured to pay.")
 
 typedef enum vki_env_id {
 #define VKI_ENV_ENUM_(id, scope, effect) VKI_ENV_##id,

@@ -40,16 +40,71 @@ typedef struct dwpw_plan {
 } dwpw_plan;
 
 /* VKI_DWPW: "0" fuses no pair, "1" every legal one (where the tile fits the device's
- * shared memory), "2" every legal one with the GPU tiling, in chunks of one depthwise
- * slice (for tests: it runs that path on a CPU device); unset or anything else: the
- * default rule (pays()). */
+ * shared memory), "2" every legal one with the GPU tiling, "3" every legal one with the
+ * GPU tiling in chunks of one depthwise slice (2 and 3 run those paths on a CPU device,
+ * for tests); unset or anything else: the default rule (pays()). */
 static int dwpw_override(const char *env) {
-    if (env && (!strcmp(env, "0") || !strcmp(env, "1") || !strcmp(env, "2"))) return env[0] - '0';
+    if (env && env[0] >= '0' && env[0] <= '3' && !env[1]) return env[0] - '0';
     return -1;
 }
 
+/* The plan's gpu_test argument for a VKI_DWPW value: 2 or 3, else 0. */
+static int dwpw_mode_test(const char *env) {
+    const int mode = dwpw_override(env);
+    return mode >= 2 ? mode : 0;
+}
+
+/* Threads a work group of the GPU's whole-tile plan aims at, and its output slices a
+ * thread (PW_TILE_S). Measured on an H200 (bench --with-io, median of 200 runs, two rounds,
+ * every legal pair of seven MediaPipe models fused): 256 threads and 1 slice were fastest
+ * or within 2% of it on each model; 64 threads 3-24% slower, 2 slices a thread 5-35%
+ * slower (twice the weights a thread, half the threads). */
+#define VKI_DWPW_GPU_THREADS 256u
+#define VKI_DWPW_GPU_TILE_S 1
+/* The GPU fuses a pair only where its depthwise slices are at most this many (and each
+ * thread owns one register tile). Measured on an H200, kernel time of every pair of
+ * face_detection_short_range, hand_landmark_lite and pose_landmark_full fused against its
+ * two dispatches (run --profile, 50 runs): with up to 24 slices (96 channels) each of 32
+ * pairs was faster fused, 9.7 -> 5.7 us at 64x64 pixels, 9.5 -> 8.3 at 8x8 (0.3-5.1 us
+ * saved); with 36-48 slices 1 us slower to 2.5 us faster; from 72 slices on 2 us faster to
+ * 17 us slower (4x4x72 -> 72: 14.7 -> 32.3 us): each thread's 1x1 sum then runs serially
+ * over every depthwise slice, which the 1x1 kernel spreads over more threads. */
+#define VKI_DWPW_GPU_MAX_SLICES 24
+
+/* The GPU plan that computes each depthwise value once: one work group holds every output
+ * slice of a tile of TILE_W x TILE_H pixels (BLOCK_G == N_GROUPS, one block along z), its
+ * WG_Z threads per pixel first split the depthwise slices of the pixel into shared memory,
+ * then the register tiles of PW_TILE_S output slices. 0 where the whole tile's depthwise
+ * slices do not fit even at one pixel. */
+static int plan_gpu_whole(const vki_wg_device *dev, uint32_t shared, int mid_s, int out_s,
+                          dwpw_plan *p) {
+    const uint32_t max_inv = dev->max_invocations ? dev->max_invocations : 128;
+    const uint32_t max_z = dev->max_size[2] ? dev->max_size[2] : 64;
+    const uint32_t target = VKI_DWPW_GPU_THREADS < max_inv ? VKI_DWPW_GPU_THREADS : max_inv;
+    p->tile_x = 1;
+    p->pw_tile_s = out_s >= VKI_DWPW_GPU_TILE_S ? VKI_DWPW_GPU_TILE_S : 1;
+    p->groups = (out_s + p->pw_tile_s - 1) / p->pw_tile_s;
+    uint32_t z = (uint32_t)p->groups;
+    if (z > max_z) z = max_z;
+    if (z > max_inv) z = max_inv;
+    uint32_t pix = 1;
+    while (pix * 2 * z <= target) pix *= 2;
+    while (pix > 1 && (long)pix * mid_s * VKI_DWPW_VALUE_BYTES > (long)shared) pix /= 2;
+    if ((long)pix * mid_s * VKI_DWPW_VALUE_BYTES > (long)shared) return 0;
+    uint32_t tw = 1;
+    while (tw * tw < pix) tw *= 2;   /* square, or twice as wide as high */
+    p->wg[0] = tw;
+    p->wg[1] = pix / tw;
+    p->wg[2] = z;
+    p->block_g = p->groups;
+    p->blocks = 1;
+    p->chunk_s = mid_s;
+    return 1;
+}
+
 /* The tiling for mid_s depthwise slices and an output of shape out on dev; 0 when the
- * device's shared memory cannot hold even one slice of the smallest tile.
+ * device's shared memory cannot hold even one slice of the smallest tile. gpu_test: 2
+ * runs the GPU plans on any device, 3 the GPU's chunked plan in one-slice chunks.
  *  - CPU devices (lavapipe) run a work group as one SIMD loop on one core: threads are
  *    cheap to lose and the depthwise work must not be repeated, so one block along z
  *    holds every output slice, and the whole tile's depthwise slices sit in shared
@@ -60,11 +115,11 @@ static int dwpw_override(const char *env) {
  *    threads x columns x slices): 8x2 x 4 x 2 27-48% faster per pair, as 8x4 x 4 x 2
  *    (which fits half the channels); 4x4 x 4 x 2 19% over all pairs, 8x4 x 2 x 4 8%,
  *    2x4 x 8 x 2 2%.
- *  - GPUs need threads: every thread owns one register tile of 2 output slices, so a
- *    work group covers WG_Z * 2 slices and the depthwise work is repeated per block of
- *    them (9 MACs per depthwise value against 4 * 4 in the 1x1 for a 3x3 window).
- *    Depthwise slices come in chunks of at most VKI_DWPW_GPU_SHARED bytes, so any
- *    channel count fits. */
+ *  - GPUs need threads, and the depthwise work must not be repeated either: the whole-tile
+ *    plan (plan_gpu_whole) where the tile's slices fit VKI_DWPW_GPU_SHARED; else every
+ *    thread owns one register tile of 2 output slices, a work group covers WG_Z * 2 of
+ *    them and repeats the depthwise work per block, the depthwise slices coming in chunks
+ *    so that any channel count fits. */
 static int plan_tiles(const vki_wg_device *dev, int gpu_test, int mid_s, vki_shape4 out,
                       dwpw_plan *p) {
     const int out_s = (out.c + 3) / 4;
@@ -83,14 +138,15 @@ static int plan_tiles(const vki_wg_device *dev, int gpu_test, int mid_s, vki_sha
         p->chunk_s = mid_s;
         return (long)mid_s * slice_bytes * p->tile_x <= (long)shared;
     }
-    p->tile_x = 1;
     if (shared > VKI_DWPW_GPU_SHARED) shared = VKI_DWPW_GPU_SHARED;
+    if (gpu_test != 3 && plan_gpu_whole(dev, shared, mid_s, out_s, p)) return 1;
+    p->tile_x = 1;
     p->pw_tile_s = out_s >= 2 ? 2 : 1;
     p->groups = (out_s + p->pw_tile_s - 1) / p->pw_tile_s;
     p->block_g = (int)p->wg[2];
     p->blocks = (p->groups + p->block_g - 1) / p->block_g;
     long fit = (long)shared / slice_bytes;
-    p->chunk_s = gpu_test ? 1 : fit < mid_s ? (int)fit : mid_s;
+    p->chunk_s = gpu_test == 3 ? 1 : fit < mid_s ? (int)fit : mid_s;
     return fit >= 1;
 }
 
@@ -110,17 +166,18 @@ static int plan_tiles(const vki_wg_device *dev, int gpu_test, int mid_s, vki_sha
  * 20.0 -> 14.8 ms (16 pairs), selfie_segmentation 65.1 -> 59.6 ms (2 pairs),
  * hand_landmark_lite 104.1 -> 92.0 ms (6), pose_landmark_lite 180.0 -> 155.5 ms (25).
  *
- * GPUs: never by default. Measured on an H100 (median of 100 runs after 10, fp32, every
- * other pass on): fusing every legal pair (VKI_DWPW=1) against none (VKI_DWPW=0),
- * face_detection_short_range 0.291 against 0.254 ms, face_detection_full_range 0.905
- * against 0.654, selfie_segmentation 0.446 against 0.438, hand_landmark_lite 1.605
- * against 0.653, pose_landmark_lite 2.200 against 1.060. A fused dispatch took ~20 us
- * where its two took ~4 + ~8 us: the pair's work group repeats the depthwise taps for
- * every 1x1 output block and holds one small tile, so a big GPU runs few of them at once.
- * VKI_DWPW=1 (or 2, the GPU tiling on any device) still forces it for measuring. */
+ * GPUs: with the whole-tile plan (plan_gpu_whole: each depthwise value computed once, one
+ * thread per pixel and output slice), up to VKI_DWPW_GPU_MAX_SLICES depthwise slices, one
+ * register tile a thread. The earlier GPU plan, which repeats the depthwise taps for every
+ * block of 1x1 output slices, lost everywhere on an H100 (fusing every pair: hand_landmark_lite
+ * 1.605 against 0.653 ms, pose_landmark_lite 2.200 against 1.060); it remains the fallback
+ * for tiles whose slices do not fit shared memory, run only by VKI_DWPW=1 and 3. */
 static int pays(const vki_wg_device *dev, const dwpw_plan *p, vki_shape4 out) {
     (void)out;
-    return dev->is_cpu && p->tile_x >= 2;
+    if (!dev->is_cpu)
+        return p->blocks == 1 && p->chunk_s <= VKI_DWPW_GPU_MAX_SLICES &&
+               p->wg[2] == (uint32_t)p->groups;
+    return p->tile_x >= 2;
 }
 
 /* Whether an op that still runs at index `at` or later writes tensor t. */
@@ -189,7 +246,7 @@ int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
         if (pf->has_residual && written_after(m, ops, skip, pf->residual, o)) continue;
         const vki_shape4 out = vki_tensor_shape4(vki_op_out(m, pw, 0));
         dwpw_plan plan;
-        if (!plan_tiles(dev, mode == 2, (dwf->shape[3] + 3) / 4, out, &plan)) continue;
+        if (!plan_tiles(dev, mode >= 2 ? mode : 0, (dwf->shape[3] + 3) / 4, out, &plan)) continue;
         if (mode < 0 && !pays(dev, &plan, out)) continue;
         dw->fused.pointwise = q + 1;
         /* The pair's dispatch writes the CONV_2D's output: the depthwise op, which runs,
@@ -291,7 +348,7 @@ vki_status vki_build_dw_pw(vki_build *b, const vki_model *m, int dw_op, int pw_o
     /* The pass fused only pairs of one form: both integer or both float. */
     const bool int8 = vki_tensor_quantized(vki_op_out(m, pw, 0));
     dwpw_plan p;
-    if (!plan_tiles(vki_build_device(b), dwpw_override(vki_build_env(b, VKI_ENV_DWPW)) == 2,
+    if (!plan_tiles(vki_build_device(b), dwpw_mode_test(vki_build_env(b, VKI_ENV_DWPW)),
                     mid_s, out, &p))
         return vki_op_fail(m, dw_op, VKI_ERROR_INTERNAL,
                            "depthwise + pointwise tile does not fit shared memory");
@@ -366,5 +423,6 @@ vki_status vki_build_dw_pw(vki_build *b, const vki_model *m, int dw_op, int pw_o
     d.grid[0] = ((uint32_t)out.w + tile_w - 1) / tile_w * p.wg[0];
     d.grid[1] = (uint32_t)(out.h + (int)p.wg[1] - 1) / p.wg[1] * p.wg[1];
     d.grid[2] = (uint32_t)p.blocks * p.wg[2];
+    memcpy(d.fixed_wg, p.wg, sizeof d.fixed_wg);
     return vki_build_dispatch(b, &d);
 }

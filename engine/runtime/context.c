@@ -356,6 +356,7 @@ vki_wg_device vki_context_wg_device(const vki_context *ctx) {
         .vendor_id = ctx->props.vendorID,
         .device_id = ctx->props.deviceID,
         .is_cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU,
+        .is_discrete = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU,
         .subgroup_size = ctx->subgroup_size,
         .max_invocations = l->maxComputeWorkGroupInvocations,
         .max_size = {l->maxComputeWorkGroupSize[0], l->maxComputeWorkGroupSize[1],

@@ -93,7 +93,10 @@ static vki_status describe_steps(vki_graph *g, const vki_build *b, vki_tuning *t
         vki_build_variant(b, k, precision, sizeof precision, &v);
         vki_status s = keep_kernel(&g->kernels[k], &v, d->wg_class);
         if (s) return s;
-        vki_wg_pick(&tu->device, d->wg_class, d->grid, g->kernels[k].table_wg);
+        if (d->fixed_wg[0])
+            memcpy(g->kernels[k].table_wg, d->fixed_wg, sizeof d->fixed_wg);
+        else
+            vki_wg_pick(&tu->device, d->wg_class, d->grid, g->kernels[k].table_wg);
         VkDescriptorSetLayout set_layout;
         s = vki_kernels_layout(ctx, d->n_bindings, &set_layout, &step->layout);
         if (s) return s;
