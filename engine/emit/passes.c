@@ -454,15 +454,23 @@ static int plan_dense(const vki_model *m, const graph_index *g, int t, long base
 }
 
 /* Whether a discrete GPU should keep output t's conversion: where a producer of the plan
- * has more than 4 channels, its epilogue's stores into the dense host staging are C floats
- * apart from thread to thread, each a separate write across the bus; from_phwc4.comp
- * writes whole rows. Measured on an H200 (run --profile): pose_landmark_full's 64x64x39
- * heatmap took 200 us from its 1x1 conv's epilogue against 9 us for the conv and 14 us for
- * the conversion; face_detection_full_range's 48x48x16 regressors 31 us against 4 + 4. */
+ * has more than 4 channels and at least VKI_DENSE_BUS_MIN elements, its epilogue's stores
+ * into the dense host staging are C floats apart from thread to thread, each a separate
+ * write across the bus; from_phwc4.comp writes whole rows. Measured on an H200 (run
+ * --profile): pose_landmark_full's 64x64x39 heatmap took 200 us from its 1x1 conv's
+ * epilogue against 9 us for the conv and 14 us for the conversion;
+ * face_detection_full_range's 48x48x16 regressors 31 us against 4 + 4. Smaller outputs
+ * stay folded: face_detection_short_range's heads (16x16x32 and 8x8x96, 3 us more than an
+ * unstrided head each) cost 8 dispatches more unfolded (their RESHAPEs and CONCATENATIONs
+ * run), 0.190 -> 0.217 ms on an H100. */
+#define VKI_DENSE_BUS_MIN 16384L
 static int strided_on_bus(const vki_model *m, const vki_wg_device *dev, const dense_plan *plan) {
     if (!dev || !dev->is_discrete) return 0;
-    for (int k = 0; k < plan->n; k++)
-        if (vki_tensor_shape4(vki_op_out(m, &m->ops[plan->producers[k]], 0)).c > 4) return 1;
+    for (int k = 0; k < plan->n; k++) {
+        const vki_tensor *t = vki_op_out(m, &m->ops[plan->producers[k]], 0);
+        if (vki_tensor_shape4(t).c > 4 && (long)vki_tensor_elements(t) >= VKI_DENSE_BUS_MIN)
+            return 1;
+    }
     return 0;
 }
 

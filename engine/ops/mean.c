@@ -88,14 +88,6 @@ static vki_status validate(const vki_model *m, int o) {
                 : vki_op_expect_dims(m, o, op->outputs[0], 2, (int[]){1, c});
 }
 
-/* Lanes per channel slice, as for global pools (pool.c says why): 64 on GPUs, one SIMD
- * vector on CPU devices. */
-static uint32_t reduce_lanes(const vki_build *b) {
-    const vki_wg_device *dev = vki_build_device(b);
-    if (!dev->is_cpu) return 64;
-    return dev->subgroup_size >= 4 && dev->subgroup_size <= 64 ? dev->subgroup_size : 8;
-}
-
 /* The integer form (int8.h): MEAN over H and W of an int8 / uint8 activation. */
 static bool integer(const vki_model *m, const vki_op *op) {
     return vki_int8_mean_ok(m, op, spatial_op(m, op));
@@ -133,7 +125,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_dispatch_bind_tensor(&d, op->outputs[0]);
     /* A thread per output slice would leave the H*W sum to one lane: a row of lanes
      * shares each slice instead, one slice per z. */
-    d.grid[0] = reduce_lanes(b);
+    vki_reduce_lanes(b, (long)in.w * in.h, &d);
     d.grid[2] = (uint32_t)((out.c + 3) / 4);
     return vki_build_dispatch(b, &d);
 }

@@ -5,6 +5,7 @@
  * a thread per output vec4, which would leave a 1x1 output's window to one thread. */
 #include "int8.h"
 #include "ops.h"
+#include "reduce.h"
 
 #include <float.h>
 
@@ -43,17 +44,6 @@ static vki_status validate(const vki_model *m, int o) {
     return vki_op_check_shape(m, o, op->outputs[0], want);
 }
 
-/* Lanes per channel slice: the grid's x, which one reduce work group covers (the
- * tuner's are at most 64 wide; reduce.comp idles any second group along x). A GPU
- * wants 64 lanes to keep loads in flight. A CPU device runs a group as SIMD vectors
- * that the barriers switch between: on lavapipe 64 lanes ran MEANs twice as slowly as
- * one thread per slice, while one vector per slice beat it. */
-static uint32_t reduce_lanes(const vki_build *b) {
-    const vki_wg_device *dev = vki_build_device(b);
-    if (!dev->is_cpu) return 64;
-    return dev->subgroup_size >= 4 && dev->subgroup_size <= 64 ? dev->subgroup_size : 8;
-}
-
 /* The only window of a 1x1 output starts at or before the input's origin (VALID: at it;
  * SAME: padding only before), so clipped to the input it is the top-left corner: the
  * cells TFLite reads, and for average pooling the count it divides by. It always keeps
@@ -63,18 +53,20 @@ static vki_status build_global(vki_build *b, const vki_op *op, vki_shape4 in, vk
     const vki_pool_options *p = &op->opt.pool;
     int h = p->filter_h - vki_conv_pad_before(p->padding, in.h, p->filter_h, p->stride_h, 1);
     int w = p->filter_w - vki_conv_pad_before(p->padding, in.w, p->filter_w, p->stride_w, 1);
+    if (h > in.h) h = in.h;
+    if (w > in.w) w = in.w;
     vki_dispatch d;
     vki_dispatch_init(&d, VKI_KERNEL_reduce, VKI_WG_REDUCE);
     vki_define_int(&d, op->code == VKI_OP_MAX_POOL_2D ? "REDUCE_MAX" : "REDUCE_MEAN", 1);
     vki_define_activation(&d, p->activation);
     vki_define_shape(&d, "IN", in);
     vki_define_shape(&d, "OUT", out);
-    vki_define_int(&d, "WIN_W", w < in.w ? w : in.w);
-    vki_define_int(&d, "WIN_H", h < in.h ? h : in.h);
+    vki_define_int(&d, "WIN_W", w);
+    vki_define_int(&d, "WIN_H", h);
     vki_dispatch_bind_tensor(&d, op->inputs[0]);
     vki_status bound = vki_build_bind_output(b, &d, op);
     if (bound) return bound;
-    d.grid[0] = reduce_lanes(b);
+    vki_reduce_lanes(b, (long)w * h, &d);
     d.grid[2] = (uint32_t)((out.c + 3) / 4);
     return vki_build_dispatch(b, &d);
 }
