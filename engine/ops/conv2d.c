@@ -9,13 +9,15 @@
  *  - 1x1 (glsl/conv2d_1x1.comp): pointwise windows (1x1, stride 1, no padding) as a
  *    matrix product over the flattened H*W plane, TILE_S slices x TILE_X pixels a thread;
  *  - tiled (glsl/conv2d_1x1_tiled.comp): pointwise windows through shared-memory tiles,
- *    for GPUs, chosen only through VKI_CONV_KERNEL until measured on one.
+ *    for GPUs, chosen only through VKI_CONV_KERNEL until measured on one;
+ *  - split-K (glsl/conv2d_splitk.comp): any window, each output's sum split over SPLIT_K
+ *    threads, for GPU layers with long sums and few outputs (splitk_pick).
  * The environment forces a kernel and tile for tests and device sweeps:
- * VKI_CONV_KERNEL="direct|1x1|tiled[:S,X]" (the pointwise kernels only where the window is
- * pointwise) and VKI_CONV_TILE="S,X" (the direct kernel with that tile, unless
+ * VKI_CONV_KERNEL="direct|1x1|tiled|splitk[:S,X]" (the pointwise kernels only where the
+ * window is pointwise) and VKI_CONV_TILE="S,X" (the direct kernel with that tile, unless
  * VKI_CONV_KERNEL names another). The choice shows in the
  * profile as the dispatch's variant: "1x1 4sx8p" (slices x pixels a thread), "k3x3s2 4sx2c"
- * (window, stride, slices x columns), "tiled 2sx4p".
+ * (window, stride, slices x columns), "tiled 2sx4p", "k1x1s1 split8".
  */
 #include "conv_common.h"
 #include "int8.h"
