@@ -8,6 +8,12 @@
 // vec4 TILE_X pixels, and no tap needs a bounds check. The last thread's pixels past the
 // plane re-read the last pixel and are not stored.
 //
+// llvmpipe loads a storage buffer lane by lane even where every lane reads the same weight.
+// Loading the weights in one lane and broadcasting them instead (subgroupElect, then
+// subgroupBroadcastFirst, where subgroupAllEqual says the subgroup shares the slice group)
+// made hand_landmark_lite's 1x1 convolutions 1.6x slower on lavapipe (16.5 -> 27 ms of
+// kernel time, two rounds): the masked branch and the broadcasts cost more than the loads.
+//
 // Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
 // compiles each in fp32, fp16 storage and fp16 arithmetic). conv2d.c picks TILE_S 4 by
 // TILE_X 4 or 8 (or fewer for small layers); VKI_CONV_KERNEL forces any up to 8 by 16.

@@ -786,3 +786,57 @@ Test(api, contexts_created_and_destroyed_in_turn) {
         vki_context_destroy(ctx);
     }
 }
+
+/* input 9x7x5 -> DEPTHWISE 3x3 SAME (5 channels) -> CONV_2D 1x1 (5 -> 6) -> RELU -> output:
+ * the FLOPs of each dispatch are 2 per multiply-add of its op, the fused pair counting both,
+ * and the input and output conversions and the RELU (fused or not) count none. */
+static vki_model *flops_model(void) {
+    vki_model *m = vki_model_new("flops");
+    int in = harness_tensor(m, 9, 7, 5), mid = harness_tensor(m, 9, 7, 5);
+    int pw = harness_tensor(m, 9, 7, 6), out = harness_tensor(m, 9, 7, 6);
+    int dwf = harness_const(m, 4, (int[]){1, 3, 3, 5}, 11, -1.0f, 1.0f);
+    int pwf = harness_const(m, 4, (int[]){6, 1, 1, 5}, 12, -1.0f, 1.0f);
+    vki_op *dw = harness_op(m, VKI_OP_DEPTHWISE_CONV_2D, 2, (int[]){in, dwf}, mid);
+    dw->opt.conv = (vki_conv_options){.padding = VKI_PAD_SAME, .stride_h = 1, .stride_w = 1,
+                                      .depth_multiplier = 1};
+    vki_op *c = harness_op(m, VKI_OP_CONV_2D, 2, (int[]){mid, pwf}, pw);
+    c->opt.conv = (vki_conv_options){.padding = VKI_PAD_VALID, .stride_h = 1, .stride_w = 1};
+    vki_model_add_op(m, VKI_OP_RELU, 1, &pw, 1, &out);
+    cr_assert(vki_model_set_io(m, 1, &in, 1, &out));
+    cr_assert_eq(vki_model_validate(m), VKI_OK, "%s", vki_last_error());
+    return m;
+}
+
+static double graph_flops(const vki_model *m, const char *dwpw, int *dispatches) {
+    char *saved = harness_set_env("VKI_DWPW", dwpw);
+    vki_graph *g = NULL;
+    vki_status s = vki_graph_create(harness_context(), m, NULL, &g);
+    harness_restore_env("VKI_DWPW", saved);
+    cr_assert_eq(s, VKI_OK, "%s", vki_last_error());
+    *dispatches = vki_graph_dispatch_count(g);
+    double sum = 0;
+    for (int k = 0; k < *dispatches; k++) {
+        vki_dispatch_info info;
+        cr_assert_eq(vki_graph_dispatch_info(g, k, &info), VKI_OK);
+        double f = vki_graph_dispatch_flops(g, k);
+        if (!strcmp(info.kernel, "to_phwc4") || !strcmp(info.kernel, "from_phwc4") ||
+            !strcmp(info.kernel, "unary"))
+            cr_assert_eq(f, 0.0, "%s counts %g", info.kernel, f);
+        sum += f;
+    }
+    cr_assert_eq(vki_graph_dispatch_flops(g, -1), 0.0);
+    cr_assert_eq(vki_graph_dispatch_flops(g, *dispatches), 0.0);
+    cr_assert_eq(vki_graph_dispatch_flops(NULL, 0), 0.0);
+    vki_graph_destroy(g);
+    return sum;
+}
+
+Test(api, dispatch_flops) {
+    vki_model *m = flops_model();
+    const double dw = 2.0 * 9 * 7 * 5 * 9, pw = 2.0 * 9 * 7 * 6 * 5;
+    int apart, fused;
+    cr_assert_eq(graph_flops(m, "0", &apart), dw + pw);
+    cr_assert_eq(graph_flops(m, "1", &fused), dw + pw);
+    cr_assert_eq(fused, apart - 1, "the pair fused: %d dispatches against %d", fused, apart);
+    vki_model_destroy(m);
+}

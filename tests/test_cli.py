@@ -396,9 +396,15 @@ class Verbs(unittest.TestCase):
             self.assertNotEqual(d['op_name'], 'DEQUANTIZE', d)
         self.assertEqual((ops[0]['op'], ops[0]['op_name']), (2, 'CONV_2D'))
         self.assertTrue(ops[0]['kernel'].startswith('conv2d'), ops[0])
+        # Its FLOPs: 2 per multiply-add, 64x64x24 outputs of a 5x5x3 window; conversions none.
+        self.assertEqual(ops[0]['flops'], 2 * 64 * 64 * 24 * 5 * 5 * 3)
+        self.assertTrue(all(d['flops'] == 0 for d in r['profile'] if d['op'] < 0))
+        self.assertAlmostEqual(r['gpu_total_flops'], sum(d['flops'] for d in r['profile']),
+                               delta=1)
         text = vkinfer('run', FACE, '--profile', check=0).stdout
         self.assertIn(': 164 ops in the file, 90 run after folding, ', text)
         self.assertRegex(text, r'(?m)^ +1 2 CONV_2D +conv2d')
+        self.assertRegex(text, r'(?m)^GPU total .* dispatches, [\d.]+ MFLOP counted \([\d.]+ GFLOP/s\)$')
         self.assertRegex(vkinfer('info', FACE, check=0).stdout, r'(?m)^ +2 CONV_2D$')
         # --fp32-ops takes the same numbers, up to the file's last op.
         p = vkinfer('run', FACE, '--fp16', '--fp32-ops', '2,163')

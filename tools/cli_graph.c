@@ -440,13 +440,48 @@ static void print_segments(const vki_graph *g, const vki_model *m, int json) {
     if (json) printf("]");
 }
 
+/* " 12.3 GFLOP/s" for flops in ms, or nothing where the dispatches count none. */
+static const char *rate_text(char *buf, size_t n, double flops, double ms) {
+    if (flops > 0 && ms > 0) snprintf(buf, n, " %8.1f GFLOP/s", flops / (ms * 1e6));
+    else buf[0] = 0;
+    return buf;
+}
+
+/* The dispatches from `from` on of `kernel` (and of `variant`, unless NULL): their count,
+ * GPU ms and floating-point operations. */
+static int kernel_sum(const vki_dispatch_profile *p, const double *flops, int from, int n,
+                      const char *kernel, const char *variant, double *ms, double *fl) {
+    int count = 0;
+    *ms = *fl = 0;
+    for (int i = from; i < n; i++) {
+        if (strcmp(p[i].kernel, kernel)) continue;
+        if (variant && (!p[i].variant || strcmp(p[i].variant, variant))) continue;
+        *ms += p[i].ms;
+        *fl += flops[i];
+        count++;
+    }
+    return count;
+}
+
 static void print_profile(const vki_graph *g, const vki_model *m, int json) {
     int n = vki_graph_profile(g, NULL, 0);
     vki_dispatch_profile *p = n > 0 ? calloc((size_t)n, sizeof *p) : NULL;
-    if (!p) return;
+    double *flops = n > 0 ? calloc((size_t)n, sizeof *flops) : NULL;
+    if (!p || !flops) {
+        free(p);
+        free(flops);
+        return;
+    }
     vki_graph_profile(g, p, n);
-    double total = 0;
-    for (int k = 0; k < n; k++) total += p[k].ms;
+    /* A graph of GPU ops alone lists its dispatches in order; a partitioned one adds its
+     * CPU ops, so its entries are not dispatch indices and no rate is given. */
+    const int rated = vki_graph_segment_count(g) <= 1;
+    double total = 0, total_flops = 0;
+    for (int k = 0; k < n; k++) {
+        flops[k] = rated ? vki_graph_dispatch_flops(g, k) : 0;
+        total += p[k].ms;
+        total_flops += flops[k];
+    }
     if (json) {
         printf(", \"profile\": [");
         for (int k = 0; k < n; k++) {
@@ -461,10 +496,13 @@ static void print_profile(const vki_graph *g, const vki_model *m, int json) {
                    p[k].grid[1], p[k].grid[2], p[k].workgroup[0], p[k].workgroup[1],
                    p[k].workgroup[2]);
             cli_json_number(stdout, p[k].ms);
+            cli_json_member(stdout, ", \"flops\": ", flops[k]);
             printf("}");
         }
         cli_json_member(stdout, "], \"gpu_total_ms\": ", total);
+        cli_json_member(stdout, ", \"gpu_total_flops\": ", total_flops);
         free(p);
+        free(flops);
         return;
     }
     printf("%5s %-24s %-18s %-16s %-16s %-10s %9s\n", "step", "op", "kernel", "variant", "grid",
@@ -480,16 +518,15 @@ static void print_profile(const vki_graph *g, const vki_model *m, int json) {
                p[k].ms);
     }
     printf("per kernel:\n");
+    char rate[32];
     for (int k = 0; k < n; k++) {
         int seen = 0;
         for (int i = 0; i < k && !seen; i++) seen = !strcmp(p[i].kernel, p[k].kernel);
         if (seen) continue;
-        double sum = 0;
-        int count = 0;
-        for (int i = k; i < n; i++)
-            if (!strcmp(p[i].kernel, p[k].kernel)) sum += p[i].ms, count++;
-        printf("  %-18s %4d dispatches %9.3f ms %5.1f%%\n", p[k].kernel, count, sum,
-               total > 0 ? 100 * sum / total : 0);
+        double sum, fl;
+        int count = kernel_sum(p, flops, k, n, p[k].kernel, NULL, &sum, &fl);
+        printf("  %-18s %4d dispatches %9.3f ms %5.1f%%%s\n", p[k].kernel, count, sum,
+               total > 0 ? 100 * sum / total : 0, rate_text(rate, sizeof rate, fl, sum));
         /* Then the kernel's forms the ops chose, each once. */
         for (int v = k; v < n; v++) {
             if (strcmp(p[v].kernel, p[k].kernel) || !p[v].variant || !*p[v].variant) continue;
@@ -498,18 +535,19 @@ static void print_profile(const vki_graph *g, const vki_model *m, int json) {
                 again = !strcmp(p[i].kernel, p[k].kernel) && p[i].variant &&
                         !strcmp(p[i].variant, p[v].variant);
             if (again) continue;
-            double vsum = 0;
-            int vcount = 0;
-            for (int i = v; i < n; i++)
-                if (!strcmp(p[i].kernel, p[k].kernel) && p[i].variant &&
-                    !strcmp(p[i].variant, p[v].variant))
-                    vsum += p[i].ms, vcount++;
-            printf("    %-16s %4d dispatches %9.3f ms %5.1f%%\n", p[v].variant, vcount, vsum,
-                   total > 0 ? 100 * vsum / total : 0);
+            double vsum, vfl;
+            int vcount = kernel_sum(p, flops, v, n, p[k].kernel, p[v].variant, &vsum, &vfl);
+            printf("    %-16s %4d dispatches %9.3f ms %5.1f%%%s\n", p[v].variant, vcount, vsum,
+                   total > 0 ? 100 * vsum / total : 0, rate_text(rate, sizeof rate, vfl, vsum));
         }
     }
-    printf("GPU total %.3f ms over %d dispatches\n", total, n);
+    printf("GPU total %.3f ms over %d dispatches", total, n);
+    if (total_flops > 0)
+        printf(", %.1f MFLOP counted (%.1f GFLOP/s)", total_flops / 1e6,
+               total > 0 ? total_flops / (total * 1e6) : 0.0);
+    printf("\n");
     free(p);
+    free(flops);
 }
 
 static int write_raw(const char *dir, int index, const float *data, size_t count) {

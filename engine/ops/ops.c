@@ -54,6 +54,41 @@ const vki_op_def *vki_op_find(const vki_op *op) {
 #undef CUSTOM_
 }
 
+/* ---- arithmetic of an op, for profiles ------------------------------------------------ */
+
+static double elements(const vki_tensor *t) { return (double)vki_tensor_elements(t); }
+
+double vki_op_flops(const vki_model *m, const vki_op *op) {
+    switch (op->code) {
+    case VKI_OP_CONV_2D: {
+        const vki_tensor *f = vki_op_in(m, op, 1);   /* [O, KH, KW, I] */
+        return 2.0 * elements(vki_op_out(m, op, 0)) * f->shape[1] * f->shape[2] * f->shape[3];
+    }
+    case VKI_OP_DEPTHWISE_CONV_2D: {
+        const vki_tensor *f = vki_op_in(m, op, 1);   /* [1, KH, KW, C] */
+        /* A fused 1x1 conv took over the output: the depthwise output is its input. */
+        const vki_op *pw = op->fused.pointwise ? &m->ops[op->fused.pointwise - 1] : NULL;
+        const vki_tensor *mid = pw ? vki_op_in(m, pw, 0) : vki_op_out(m, op, 0);
+        return 2.0 * elements(mid) * f->shape[1] * f->shape[2] + (pw ? vki_op_flops(m, pw) : 0.0);
+    }
+    case VKI_OP_FULLY_CONNECTED: {
+        const vki_tensor *f = vki_op_in(m, op, 1);   /* [units, in] */
+        return f->rank == 2 ? 2.0 * elements(vki_op_out(m, op, 0)) * f->shape[1] : 0.0;
+    }
+    case VKI_OP_TRANSPOSE_CONV: {
+        const vki_tensor *f = vki_op_in(m, op, 1);   /* [O, KH, KW, I] */
+        return 2.0 * elements(vki_op_in(m, op, 2)) * f->shape[0] * f->shape[1] * f->shape[2];
+    }
+    case VKI_OP_BATCH_MATMUL: {
+        const vki_tensor *x = vki_op_in(m, op, 0);
+        if (x->rank < 2) return 0.0;
+        const int k = x->shape[x->rank - (op->opt.batch_matmul.adj_x ? 2 : 1)];
+        return 2.0 * elements(vki_op_out(m, op, 0)) * k;
+    }
+    default: return 0.0;
+    }
+}
+
 /* ---- dispatch description helpers ----------------------------------------------------- */
 
 static void append(vki_dispatch *d, const char *text) {

@@ -206,6 +206,11 @@ static inline bool vki_op_def_cpu(const vki_op_def *def) { return def && !def->b
  * kernel for it. */
 const vki_op_def *vki_op_find(const vki_op *op);
 
+/* Floating-point operations of op (2 per multiply-add) for a profile's FLOP rate: the
+ * convolutions (a depthwise op with its fused 1x1 conv counting both), FULLY_CONNECTED,
+ * TRANSPOSE_CONV and BATCH_MATMUL; 0 for every other op (data movement and elementwise). */
+double vki_op_flops(const vki_model *m, const vki_op *op);
+
 /* Validates op o with its kernel's def, and where the kernel's limits refuse it
  * (VKI_ERROR_UNSUPPORTED_MODEL) with its VKI_CPU_FALLBACK_LIST def, which then places it on
  * the CPU (vki_op.on_cpu). */

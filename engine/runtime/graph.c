@@ -23,6 +23,17 @@
 #include <string.h>
 
 
+double vki_graph_dispatch_flops(const vki_graph *g, int index) {
+    if (!g) return 0.0;
+    vki_graph *sub;
+    int local;
+    if (g->part)
+        return vki_partition_locate(g->part, index, &sub, &local) ? vki_graph_dispatch_flops(sub, local)
+                                                                  : 0.0;
+    if (index < 0 || index >= g->rec.n_steps) return 0.0;
+    return g->kernels[index].flops;
+}
+
 static vki_status not_in_flight(const vki_graph *g, const char *call);
 
 /* The graph keeps only what it needs of the model: its I/O tensors' names and shapes. */
@@ -93,6 +104,9 @@ static vki_status describe_steps(vki_graph *g, const vki_build *b, vki_tuning *t
         vki_build_variant(b, k, precision, sizeof precision, &v);
         vki_status s = keep_kernel(&g->kernels[k], &v, d->wg_class);
         if (s) return s;
+        /* An op's arithmetic counts once, on its last dispatch. */
+        const int last = k + 1 == b->n_dispatches || b->dispatches[k + 1].op_index != d->op_index;
+        g->kernels[k].flops = d->op_index >= 0 && last ? vki_op_flops(b->m, &b->m->ops[d->op_index]) : 0.0;
         if (d->fixed_wg[0])
             memcpy(g->kernels[k].table_wg, d->fixed_wg, sizeof d->fixed_wg);
         else

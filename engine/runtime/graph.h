@@ -9,12 +9,15 @@
 
 /* What a step's pipeline is made from, kept past the build so that tuning runs can time
  * a step with other work groups (vki_graph_time_dispatch): the kernel, its #defines and
- * precision #defines in one allocation (text), the table's class and its fitted size. */
+ * precision #defines in one allocation (text), the table's class and its fitted size; and
+ * the floating-point operations of its op (vki_op_flops; 0 on all but an op's last
+ * dispatch), for vki_graph_dispatch_flops. */
 typedef struct vki_step_kernel {
     vki_kernel_variant v;
     char *text;
     vki_wg_class cls;
     uint32_t table_wg[3];
+    double flops;
 } vki_step_kernel;
 
 /* One thread at a time: every call on a graph takes `busy` for its length (vki_graph_enter)
