@@ -725,9 +725,9 @@ typedef struct vki_dispatch_info {
 VKI_API vki_status vki_graph_dispatch_info(const vki_graph *graph, int index, vki_dispatch_info *out);
 /* The floating-point operations of dispatch `index` (2 per multiply-add of its op, the ops
  * fused into it included), so that a profile's GPU time gives a FLOP rate. Counted for the
- * convolutions, FULLY_CONNECTED, TRANSPOSE_CONV and BATCH_MATMUL, on an op's last dispatch;
- * 0 for every other dispatch (data movement, elementwise work), a NULL graph or an index
- * out of range. */
+ * convolutions, FULLY_CONNECTED, TRANSPOSE_CONV (and Convolution2DTransposeBias) and
+ * BATCH_MATMUL, on an op's last dispatch; 0 for every other dispatch (data movement,
+ * elementwise work), a NULL graph or an index out of range. */
 VKI_API double vki_graph_dispatch_flops(const vki_graph *graph, int index);
 /* GPU time in ms of dispatch `index` run alone with the given work group (exactly that
  * size: not fitted), as tuning times a candidate: that one dispatch repeated between two

@@ -75,9 +75,15 @@ double vki_op_flops(const vki_model *m, const vki_op *op) {
         const vki_tensor *f = vki_op_in(m, op, 1);   /* [units, in] */
         return f->rank == 2 ? 2.0 * elements(vki_op_out(m, op, 0)) * f->shape[1] : 0.0;
     }
-    case VKI_OP_TRANSPOSE_CONV: {
-        const vki_tensor *f = vki_op_in(m, op, 1);   /* [O, KH, KW, I] */
-        return 2.0 * elements(vki_op_in(m, op, 2)) * f->shape[0] * f->shape[1] * f->shape[2];
+    case VKI_OP_TRANSPOSE_CONV:
+    case VKI_OP_CUSTOM: {
+        /* TRANSPOSE_CONV: [output_shape, weights, input]; MediaPipe's
+         * Convolution2DTransposeBias: [input, weights, bias]. Weights [O, KH, KW, I]. */
+        const int custom = op->code == VKI_OP_CUSTOM;
+        if (custom && strcmp(op->custom_name, "Convolution2DTransposeBias")) return 0.0;
+        const vki_tensor *f = vki_op_in(m, op, 1);
+        return 2.0 * elements(vki_op_in(m, op, custom ? 0 : 2)) * f->shape[0] * f->shape[1] *
+               f->shape[2];
     }
     case VKI_OP_BATCH_MATMUL: {
         const vki_tensor *x = vki_op_in(m, op, 0);

@@ -208,7 +208,8 @@ const vki_op_def *vki_op_find(const vki_op *op);
 
 /* Floating-point operations of op (2 per multiply-add) for a profile's FLOP rate: the
  * convolutions (a depthwise op with its fused 1x1 conv counting both), FULLY_CONNECTED,
- * TRANSPOSE_CONV and BATCH_MATMUL; 0 for every other op (data movement and elementwise). */
+ * TRANSPOSE_CONV (and MediaPipe's Convolution2DTransposeBias) and BATCH_MATMUL; 0 for every
+ * other op (data movement and elementwise). */
 double vki_op_flops(const vki_model *m, const vki_op *op);
 
 /* Validates op o with its kernel's def, and where the kernel's limits refuse it
