@@ -37,6 +37,7 @@ typedef struct dwpw_plan {
     int block_g;           /* groups per work group along z (BLOCK_G) */
     int blocks;            /* work groups along z */
     int chunk_s;           /* depthwise slices in shared memory at once (CHUNK_S) */
+    int whole;             /* a GPU's whole-tile plan (plan_gpu_whole) */
 } dwpw_plan;
 
 /* VKI_DWPW: "0" fuses no pair, "1" every legal one (where the tile fits the device's
@@ -99,6 +100,7 @@ static int plan_gpu_whole(const vki_wg_device *dev, uint32_t shared, int mid_s, 
     p->block_g = p->groups;
     p->blocks = 1;
     p->chunk_s = mid_s;
+    p->whole = 1;
     return 1;
 }
 
@@ -125,6 +127,7 @@ static int plan_tiles(const vki_wg_device *dev, int gpu_test, int mid_s, vki_sha
     const int out_s = (out.c + 3) / 4;
     const uint32_t any_grid[3] = {1, 1, 1};   /* the DW_PW class ignores the grid */
     vki_wg_pick(dev, VKI_WG_DW_PW, any_grid, p->wg);
+    p->whole = 0;
     uint32_t shared = dev->max_shared_bytes ? dev->max_shared_bytes : VKI_DWPW_MIN_SHARED;
     const long slice_bytes = (long)p->wg[0] * p->wg[1] * VKI_DWPW_VALUE_BYTES;
     if (dev->is_cpu && !gpu_test) {
@@ -175,7 +178,7 @@ static int plan_tiles(const vki_wg_device *dev, int gpu_test, int mid_s, vki_sha
 static int pays(const vki_wg_device *dev, const dwpw_plan *p, vki_shape4 out) {
     (void)out;
     if (!dev->is_cpu)
-        return p->blocks == 1 && p->chunk_s <= VKI_DWPW_GPU_MAX_SLICES &&
+        return p->whole && p->chunk_s <= VKI_DWPW_GPU_MAX_SLICES &&
                p->wg[2] == (uint32_t)p->groups;
     return p->tile_x >= 2;
 }
