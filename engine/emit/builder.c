@@ -104,10 +104,15 @@ vki_status vki_build_bind_operand(vki_build *b, vki_dispatch *d, int t, vki_shap
 }
 
 vki_status vki_build_dispatch(vki_build *b, const vki_dispatch *d) {
+    const int op = b->current_op >= 0 ? b->m->ops[b->current_op].file_index : -1;
     if (d->overflow)
         return vki_fail(VKI_ERROR_INTERNAL, "%s: op %d: kernel %s has more defines or bindings "
-                        "than a dispatch holds", b->m->name,
-                        b->current_op >= 0 ? b->m->ops[b->current_op].file_index : -1, d->kernel);
+                        "than a dispatch holds", b->m->name, op, d->kernel);
+    /* Tuning would move a work group the kernel's tiling was planned for. */
+    if (d->fixed_wg[0] && vki_wg_tunable(d->wg_class))
+        return vki_fail(VKI_ERROR_INTERNAL, "%s: op %d: kernel %s has a fixed work group in the "
+                        "tunable class %s", b->m->name, op, d->kernel,
+                        vki_wg_class_name(d->wg_class));
     if (!vki_grow((void **)&b->dispatches, &b->cap_dispatches, b->n_dispatches + 1, sizeof *d))
         return vki_fail_oom("graph build: dispatches");
     b->dispatches[b->n_dispatches] = *d;
@@ -233,11 +238,11 @@ static vki_status emit_io_conversion(vki_build *b, int io, int is_input) {
         vki_dispatch_bind_tensor(&d, t);
         d.bindings[d.n_bindings++] = (vki_binding){VKI_BIND_OUTPUT_STAGING, io};
     }
-    vki_dispatch_grid_phwc4(&d, s);
-    if (!is_input) {   /* from_phwc4.comp: a thread per dense float, rows along x */
+    if (is_input) {
+        vki_dispatch_grid_phwc4(&d, s);
+    } else {   /* from_phwc4.comp: a thread per dense float, rows along x */
         d.grid[0] = (uint32_t)s.w * (uint32_t)s.c;
         d.grid[1] = (uint32_t)s.h;
-        d.grid[2] = 1;
     }
     vki_status st = vki_build_dispatch(b, &d);
     b->current_op = -1;

@@ -85,11 +85,15 @@ typedef struct vki_conv_plan {
 #define VKI_SPLITK_THREADS 128
 #define VKI_SPLITK_MAX_GROUPS 65535L
 
+/* The split-K kernel's outputs: one a pixel and output slice. */
+static long splitk_outputs(const vki_conv_window *g) {
+    return (long)g->out.w * g->out.h * ((g->out.c + 3) / 4);
+}
+
 /* Work groups the split-K kernel needs for a window split `split` ways. */
 static long splitk_groups(const vki_conv_window *g, int split) {
     const long outs = VKI_SPLITK_THREADS / split;
-    const long n = (long)g->out.w * g->out.h * ((g->out.c + 3) / 4);
-    return (n + outs - 1) / outs;
+    return (splitk_outputs(g) + outs - 1) / outs;
 }
 
 /* The split a GPU takes by default: the sum's steps (taps x input slices) split over the
@@ -115,7 +119,7 @@ static long splitk_groups(const vki_conv_window *g, int split) {
 static int splitk_pick(const vki_wg_device *dev, const vki_conv_window *g) {
     if (dev->is_cpu) return 0;
     const long steps = (long)g->kh * g->kw * ((g->in.c + 3) / 4);
-    const long n = (long)g->out.w * g->out.h * ((g->out.c + 3) / 4);
+    const long n = splitk_outputs(g);
     if (steps < VKI_SPLITK_MIN_SUM) return 0;
     int k = VKI_SPLITK_MAX;
     while (k >= 4 && (steps / k < VKI_SPLITK_MIN_STEPS || n * k > VKI_SPLITK_MAX_THREADS)) k /= 2;

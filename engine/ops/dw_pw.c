@@ -249,7 +249,7 @@ int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
         if (pf->has_residual && written_after(m, ops, skip, pf->residual, o)) continue;
         const vki_shape4 out = vki_tensor_shape4(vki_op_out(m, pw, 0));
         dwpw_plan plan;
-        if (!plan_tiles(dev, mode >= 2 ? mode : 0, (dwf->shape[3] + 3) / 4, out, &plan)) continue;
+        if (!plan_tiles(dev, dwpw_mode_test(dwpw_env), (dwf->shape[3] + 3) / 4, out, &plan)) continue;
         if (mode < 0 && !pays(dev, &plan, out)) continue;
         dw->fused.pointwise = q + 1;
         /* The pair's dispatch writes the CONV_2D's output: the depthwise op, which runs,

@@ -45,7 +45,8 @@ typedef struct vki_dispatch {
     uint32_t grid[3];           /* threads in x, y, z before rounding to the work group */
     vki_wg_class wg_class;
     /* Nonzero: the work group the kernel's tiling was planned for (dw_pw.c), taken instead
-     * of the table's; the class must then be one that is never tuned. */
+     * of the table's; the class must then be one that is never tuned (vki_build_dispatch
+     * refuses it otherwise). */
     uint32_t fixed_wg[3];
     int op_index;               /* set by the builder: the op list's index (not the file's
                                    number, vki_op.file_index, which messages give) */
