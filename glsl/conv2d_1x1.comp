@@ -13,6 +13,15 @@
 // subgroupBroadcastFirst, where subgroupAllEqual says the subgroup shares the slice group)
 // made hand_landmark_lite's 1x1 convolutions 1.6x slower on lavapipe (16.5 -> 27 ms of
 // kernel time, two rounds): the masked branch and the broadcasts cost more than the loads.
+// How much the weight loads cost at all, on lavapipe (Mesa 22.3, LLVM 15, 2 cores; kernel
+// time of hand_landmark_lite's 1x1 convolutions, median of 3 interleaved rounds, probes
+// that compute wrong results): with every weight index a compile-time constant 0.86-0.88x
+// the time, with no weight loads at all 0.69x. So scalar weight loads could save at most
+// about 30% of this kernel. Mesa's gallivm loads a UBO (or push constant) as one scalar
+// only where NIR proves the offset uniform from constants and push constants alone
+// (Mesa 21.3's visit_load_ubo: nir_src_is_dynamically_uniform; a loop counter or
+// gl_WorkGroupID does not count), else as an 8-lane gather; a UBO holds 64 KB there. A
+// UBO at this kernel's offsets is that gather: see glsl/dw_pw.comp for what it measured.
 //
 // Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
 // compiles each in fp32, fp16 storage and fp16 arithmetic). conv2d.c picks TILE_S 4 by

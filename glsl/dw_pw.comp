@@ -228,6 +228,18 @@ void store_group(ACC4 acc[PW_TILE_S * TILE_X], int g, int x, int y) {
 
 // With one thread per pixel (WG_Z == 1, the CPU tile) every thread reads back only the
 // values it wrote itself, which needs no barrier.
+// Tried on lavapipe for that tile and kept out (face_detection_short_range, dw_pw kernel
+// time, medians of 5-9 interleaved rounds on 2 loaded cores, against this kernel):
+//  - each thread's depthwise values in a private array instead of shared memory (`mid`
+//    as MID4[CHUNK_S * TILE_X]): 1.6x slower indexed by the slice loop, 1.4x slower with
+//    that loop [[unroll]]ed so every index is a constant (llvmpipe loads shared memory
+//    lane by lane too, but the private array spills worse);
+//  - the 1x1 weights (binding 3) as a std140 uniform block: 1.05x slower (their offsets
+//    are not uniform in Mesa's sense, see glsl/conv2d_1x1.comp, so each load is a gather);
+//  - [[unroll]] on the tile loops: no change (NIR unrolls them already);
+//  - a probe computing wrong results split the time: without the 1x1 weight loads 0.66x,
+//    without the depthwise taps 0.74x, without the shared-memory reads of the 1x1 part
+//    0.60x.
 #if WG_Z == 1
 #define SHARED_BARRIER()
 #else

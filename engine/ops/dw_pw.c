@@ -116,7 +116,9 @@ static int plan_gpu_whole(const vki_wg_device *dev, uint32_t shared, int mid_s, 
  *    unfused (face_detection_short_range, median kernel time of 30 interleaved runs;
  *    threads x columns x slices): 8x2 x 4 x 2 27-48% faster per pair, as 8x4 x 4 x 2
  *    (which fits half the channels); 4x4 x 4 x 2 19% over all pairs, 8x4 x 2 x 4 8%,
- *    2x4 x 8 x 2 2%.
+ *    2x4 x 8 x 2 2%. 8x2 x 4 x 4 and 8x2 x 4 x 8 (4 and 8 output slices at a time, fewer
+ *    weight loads per product) were 1.02-1.10x and 1.14x slower than 8x2 x 4 x 2 there
+ *    (dw_pw kernel time, medians of 3-7 interleaved rounds).
  *  - GPUs need threads, and the depthwise work must not be repeated either: the whole-tile
  *    plan (plan_gpu_whole) where the tile's slices fit VKI_DWPW_GPU_SHARED; else every
  *    thread owns one register tile of 2 output slices, a work group covers WG_Z * 2 of
