@@ -96,9 +96,12 @@ static void conv_kernel(op_case_list *l, conv_case c, const char *kernel) {
 }
 
 /* The pointwise kernels (1x1 windows, stride 1, no padding), default and forced tiles:
- * one slice and pixel a thread, ragged 3x5 tiles, and the largest. */
-static const char *const pointwise_kernels[] = {"1x1",   "1x1:1,1",   "1x1:3,5", "1x1:8,16",
-                                                "tiled", "tiled:1,1", "tiled:3,5"};
+ * one slice and pixel a thread, ragged 3x5 tiles, and the largest; the tiled kernel's sum
+ * unsplit, split 2 ways a slice at a time over ragged tiles, 4 ways (the GPU's) and 16 ways
+ * (parts with no slices on short sums). */
+static const char *const pointwise_kernels[] = {
+    "1x1",       "1x1:1,1",       "1x1:3,5",     "1x1:8,16",    "tiled",
+    "tiled:1,1", "tiled:3,5,2,1", "tiled:2,4,1", "tiled:1,4,4", "tiled:2,4,16,1"};
 #define N_POINTWISE (int)(sizeof pointwise_kernels / sizeof pointwise_kernels[0])
 
 static int is_pointwise(const conv_case *c) {
@@ -129,7 +132,7 @@ static void conv_all_tiles(op_case_list *l, conv_case c) {
 static void conv_cross_tiles(op_case_list *l, conv_case c) {
     for (int t = 0; t < N_TILES; t++) conv(l, c, all_tiles[t]);
     conv_kernel(l, c, "1x1:3,5");
-    conv_kernel(l, c, "tiled:3,5");
+    conv_kernel(l, c, "tiled:3,5,4,1");
     conv_kernel(l, c, "splitk:1,4");
 }
 
@@ -255,8 +258,9 @@ void op_cases_conv2d__fused_activations(op_case_list *l) {
  * then the pointwise kernels over many work groups, with a plane (33x31) and channels
  * (24->42) that no tile divides. */
 void op_cases_conv2d__heuristic_tiles_on_larger_shapes(op_case_list *l) {
-    static const char *const kernels[] = {"1x1", "1x1:3,5", "tiled", "tiled:3,5", "tiled:4,8"};
-    for (int k = 0; k < 5; k++)
+    static const char *const kernels[] = {"1x1",       "1x1:3,5",     "tiled",
+                                          "tiled:3,5", "tiled:4,8,2", "tiled:2,4,8"};
+    for (int k = 0; k < 6; k++)
         conv_kernel(l, (conv_case){.h = 33, .w = 31, .ci = 24, .co = 42, .kh = 1, .kw = 1,
                                    .pad = VKI_PAD_VALID, .act = VKI_ACT_RELU6}, kernels[k]);
     conv(l, (conv_case){.h = 128, .w = 128, .ci = 8, .co = 32, .kh = 1, .kw = 1,
@@ -267,6 +271,13 @@ void op_cases_conv2d__heuristic_tiles_on_larger_shapes(op_case_list *l) {
                         .pad = VKI_PAD_VALID}, NULL);
     conv(l, (conv_case){.h = 33, .w = 31, .ci = 24, .co = 40, .kh = 3, .kw = 3, .sh = 2,
                         .sw = 2, .pad = VKI_PAD_SAME}, NULL);
+    /* A long pointwise sum (81 input slices) over a small plane, the tiled kernel's sum
+     * split 2 ways, as tiled_fit fits it, 4 ways (the GPU's) and 16 ways, the last round ragged. */
+    static const char *const long_sums[] = {"tiled:2,4,2", "tiled", "tiled:1,4,4",
+                                            "tiled:1,2,16,2"};
+    for (int k = 0; k < 4; k++)
+        conv_kernel(l, (conv_case){.h = 5, .w = 7, .ci = 323, .co = 37, .kh = 1, .kw = 1,
+                                   .pad = VKI_PAD_VALID, .act = VKI_ACT_RELU6}, long_sums[k]);
     /* Long sums (3x3 taps over 34 input slices: 306 steps) split 4, 8 and 32 ways, the
      * last ragged; and a 2x2 head over a 2x2 input, one output pixel (pose's). */
     for (int k = 0; k < N_SPLITK; k++) {

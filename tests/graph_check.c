@@ -18,6 +18,8 @@
  *   gpu-kernels what a GPU runs by default, on any device: the depthwise + 1x1 pairs fused
  *               with the GPU's whole-tile plan (VKI_DWPW=2) and every CONV_2D on the split-K
  *               kernel (VKI_CONV_KERNEL=splitk:1,4), against LiteRT
+ *   gpu-tiled   the same with the pointwise CONV_2Ds on the tiled kernel, its sum split 4
+ *               ways a slice at a time, so that 5 channels split (VKI_CONV_KERNEL=tiled:1,4,4,1)
  *   memory      every memory strategy, bit for bit against the default build
  *   schedule    the stored order and no in-place outputs, bit for bit against the default
  *   fp16, fp16s float16 arithmetic and float16 storage against LiteRT (flag 'h')
@@ -234,12 +236,18 @@ static void check_case(vki_context *ctx, gc_case *c, int quick, int k, int *disp
         vki_graph_options leave = {.disable_passes = 1u << p};
         if (build_run(ctx, c, &leave, &o, name, NULL, NULL)) against_litert(c, &o, name, b32);
     }
-    /* The GPU's kernel choices, which a CPU device does not make by default. */
-    char *dwpw = env_set("VKI_DWPW", "2"), *conv = env_set("VKI_CONV_KERNEL", "splitk:1,4");
-    if (build_run(ctx, c, &def, &o, "gpu-kernels", NULL, NULL))
-        against_litert(c, &o, "gpu-kernels", b32);
-    env_restore("VKI_CONV_KERNEL", conv);
-    env_restore("VKI_DWPW", dwpw);
+    /* The GPU's kernel choices, which a CPU device does not make by default: every
+     * CONV_2D on split-K, then the pointwise ones on the tiled kernel with its sum split
+     * 4 ways a slice at a time (--quick: one of the two, by graph). */
+    static const char *const gpu_conv[] = {"splitk:1,4", "tiled:1,4,4,1"};
+    for (int v = 0; v < 2; v++) {
+        if (quick && v != k % 2) continue;
+        char *dwpw = env_set("VKI_DWPW", "2"), *conv = env_set("VKI_CONV_KERNEL", gpu_conv[v]);
+        const char *name = v ? "gpu-tiled" : "gpu-kernels";
+        if (build_run(ctx, c, &def, &o, name, NULL, NULL)) against_litert(c, &o, name, b32);
+        env_restore("VKI_CONV_KERNEL", conv);
+        env_restore("VKI_DWPW", dwpw);
+    }
     if (have_base) {
         /* Memory strategies and the schedule stage move storage, never arithmetic. */
         for (int s = 1; s < VKI_MEMORY_STRATEGY_COUNT; s++) {

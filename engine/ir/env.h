@@ -28,7 +28,9 @@
       "tensor and checks them after every run.")                                            \
     X(CONV_KERNEL, "kernel", "Forces the convolution kernel: `direct`, `1x1`, `tiled` or "  \
       "`splitk`, optionally with a tile, `direct:S,X` (the pointwise forms only where the " \
-      "window is 1x1; `splitk:1,K` sums over K threads, K a power of two up to 64).")      \
+      "window is 1x1; `splitk:1,K` sums over K threads, K a power of two up to 64; "      \
+      "`tiled:S,X,K,C` splits each tile's sum over K parts of the work group, C input "    \
+      "slices a part and round, K and C optional).")                                       \
     X(CONV_TILE, "kernel", "Forces the direct convolution's tile, `S,X` (output slices, "   \
       "pixels a thread).")                                                                  \
     X(DW_KERNEL, "kernel", "Forces the depthwise kernel: `direct` (a pixel a thread) or "   \

@@ -8,16 +8,16 @@
  *    weight vec4 TILE_X columns;
  *  - 1x1 (glsl/conv2d_1x1.comp): pointwise windows (1x1, stride 1, no padding) as a
  *    matrix product over the flattened H*W plane, TILE_S slices x TILE_X pixels a thread;
- *  - tiled (glsl/conv2d_1x1_tiled.comp): pointwise windows through shared-memory tiles,
- *    for GPUs, chosen only through VKI_CONV_KERNEL until measured on one;
+ *  - tiled (glsl/conv2d_1x1_tiled.comp): pointwise windows as a matrix product through
+ *    shared-memory tiles, each tile's sum split over KSPLIT parts of its work group (GPU);
  *  - split-K (glsl/conv2d_splitk.comp): any window, each output's sum split over SPLIT_K
  *    threads, for GPU layers with long sums and few outputs (splitk_pick).
  * The environment forces a kernel and tile for tests and device sweeps:
- * VKI_CONV_KERNEL="direct|1x1|tiled|splitk[:S,X]" (the pointwise kernels only where the
+ * VKI_CONV_KERNEL="direct|1x1|splitk[:S,X]|tiled[:S,X[,K]]" (the pointwise kernels only where the
  * window is pointwise) and VKI_CONV_TILE="S,X" (the direct kernel with that tile, unless
  * VKI_CONV_KERNEL names another). The choice shows in the
  * profile as the dispatch's variant: "1x1 4sx8p" (slices x pixels a thread), "k3x3s2 4sx2c"
- * (window, stride, slices x columns), "tiled 2sx4p", "k1x1s1 split8".
+ * (window, stride, slices x columns), "tiled 2sx4p k4" (KSPLIT parts), "k1x1s1 split8".
  */
 #include "conv_common.h"
 #include "int8.h"
@@ -68,16 +68,20 @@ typedef enum vki_conv_kernel {
 
 static const char *const kernel_names[] = {"direct", "1x1", "tiled", "splitk"};
 
-/* The tiled kernel's work group: SUB_P x SUB_S threads, each TILE_X pixels by TILE_S slices,
- * over chunks of KC input slices (see glsl/conv2d_1x1_tiled.comp). */
+/* The tiled kernel's work group: KSPLIT parts of SUB_P x SUB_S threads, each thread TILE_X
+ * pixels by TILE_S slices, a part summing KC input slices of each round (see
+ * glsl/conv2d_1x1_tiled.comp). */
 #define VKI_TILED_SUB_P 16
 #define VKI_TILED_SUB_S 4
 #define VKI_TILED_KC 4
+#define VKI_TILED_MAX_KSPLIT 16
 
 typedef struct vki_conv_plan {
     vki_conv_kernel kernel;
     int tile_s, tile_x;         /* output slices and columns (direct) or pixels per thread;
                                    split-K: 1 and the threads sharing a sum (SPLIT_K) */
+    int ksplit, kc;             /* tiled: the parts a tile's sum is split over, and the
+                                   input slices each sums a round */
 } vki_conv_plan;
 
 /* The split-K kernel's work group: SPLIT_K threads a sum times VKI_SPLITK_THREADS / SPLIT_K
@@ -111,7 +115,9 @@ static long splitk_groups(const vki_conv_window *g, int split) {
  * the rule's layers of pose_landmark_heavy took 1489 us against 1372 with each layer's best
  * of splits 4, 8 and 32. A thread taking 2 or 4 output slices (each input load feeding
  * them all, as the direct kernel's TILE_S) was slower on every layer there: 3089-3730 us
- * in all, 2x on the long sums: fewer threads, and each sum's steps no shorter. */
+ * in all, 2x on the long sums: fewer threads, and each sum's steps no shorter. Loading 2, 4
+ * or 8 steps before their multiply-adds (more loads in flight a thread) gained at most 2.4%
+ * there (1011 -> 987 us over its split-K layers) and nothing on five other models (H100). */
 #define VKI_SPLITK_MAX 32
 #define VKI_SPLITK_MIN_STEPS 2
 #define VKI_SPLITK_MAX_THREADS 65536L
@@ -124,6 +130,86 @@ static int splitk_pick(const vki_wg_device *dev, const vki_conv_window *g) {
     int k = VKI_SPLITK_MAX;
     while (k >= 4 && (steps / k < VKI_SPLITK_MIN_STEPS || n * k > VKI_SPLITK_MAX_THREADS)) k /= 2;
     return k >= 4 ? k : 0;
+}
+
+/* Shared memory the tiled kernel declares (glsl/conv2d_1x1_tiled.comp), at 16 bytes a
+ * vec4: a round's input and weights, and the parts' sums where there are several. */
+static uint32_t tiled_shared(const vki_conv_plan *p) {
+    const uint32_t round = (uint32_t)(p->kc * p->ksplit);
+    const uint32_t wg_p = (uint32_t)p->tile_x * VKI_TILED_SUB_P;
+    const uint32_t wg_s = (uint32_t)p->tile_s * VKI_TILED_SUB_S;
+    const uint32_t parts = p->ksplit > 1 ? (uint32_t)p->ksplit * VKI_TILED_SUB_P * VKI_TILED_SUB_S : 0;
+    return 16u * (round * wg_p + round * wg_s * 4 + parts);
+}
+
+/* Tiles of the tiled kernel's plane: its work groups along x. */
+static long tiled_plane_tiles(const vki_conv_window *g, const vki_conv_plan *p) {
+    const long wg_p = (long)p->tile_x * VKI_TILED_SUB_P;
+    return ((long)g->out.w * g->out.h + wg_p - 1) / wg_p;
+}
+
+/* Threads the tiled kernel runs for a plan. */
+static long tiled_threads(const vki_conv_window *g, const vki_conv_plan *p) {
+    const int out_s = (g->out.c + 3) / 4, wg_s = p->tile_s * VKI_TILED_SUB_S;
+    return tiled_plane_tiles(g, p) * ((out_s + wg_s - 1) / wg_s) * VKI_TILED_SUB_P *
+           VKI_TILED_SUB_S * p->ksplit;
+}
+
+/* Fits the tiled kernel's split to the layer and the device, p's tile given: KSPLIT
+ * `ksplit`, or where that is 0 the largest power of two up to VKI_TILED_MAX_KSPLIT that
+ * leaves each part at least VKI_TILED_MIN_ROUNDS rounds and the layer at most
+ * VKI_TILED_MAX_THREADS threads; KC `kc`, or VKI_TILED_KC where 0. Then KC and KSPLIT are
+ * halved (KC first, down to 2) until the work group and its shared memory fit the device.
+ * False where the plane has more tiles than one dispatch's x holds or nothing fits. */
+#define VKI_TILED_MIN_ROUNDS 2
+#define VKI_TILED_MAX_THREADS 131072L
+static bool tiled_fit(const vki_wg_device *dev, const vki_conv_window *g, vki_conv_plan *p,
+                      int ksplit, int kc) {
+    const int in_s = (g->in.c + 3) / 4;
+    p->kc = kc ? kc : VKI_TILED_KC;
+    p->ksplit = ksplit ? ksplit : VKI_TILED_MAX_KSPLIT;
+    if (!ksplit)
+        while (p->ksplit > 1 && (in_s < VKI_TILED_MIN_ROUNDS * p->kc * p->ksplit ||
+                                 tiled_threads(g, p) > VKI_TILED_MAX_THREADS))
+            p->ksplit /= 2;
+    const uint32_t max_shared = dev->max_shared_bytes ? dev->max_shared_bytes : 16384;
+    const uint32_t max_threads = dev->max_invocations ? dev->max_invocations : 128;
+    for (;;) {
+        const uint32_t threads = (uint32_t)(VKI_TILED_SUB_P * VKI_TILED_SUB_S * p->ksplit);
+        const bool fits = tiled_shared(p) <= max_shared && threads <= max_threads &&
+                          (!dev->max_size[1] || (uint32_t)p->ksplit <= dev->max_size[1]);
+        if (fits) break;
+        if (p->kc > 2) p->kc /= 2;
+        else if (p->ksplit > 1) p->ksplit /= 2;
+        else if (p->kc > 1) p->kc = 1;
+        else return false;
+    }
+    return tiled_plane_tiles(g, p) <= 65535;
+}
+
+/* Whether a GPU runs a pointwise window on the tiled kernel (1 slice x 4 pixels a thread,
+ * the sum split VKI_TILED_GPU_KSPLIT ways) rather than the direct kernel's one output a
+ * thread: where the direct kernel keeps a 1x1 tile (too few threads to widen it), each
+ * output sums at least VKI_TILED_MIN_SLICES input slices and the layer has at least
+ * VKI_TILED_MIN_MACS multiply-adds. Measured on an H100 (run --profile, 20 runs, every 1x1
+ * CONV_2D of six MediaPipe models under each kernel): the layers the rule takes, all in
+ * pose_landmark_heavy, went 20.3 -> 13.5 us (8x8 pixels, 68 -> 408 slices), 13.7 -> 11.0
+ * (16x16, 40 -> 240), 10.5 -> 7.3 (32x32, 14 -> 84) and 10.0 -> 8.5 (16x16, 28 -> 168);
+ * shorter sums or smaller layers lost 1-3 us each to the tiled kernel's two barriers a
+ * round (pose_landmark_full's 16x16 from 22 to 132 slices, 12 MMAC: 6.8 -> 7.2-7.8), and
+ * so did wide direct tiles (1x2, 2x2). Tiles of 2x2 and 2x4 or 4x4 a thread were no better
+ * than 1x4 or far worse (2x4: 2x the time), and against split-K's long sums the tiled
+ * kernel won 35.8 -> 29.9 us at 240 slices but lost 37 -> 50 at 408, so those keep
+ * split-K. */
+#define VKI_TILED_GPU_KSPLIT 4
+#define VKI_TILED_MIN_SLICES 12
+#define VKI_TILED_MIN_MACS 15000000L
+static bool tiled_pays(const vki_wg_device *dev, const vki_conv_window *g, int tile_s,
+                       int tile_x) {
+    const long in_s = (g->in.c + 3) / 4;
+    const long macs = (long)g->out.w * g->out.h * g->out.c * g->in.c;
+    return !dev->is_cpu && tile_s == 1 && tile_x == 1 && in_s >= VKI_TILED_MIN_SLICES &&
+           macs >= VKI_TILED_MIN_MACS;
 }
 
 /* A 1x1 window with stride 1 and no padding reads input pixel p for output pixel p. */
@@ -156,17 +242,22 @@ static void direct_tile(const vki_wg_device *dev, const vki_conv_window *g, int 
     }
 }
 
-/* Reads "S,X" into *s, *x where both are 1..max_s and 1..max_x; false otherwise. */
-static bool parse_tile(const char *text, int max_s, int max_x, int *s, int *x) {
-    char *end;
-    long ls = strtol(text, &end, 10);
-    if (*end != ',') return false;
-    long lx = strtol(end + 1, &end, 10);
-    if (*end || ls < 1 || ls > max_s || lx < 1 || lx > max_x) return false;
-    *s = (int)ls;
-    *x = (int)lx;
-    return true;
+/* Reads up to max comma-separated positive integers ("2,4,8") into v: their count, or -1
+ * where the text is anything else. */
+static int parse_ints(const char *text, int *v, int max) {
+    int n = 0;
+    for (;;) {
+        char *end;
+        long x = strtol(text, &end, 10);
+        if (end == text || x < 1 || x > 1024 || n == max) return -1;
+        v[n++] = (int)x;
+        if (!*end) return n;
+        if (*end != ',') return -1;
+        text = end + 1;
+    }
 }
+
+static bool is_pow2(int x) { return x > 0 && !(x & (x - 1)); }
 
 /* The kernel and tile for a window on a device.
  *
@@ -183,14 +274,15 @@ static bool parse_tile(const char *text, int max_s, int max_x, int *s, int *x) {
  * The direct kernel keeps its 4x2 on CPUs for other windows: on pose_landmark_lite (five
  * 3x3 convolutions) 4x4, 2x4, 4x8 and 8x4 measured 98, 95, 103 and 129 ms against 4x2's
  * 93.
- * GPUs keep the direct kernel and its thread-count rule (direct_tile); the tiled kernel
- * waits for a sweep on one (VKI_CONV_KERNEL=tiled). An integer (int8) pointwise window
+ * GPUs keep the direct kernel and its thread-count rule (direct_tile), split-K for long
+ * sums over few outputs (splitk_pick) and the tiled kernel for long pointwise sums over
+ * more (tiled_pays). An integer (int8) pointwise window
  * takes the 1x1 kernel everywhere, GPUs with the direct kernel's tile: its packed form
  * sums 4 byte products per instruction (INT8_PACKED), the direct kernel's integer form
  * unpacks every byte. */
 static vki_conv_plan pick_plan(const vki_build *b, const vki_conv_window *g, bool int8) {
     const vki_wg_device *dev = vki_build_device(b);
-    vki_conv_plan p = {VKI_CONV_DIRECT, 1, 1};
+    vki_conv_plan p = {.kernel = VKI_CONV_DIRECT, .tile_s = 1, .tile_x = 1};
     const bool pointwise = is_pointwise(g);
     const int out_s = (g->out.c + 3) / 4;
     direct_tile(dev, g, &p.tile_s, &p.tile_x);
@@ -201,29 +293,46 @@ static vki_conv_plan pick_plan(const vki_build *b, const vki_conv_window *g, boo
     }
     if (int8 && pointwise) p.kernel = VKI_CONV_1X1;
     const int split = dev->is_cpu || int8 ? 0 : splitk_pick(dev, g);
-    if (split) p = (vki_conv_plan){VKI_CONV_SPLITK, 1, split};
+    if (split) p = (vki_conv_plan){.kernel = VKI_CONV_SPLITK, .tile_s = 1, .tile_x = split};
+    vki_conv_plan tiled = {.kernel = VKI_CONV_1X1_TILED, .tile_s = 1, .tile_x = 4};
+    if (!split && !int8 && pointwise && tiled_pays(dev, g, p.tile_s, p.tile_x) &&
+        tiled_fit(dev, g, &tiled, VKI_TILED_GPU_KSPLIT, 0))
+        p = tiled;
 
-    /* VKI_CONV_KERNEL="direct|1x1|tiled|splitk[:S,X]" forces a kernel (the pointwise ones
-     * only where the window is pointwise; split-K with S 1 and X threads a sum, a power of
-     * two up to 64, default 8) and optionally its tile, for tests and device sweeps;
-     * VKI_CONV_TILE="S,X" forces the direct kernel's tile. */
+    /* VKI_CONV_KERNEL="direct|1x1|splitk|tiled[:S,X]" forces a kernel (the pointwise ones
+     * only where the window is pointwise) and optionally its tile: split-K with S 1 and X
+     * threads a sum, a power of two up to 64, default 8; the tiled kernel's "S,X,K,C" its
+     * sum split K ways (a power of two up to VKI_TILED_MAX_KSPLIT) and C input slices a part
+     * and round (KC), both by default as tiled_fit fits them. VKI_CONV_TILE="S,X" forces
+     * the direct kernel's tile. For tests and device sweeps. */
     const char *env = vki_build_env(b, VKI_ENV_CONV_KERNEL);
     if (env) {
         for (int k = 0; k < VKI_CONV_KERNEL_COUNT; k++) {
             size_t n = strlen(kernel_names[k]);
             if (strncmp(env, kernel_names[k], n) || (env[n] && env[n] != ':')) continue;
             if (k != VKI_CONV_DIRECT && k != VKI_CONV_SPLITK && !pointwise) break;
-            vki_conv_plan f = {(vki_conv_kernel)k, 2, 4};
+            const bool split_k = k == VKI_CONV_SPLITK, tiled = k == VKI_CONV_1X1_TILED;
+            vki_conv_plan f = {.kernel = (vki_conv_kernel)k, .tile_s = 2, .tile_x = 4};
             if (k == VKI_CONV_DIRECT) direct_tile(dev, g, &f.tile_s, &f.tile_x);
             if (k == VKI_CONV_1X1)
-                f = p.kernel == VKI_CONV_1X1 ? p : (vki_conv_plan){VKI_CONV_1X1, 4, 8};
-            if (k == VKI_CONV_SPLITK) f = (vki_conv_plan){VKI_CONV_SPLITK, 1, 8};
-            const bool split_k = k == VKI_CONV_SPLITK;
-            if (env[n] && !parse_tile(env + n + 1, split_k ? 1 : 8, split_k ? 64 : 16, &f.tile_s,
-                                      &f.tile_x))
+                f = p.kernel == VKI_CONV_1X1
+                        ? p
+                        : (vki_conv_plan){.kernel = VKI_CONV_1X1, .tile_s = 4, .tile_x = 8};
+            if (split_k) f = (vki_conv_plan){.kernel = VKI_CONV_SPLITK, .tile_s = 1, .tile_x = 8};
+            if (tiled && p.kernel == VKI_CONV_1X1_TILED) f = p;
+            int v[4] = {0}, nv = env[n] ? parse_ints(env + n + 1, v, tiled ? 4 : 2) : 0;
+            if (nv < 0 || nv == 1 || v[0] > (split_k ? 1 : 8) || v[1] > (split_k ? 64 : 16))
                 break;
-            if (split_k && (f.tile_x & (f.tile_x - 1))) break;
+            if (nv) {
+                f.tile_s = v[0];
+                f.tile_x = v[1];
+            }
+            if (split_k && !is_pow2(f.tile_x)) break;
             if (k == VKI_CONV_DIRECT && f.tile_x > 8) break;
+            if (tiled && (nv > 2 && (!is_pow2(v[2]) || v[2] > VKI_TILED_MAX_KSPLIT || v[3] > 8)))
+                break;
+            if (tiled && (nv || f.kernel != p.kernel) && !tiled_fit(dev, g, &f, v[2], v[3]))
+                break;
             p = f;
             break;
         }
@@ -231,8 +340,13 @@ static vki_conv_plan pick_plan(const vki_build *b, const vki_conv_window *g, boo
     const bool kernel_forced = env != NULL;
     env = vki_build_env(b, VKI_ENV_CONV_TILE);
     if (env && (p.kernel == VKI_CONV_DIRECT || !kernel_forced)) {
-        vki_conv_plan f = {VKI_CONV_DIRECT, 1, 1};
-        if (parse_tile(env, 8, 8, &f.tile_s, &f.tile_x)) p = f;
+        vki_conv_plan f = {.kernel = VKI_CONV_DIRECT, .tile_s = 1, .tile_x = 1};
+        int v[2];
+        if (parse_ints(env, v, 2) == 2 && v[0] <= 8 && v[1] <= 8) {
+            f.tile_s = v[0];
+            f.tile_x = v[1];
+            p = f;
+        }
     }
     return p;
 }
@@ -300,7 +414,8 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     /* The shared-memory kernel has no integer form: the register-tiled one takes it. The
      * split-K kernel has none either, and needs few enough work groups: the direct kernel
      * takes those. */
-    if (int8 && p.kernel == VKI_CONV_1X1_TILED) p = (vki_conv_plan){VKI_CONV_1X1, 4, 8};
+    if (int8 && p.kernel == VKI_CONV_1X1_TILED)
+        p = (vki_conv_plan){.kernel = VKI_CONV_1X1, .tile_s = 4, .tile_x = 8};
     if (p.kernel == VKI_CONV_SPLITK &&
         (int8 || splitk_groups(&g, p.tile_x) > VKI_SPLITK_MAX_GROUPS)) {
         p.kernel = VKI_CONV_DIRECT;
@@ -340,11 +455,12 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     static const char *const kernels[] = {VKI_KERNEL_conv2d, VKI_KERNEL_conv2d_1x1,
                                           VKI_KERNEL_conv2d_1x1_tiled, VKI_KERNEL_conv2d_splitk};
     vki_dispatch d;
-    /* A pointwise window is its own table class, whichever kernel runs it; the split-K
-     * kernel's work group is part of its tiling (REDUCE: never tuned). */
-    const vki_wg_class cls = p.kernel == VKI_CONV_SPLITK ? VKI_WG_REDUCE
-                             : p.kernel != VKI_CONV_1X1_TILED && is_pointwise(&g) ? VKI_WG_CONV_1X1
-                                                                                  : VKI_WG_CONV;
+    /* A pointwise window is its own table class; the split-K and tiled kernels' work
+     * groups are part of their tiling (REDUCE: never tuned). */
+    const vki_wg_class cls = p.kernel == VKI_CONV_SPLITK || p.kernel == VKI_CONV_1X1_TILED
+                                 ? VKI_WG_REDUCE
+                             : is_pointwise(&g) ? VKI_WG_CONV_1X1
+                                                : VKI_WG_CONV;
     vki_conv_dispatch(&d, kernels[p.kernel], cls, &g, int8 ? VKI_ACT_NONE : op->opt.conv.activation,
                       op->inputs[0], wblob, bblob, -1);
     vki_status st = vki_build_bind_output(b, &d, op);
@@ -377,19 +493,18 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
         d.grid[0] = (uint32_t)((g.out.w + p.tile_x - 1) / p.tile_x);
         d.grid[1] = (uint32_t)g.out.h;
     } else if (p.kernel == VKI_CONV_1X1_TILED) {
-        /* A work group's tile: VKI_TILED_SUB_P x VKI_TILED_SUB_S threads' pixels and slices,
-         * input slices VKI_TILED_KC at a time. The kernel loops over tiles, so the grid
-         * asks for one group of 64 threads a tile, at most 65535 groups (the least
-         * maxComputeWorkGroupCount). */
-        const int wg_p = p.tile_x * VKI_TILED_SUB_P;
-        const long tiles = (plane + wg_p - 1) / wg_p * groups;
-        vki_define_int(&d, "WG_P", wg_p);
-        vki_define_int(&d, "WG_S", group_s);
-        vki_define_int(&d, "KC", VKI_TILED_KC);
-        snprintf(d.variant, sizeof d.variant, "tiled %dsx%dp", p.tile_s, p.tile_x);
-        d.grid[0] = (uint32_t)((tiles < 65535 ? tiles : 65535) * VKI_TILED_SUB_P * VKI_TILED_SUB_S);
-        d.grid[1] = d.grid[2] = 1;
-        return vki_build_dispatch(b, &d);
+        /* A work group a tile: KSPLIT parts of VKI_TILED_SUB_P x VKI_TILED_SUB_S threads,
+         * the plane's tiles along x and the slice groups along z. */
+        vki_define_int(&d, "SUB_P", VKI_TILED_SUB_P);
+        vki_define_int(&d, "SUB_S", VKI_TILED_SUB_S);
+        vki_define_int(&d, "KC", p.kc);
+        vki_define_int(&d, "KSPLIT", p.ksplit);
+        snprintf(d.variant, sizeof d.variant, "tiled %dsx%dp k%d", p.tile_s, p.tile_x, p.ksplit);
+        d.fixed_wg[0] = VKI_TILED_SUB_P * VKI_TILED_SUB_S;
+        d.fixed_wg[1] = (uint32_t)p.ksplit;
+        d.fixed_wg[2] = 1;
+        d.grid[0] = (uint32_t)(tiled_plane_tiles(&g, &p) * VKI_TILED_SUB_P * VKI_TILED_SUB_S);
+        d.grid[1] = (uint32_t)p.ksplit;
     } else {
         snprintf(d.variant, sizeof d.variant, "1x1 %dsx%dp%s", p.tile_s, p.tile_x, form);
         d.grid[0] = (uint32_t)((plane + p.tile_x - 1) / p.tile_x);
