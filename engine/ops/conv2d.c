@@ -13,9 +13,9 @@
  *  - split-K (glsl/conv2d_splitk.comp): any window, each output's sum split over SPLIT_K
  *    threads, for GPU layers with long sums and few outputs (splitk_pick).
  * The environment forces a kernel and tile for tests and device sweeps:
- * VKI_CONV_KERNEL="direct|1x1|splitk[:S,X]|tiled[:S,X[,K]]" (the pointwise kernels only where the
- * window is pointwise) and VKI_CONV_TILE="S,X" (the direct kernel with that tile, unless
- * VKI_CONV_KERNEL names another). The choice shows in the
+ * VKI_CONV_KERNEL="direct|1x1|splitk[:S,X]|tiled[:S,X[,K[,C]]]" (the pointwise kernels only
+ * where the window is pointwise) and VKI_CONV_TILE="S,X" (the direct kernel with that tile,
+ * unless VKI_CONV_KERNEL names another). The choice shows in the
  * profile as the dispatch's variant: "1x1 4sx8p" (slices x pixels a thread), "k3x3s2 4sx2c"
  * (window, stride, slices x columns), "tiled 2sx4p k4" (KSPLIT parts), "k1x1s1 split8".
  */
@@ -138,7 +138,8 @@ static uint32_t tiled_shared(const vki_conv_plan *p) {
     const uint32_t round = (uint32_t)(p->kc * p->ksplit);
     const uint32_t wg_p = (uint32_t)p->tile_x * VKI_TILED_SUB_P;
     const uint32_t wg_s = (uint32_t)p->tile_s * VKI_TILED_SUB_S;
-    const uint32_t parts = p->ksplit > 1 ? (uint32_t)p->ksplit * VKI_TILED_SUB_P * VKI_TILED_SUB_S : 0;
+    const uint32_t parts =
+        p->ksplit > 1 ? (uint32_t)p->ksplit * VKI_TILED_SUB_P * VKI_TILED_SUB_S : 0;
     return 16u * (round * wg_p + round * wg_s * 4 + parts);
 }
 
@@ -203,11 +204,11 @@ static bool tiled_fit(const vki_wg_device *dev, const vki_conv_window *g, vki_co
  * split-K. */
 #define VKI_TILED_GPU_KSPLIT 4
 #define VKI_TILED_MIN_SLICES 12
-#define VKI_TILED_MIN_MACS 15000000L
+#define VKI_TILED_MIN_MACS 15000000
 static bool tiled_pays(const vki_wg_device *dev, const vki_conv_window *g, int tile_s,
                        int tile_x) {
-    const long in_s = (g->in.c + 3) / 4;
-    const long macs = (long)g->out.w * g->out.h * g->out.c * g->in.c;
+    const int in_s = (g->in.c + 3) / 4;
+    const int64_t macs = (int64_t)g->out.w * g->out.h * g->out.c * g->in.c;
     return !dev->is_cpu && tile_s == 1 && tile_x == 1 && in_s >= VKI_TILED_MIN_SLICES &&
            macs >= VKI_TILED_MIN_MACS;
 }
