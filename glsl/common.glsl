@@ -247,6 +247,15 @@ TENSOR_IN(RES_BINDING, residual)
 #else
 #define ADD_RESIDUAL(v, x, y, s)
 #endif
+// A per-channel gate on a convolution's input 0 (GATE_BINDING: a [1, 1, 1, C] tensor, a
+// MUL folded in by the gate pass, engine/emit/passes.c): GATED(v, s) is input vec4 v of
+// slice s times the gate's, the product the MUL stored; without a gate, v.
+#ifdef GATE_BINDING
+TENSOR_IN(GATE_BINDING, gate)
+#define GATED(v, s) ((v) * LOADF(gate, s))
+#else
+#define GATED(v, s) (v)
+#endif
 #ifdef DENSE_OUT
 // DENSE_SCALE: an integer form's q - zero point dequantized as it is stored (a closing
 // DEQUANTIZE folded in): one float32 product, as TFLite's.

@@ -18,6 +18,10 @@
 // variant: @bindings=4 INT8 RQ_BASE=3 OUT_QMIN=-120 OUT_QMAX=100 TILE_S={1|2} TILE_X={1|2}
 //   + INT8_PACKED SRC_ZERO=-3 {SRC_SIGNED|} {INT8_DOT|} $CONV_WINDOW
 // variant: @bindings=N_BINDINGS ACT_RELU TILE_S={1|4} TILE_X=2 $EPILOGUE $CONV_WINDOW
+// A gate on the input (the gate pass), after the output or the residual.
+// variant: @bindings=5 TILE_S=2 TILE_X=2 GATE_BINDING=4 $CONV_WINDOW
+// variant: @bindings=6 ACT_RELU TILE_S=1 TILE_X=1 N_BINDINGS=5 RESIDUAL RES_BINDING=4 RES_W=5
+//   + RES_H=4 RES_C=6 RES_S=2 GATE_BINDING=5 $CONV_WINDOW
 //
 // The packed integer form (INT8_PACKED): an input word (4 input lanes' bytes) meets each
 // output lane's weight word (each 4x4 block transposed by the engine) in one packed dot
@@ -86,7 +90,7 @@ void main() {
                 VAL4 v[TILE_X];
                 [[unroll]] for (int t = 0; t < TILE_X; t++) {
                     v[t] = VAL4(0);
-                    if (inside[t]) v[t] = LOADV(src, at + t * STRIDE_W);
+                    if (inside[t]) v[t] = GATED(LOADV(src, at + t * STRIDE_W), is);
                 }
                 [[unroll]] for (int j = 0; j < TILE_S; j++) {
                     VAL4 w0 = LOADV(weights, w + 0);

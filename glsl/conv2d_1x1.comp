@@ -35,6 +35,7 @@
 // variant: @bindings=4 INT8 RQ_BASE=3 OUT_QMIN=-120 OUT_QMAX=100 TILE_S=4 TILE_X=8 DENSE_OUT
 //   + DENSE_BASE=12 DENSE_SCALE=float(0.0235) $CONV_WINDOW
 // variant: @bindings=N_BINDINGS ACT_RELU TILE_S=4 TILE_X=8 $EPILOGUE $CONV_WINDOW
+// variant: @bindings=5 TILE_S={1|4} TILE_X=8 GATE_BINDING=4 $CONV_WINDOW
 #extension GL_EXT_control_flow_attributes : require
 TENSOR_IN(0, src)
 WEIGHTS(1, weights)
@@ -74,7 +75,7 @@ void main() {
         }
 #else
         VAL4 v[TILE_X];
-        [[unroll]] for (int t = 0; t < TILE_X; t++) v[t] = LOADV(src, is * PLANE + at[t]);
+        [[unroll]] for (int t = 0; t < TILE_X; t++) v[t] = GATED(LOADV(src, is * PLANE + at[t]), is);
         [[unroll]] for (int j = 0; j < TILE_S; j++) {
             VAL4 w0 = LOADV(weights, w + 0);
             VAL4 w1 = LOADV(weights, w + 1);

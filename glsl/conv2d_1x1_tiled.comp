@@ -26,6 +26,8 @@
 //   + $CONV_WINDOW
 // variant: @bindings=N_BINDINGS ACT_RELU TILE_S=1 TILE_X=4 SUB_P=16 SUB_S=4 KC=4 KSPLIT=4
 //   + $EPILOGUE $CONV_WINDOW
+// variant: @bindings=5 TILE_S=1 TILE_X=4 SUB_P=16 SUB_S=4 KC=4 KSPLIT=4 GATE_BINDING=4
+//   + $CONV_WINDOW
 TENSOR_IN(0, src)
 WEIGHTS(1, weights)
 BIAS_BUFFER(2, bias)
@@ -58,7 +60,7 @@ void main() {
         barrier();   // the previous round's reads are done
         for (int e = tid; e < ROUND * WG_P; e += NT * KSPLIT) {
             int is = c0 + e / WG_P, p = tile_p + e % WG_P;
-            s_in[e] = is < IN_S && p < PLANE ? LOADF(src, is * PLANE + p) : FLT4(0.0);
+            s_in[e] = is < IN_S && p < PLANE ? GATED(LOADF(src, is * PLANE + p), is) : FLT4(0.0);
         }
         for (int e = tid; e < ROUND * WG_S * 4; e += NT * KSPLIT) {
             int is = c0 + e / (WG_S * 4);

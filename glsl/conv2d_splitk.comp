@@ -17,6 +17,7 @@
 // each in fp32, fp16 storage and fp16 arithmetic).
 // variant: @bindings=4 $ACT SPLIT_K={4|8|16|32} OUTS={2|8|16} $CONV_WINDOW
 // variant: @bindings=N_BINDINGS ACT_RELU SPLIT_K=8 OUTS=8 $EPILOGUE $CONV_WINDOW
+// variant: @bindings=5 SPLIT_K=8 OUTS=8 GATE_BINDING=4 $CONV_WINDOW
 TENSOR_IN(0, src)
 WEIGHTS(1, weights)
 BIAS_BUFFER(2, bias)
@@ -43,7 +44,7 @@ void main() {
             int iy = y * STRIDE_H - PAD_H + ky * DIL_H;
             int ix = x * STRIDE_W - PAD_W + kx * DIL_W;
             if (iy < 0 || iy >= IN_H || ix < 0 || ix >= IN_W) continue;
-            VAL4 v = LOADV(src, IDX(IN, ix, iy, is));
+            VAL4 v = GATED(LOADV(src, IDX(IN, ix, iy, is)), is);
             VAL4 w0 = LOADV(weights, w + 0);
             VAL4 w1 = LOADV(weights, w + 1);
             VAL4 w2 = LOADV(weights, w + 2);

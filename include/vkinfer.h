@@ -408,8 +408,9 @@ typedef enum vki_memory_strategy {
     VKI_MEMORY_STRATEGY_COUNT
 } vki_memory_strategy;
 
-/* Graph passes, in the order they run: X(NAME, BIT, "name"). The first six (engine/emit/passes.c)
- * fold ops into others so that fewer dispatches run; the last two (engine/emit/schedule.c) change
+/* Graph passes: X(NAME, BIT, "name"), a pass's bit its place in the list. The six before
+ * in_place and gate (engine/emit/passes.c, which runs gate before dw_pw) fold ops into
+ * others so that fewer dispatches run; in_place and order (engine/emit/schedule.c) change
  * only where intermediates live and when dispatches run, to lower the memory they need. None
  * changes what a graph computes (fp32 outputs stay bit-identical where the fused kernel does
  * the same arithmetic, as all of these do). Turning one off is for comparing and debugging. */
@@ -427,7 +428,9 @@ typedef enum vki_memory_strategy {
     X(IN_PLACE, 6, "in_place")           /* an elementwise dispatch (or a residual epilogue) \
                                             writes over the input it reads last */          \
     X(ORDER, 7, "order")                 /* dispatches in an order with a lower peak of     \
-                                            live bytes */
+                                            live bytes */                                   \
+    X(GATE, 8, "gate")                   /* a MUL by a per-channel gate (squeeze-excite)    \
+                                            into the input of the convolution reading it */
 
 #define VKI_PASS_ENUM_(name, bit, text) VKI_PASS_##name = 1u << bit,
 enum { VKI_PASS_LIST(VKI_PASS_ENUM_) };

@@ -305,6 +305,57 @@ Test(fusion, residual_into_pool_resize_and_mul) {
     harness_check(m, 95, 1e-5);
 }
 
+static int mul(vki_model *m, int a, int b, int h, int w, int c) {
+    int out = harness_tensor(m, h, w, c), ins[2] = {a, b};
+    harness_op(m, VKI_OP_MUL, 2, ins, out);
+    return out;
+}
+
+/* Dispatches with every pass but dw_pw, and with gate left out too. */
+static void expect_gates(vki_model *m, int gates) {
+    setenv("VKI_DISABLE_PASSES", "dw_pw", 1);
+    int f = dispatches(m);
+    setenv("VKI_DISABLE_PASSES", "dw_pw,gate", 1);
+    int n = dispatches(m);
+    unsetenv("VKI_DISABLE_PASSES");
+    cr_assert_eq(n - f, gates, "the gate pass saved %d dispatches, expected %d", n - f, gates);
+}
+
+Test(fusion, squeeze_excite_gate_into_the_conv) {
+    /* MobileNetV3's block end: a depthwise conv's output times a gate of one value per
+     * channel (LOGISTIC of an input), then the 1x1 project; a second gate (HARD_SWISH,
+     * the other operand order) on the project's 17 channels before a 3x3 stride-2 conv
+     * over the odd plane. Both MULs fold into their convolutions. */
+    vki_model *m = vki_model_new("gate");
+    int x = harness_tensor(m, 9, 7, 5);
+    int g1 = harness_tensor(m, 1, 1, 5), g2 = harness_tensor(m, 1, 1, 17);
+    int d = conv(m, VKI_OP_DEPTHWISE_CONV_2D, x, 3, 1, VKI_PAD_SAME, 0, VKI_ACT_RELU6, 41);
+    int a = mul(m, d, unary(m, VKI_OP_LOGISTIC, g1), 9, 7, 5);
+    int p = conv(m, VKI_OP_CONV_2D, a, 1, 1, VKI_PAD_SAME, 17, VKI_ACT_NONE, 43);
+    int b = mul(m, unary(m, VKI_OP_HARD_SWISH, g2), p, 9, 7, 17);
+    int y = conv(m, VKI_OP_CONV_2D, b, 3, 2, VKI_PAD_SAME, 3, VKI_ACT_RELU, 45);
+    int ins[3] = {x, g1, g2};
+    vki_model_set_io(m, 3, ins, 1, &y);
+    expect_gates(m, 2);
+    harness_check(m, 47, 1e-5);
+}
+
+Test(fusion, gate_stays_where_its_product_has_another_reader_or_is_not_per_channel) {
+    /* A gated product that a second op also reads (an ADD), and a MUL of two full
+     * tensors before a convolution: neither folds. */
+    vki_model *m = vki_model_new("no_gate");
+    int x = harness_tensor(m, 5, 7, 17), g = harness_tensor(m, 1, 1, 17);
+    int a = mul(m, x, g, 5, 7, 17);
+    int c = conv(m, VKI_OP_CONV_2D, a, 1, 1, VKI_PAD_SAME, 17, VKI_ACT_NONE, 51);
+    int s = add(m, c, a, VKI_ACT_NONE);
+    int b = mul(m, s, x, 5, 7, 17);
+    int y = conv(m, VKI_OP_CONV_2D, b, 1, 1, VKI_PAD_SAME, 3, VKI_ACT_NONE, 53);
+    int ins[2] = {x, g};
+    vki_model_set_io(m, 2, ins, 1, &y);
+    expect_gates(m, 0);
+    harness_check(m, 55, 1e-5);
+}
+
 /* ---- the schedule stage: in-place outputs --------------------------------------------- */
 
 /* The lower bound of live intermediate bytes with the schedule stage on, or off (and dw_pw

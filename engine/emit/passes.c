@@ -43,7 +43,8 @@ static int index_build(const vki_model *m, const unsigned char *skip, graph_inde
         const vki_op *op = &m->ops[o];
         for (int i = 0; i < op->n_inputs; i++)
             if (op->inputs[i] >= 0) g->readers[op->inputs[i]]++;
-        if (op->fused.has_residual) g->readers[op->fused.residual]++;
+        int extra[2];
+        for (int i = vki_fused_reads(&op->fused, extra); i-- > 0;) g->readers[extra[i]]++;
         for (int i = 0; i < op->n_outputs; i++)
             if (op->outputs[i] >= 0) g->producer[op->outputs[i]] = o;
     }
@@ -342,6 +343,78 @@ static int fuse_residuals(vki_model *m, unsigned char *skip) {
     return fused;
 }
 
+/* ---- a MUL by a per-channel gate into the convolution reading it ----------------------- */
+
+/* The dispatched op that reads t, where exactly one does (as an input or through what was
+ * fused into it); -1 otherwise. */
+static int only_reader(const vki_model *m, const unsigned char *skip, int t) {
+    int found = -1;
+    for (int o = 0; o < m->n_ops; o++) {
+        if (skip[o]) continue;
+        const vki_op *op = &m->ops[o];
+        int extra[2], reads = 0;
+        for (int k = vki_fused_reads(&op->fused, extra); k-- > 0;) reads += extra[k] == t;
+        for (int k = 0; k < op->n_inputs; k++) reads += op->inputs[k] == t;
+        if (!reads) continue;
+        if (found >= 0) return -1;
+        found = o;
+    }
+    return found;
+}
+
+/* MobileNetV3's squeeze-excite block ends in a MUL of the block's activations by a gate
+ * of one value per channel, whose only reader is the 1x1 convolution after it: 6 of
+ * selfie_segmentation's 82 dispatches (its other 7 MULs took an ADD or feed a RESIZE).
+ * The convolution can multiply each input vec4 by
+ * the gate's as it loads it (GATED in common.glsl): the MUL's product, which the unfused
+ * convolution would have loaded, in the same arithmetic, so fp32 stays bit-identical.
+ * Float tensors only; the convolution may have any window (a padded tap reads zero, and
+ * zero times the gate is zero) but not the integer form. */
+static int fuse_gates(vki_model *m, unsigned char *skip) {
+    graph_index g;
+    if (!index_build(m, skip, &g)) return 0;
+    int fused = 0;
+    for (int a = 0; a < m->n_ops; a++) {
+        vki_op *mul = &m->ops[a];
+        if (skip[a] || mul->code != VKI_OP_MUL || mul->n_inputs != 2 || mul->n_outputs != 1 ||
+            mul->opt.eltwise.activation != VKI_ACT_NONE || mul->fused.has_residual ||
+            mul->fused.dense_out)
+            continue;
+        const int t = mul->outputs[0];
+        if (!private_to_reader(m, &g, t) || m->tensors[t].dtype != VKI_DTYPE_FLOAT32 ||
+            vki_tensor_quantized(&m->tensors[t]))
+            continue;
+        const int r = only_reader(m, skip, t);
+        vki_op *conv = r >= 0 ? &m->ops[r] : NULL;
+        if (!conv || conv->code != VKI_OP_CONV_2D || conv->inputs[0] != t || conv->fused.gate ||
+            quantized(m, conv))
+            continue;
+        const vki_shape4 out = vki_tensor_rows(&m->tensors[t]);
+        const vki_shape4 one = {1, 1, 1, out.c};
+        for (int i = 0; i < 2; i++) {
+            const int x = mul->inputs[i], gate = mul->inputs[1 - i];
+            const vki_tensor *xt = &m->tensors[x], *gt = &m->tensors[gate];
+            /* x: the MUL's shape and storage; the gate: C values, stored as one row. */
+            if (xt->data || gt->data || xt->dtype != VKI_DTYPE_FLOAT32 ||
+                gt->dtype != VKI_DTYPE_FLOAT32 || vki_tensor_quantized(xt) ||
+                vki_tensor_quantized(gt) || !same_shape(vki_tensor_rows(xt), out) ||
+                !same_shape(vki_tensor_shape4(xt), vki_tensor_shape4(&m->tensors[t])) ||
+                !same_shape(vki_tensor_rows(gt), one) || x == gate)
+                continue;
+            conv->inputs[0] = x;
+            conv->fused.gate = gate + 1;
+            g.readers[t]--;
+            g.readers[x]++;
+            g.readers[gate]++;
+            skip[a] = 1;
+            fused++;
+            break;
+        }
+    }
+    index_free(&g);
+    return fused;
+}
+
 /* ---- channel PAD into the elementwise op reading it ------------------------------------ */
 
 /* binary.comp reads an operand with fewer slices than the output as zero past its last
@@ -526,6 +599,7 @@ int vki_passes_run(vki_model *view, unsigned char *skip, const vki_wg_device *de
     RUN_(VKI_PASS_ACTIVATION, fuse_int8_tables(view, skip))
     RUN_(VKI_PASS_CHANNEL_PAD, fuse_channel_pads(view, skip))
     RUN_(VKI_PASS_OUTPUT_LAYOUT, fuse_output_layouts(view, skip, dev))
+    RUN_(VKI_PASS_GATE, fuse_gates(view, skip))
     RUN_(VKI_PASS_DW_PW, vki_fuse_dw_pw(view, view->ops, skip, dev, dwpw_env))
 #undef RUN_
     return folded;

@@ -7,7 +7,8 @@
 #include "../../tuner/workgroup.h"
 #include "model.h"
 
-/* Runs the passes whose VKI_PASS_* bit is set in `passes`, in VKI_PASS_LIST's order, on
+/* Runs the passes whose VKI_PASS_* bit is set in `passes`, in VKI_PASS_LIST's order (gate
+ * before dw_pw, whose pairs it changes), on
  * `view` (a model whose ops are the builder's private copy); skip[o] is set for every op
  * that no longer needs a dispatch, and *fired gets the bits of the passes that changed
  * something. dwpw_env is VKI_DWPW as the graph read it (NULL: unset). Returns the number

@@ -14,7 +14,7 @@
 #include <string.h>
 
 /* Whether dispatch d may write tensor t: every binding that is not one of its op's inputs
- * (or the residual an epilogue reads) counts as a write. Calling a read a write only takes
+ * (or a tensor read through what was fused into it, vki_fused_reads) counts as a write. Calling a read a write only takes
  * freedom from the order; the other way round would be wrong, so unknown means write. */
 static int may_write(const vki_build *b, const vki_dispatch *d, int t) {
     if (d->op_index < 0) return strcmp(d->kernel, VKI_KERNEL_from_phwc4) != 0;
@@ -26,7 +26,9 @@ static int may_write(const vki_build *b, const vki_dispatch *d, int t) {
             if (op->outputs[i] == t) return 1;
         for (int i = 0; i < op->n_inputs; i++)
             if (op->inputs[i] == t && (j == 0 || op->inputs[i] != ops[0]->outputs[0])) return 0;
-        if (op->fused.has_residual && op->fused.residual == t) return 0;
+        int extra[2];
+        for (int i = vki_fused_reads(&op->fused, extra); i-- > 0;)
+            if (extra[i] == t) return 0;
     }
     return 1;
 }

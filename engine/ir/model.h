@@ -154,7 +154,20 @@ typedef struct vki_fused {
      * runs in the same dispatch (engine/ops/dw_pw.c); 0: none. The CONV_2D is skipped and
      * keeps what was fused into it (residual, activation, dense output). */
     int pointwise;
+    /* On a float CONV_2D: 1 + the tensor of C values ([1, 1, 1, C]) by which its input 0's
+     * channels are multiplied as they are loaded: a MUL by a per-channel gate (MobileNetV3's
+     * squeeze-excite) folded in; input 0 is the MUL's other operand. 0: none. */
+    int gate;
 } vki_fused;
+
+/* The tensors an op reads besides its inputs, through what passes folded into it: a fused
+ * ADD's residual and a fused MUL's gate. Fills t (2 at most) and returns the count. */
+static inline int vki_fused_reads(const vki_fused *fu, int t[2]) {
+    int n = 0;
+    if (fu->has_residual) t[n++] = fu->residual;
+    if (fu->gate) t[n++] = fu->gate - 1;
+    return n;
+}
 
 typedef struct vki_op {
     vki_op_code code;

@@ -466,6 +466,10 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
                       op->inputs[0], wblob, bblob, -1);
     vki_status st = vki_build_bind_output(b, &d, op);
     if (st) return st;
+    if (op->fused.gate) {   /* a MUL's per-channel gate, applied as input 0 loads (GATED) */
+        vki_define_int(&d, "GATE_BINDING", d.n_bindings);
+        vki_dispatch_bind_tensor(&d, op->fused.gate - 1);
+    }
     if (int8 && (st = vki_int8_define_epilogue(b, &d, m, op, op->opt.conv.activation, bias_count)))
         return st;
     if (packed) vki_int8_define_packed(b, &d, vki_op_in(m, op, 0));

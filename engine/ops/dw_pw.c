@@ -213,7 +213,8 @@ int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
     const int mode = dwpw_override(dwpw_env);
     if (mode == 0 || m->n_ops < 2) return 0;
     const size_t nt = (size_t)(m->n_tensors ? m->n_tensors : 1);
-    /* Readers among the ops that still run: their inputs and a fused ADD's residual. */
+    /* Readers among the ops that still run: their inputs and what they read through what
+     * was fused into them. */
     int *readers = vki_calloc(nt, sizeof(int)), *reader = vki_malloc(nt * sizeof(int));
     if (!readers || !reader) { free(readers); free(reader); return 0; }
     for (int o = 0; o < m->n_ops; o++) {
@@ -222,7 +223,9 @@ int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
             int t = ops[o].inputs[i];
             if (t >= 0) readers[t]++, reader[t] = o;
         }
-        if (ops[o].fused.has_residual) readers[ops[o].fused.residual]++, reader[ops[o].fused.residual] = o;
+        int extra[2];
+        for (int i = vki_fused_reads(&ops[o].fused, extra); i-- > 0;)
+            readers[extra[i]]++, reader[extra[i]] = o;
     }
     int fused = 0;
     for (int o = 0; o < m->n_ops; o++) {
@@ -244,8 +247,8 @@ int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
         const vki_fused *pf = &pw->fused;
         if (pwf->shape[1] != 1 || pwf->shape[2] != 1 || c->stride_h != 1 || c->stride_w != 1 ||
             vki_conv_dilation(c->dilation_h) != 1 || vki_conv_dilation(c->dilation_w) != 1 ||
-            pf->pad_top || pf->pad_bottom || pf->pad_left || pf->pad_right)
-            continue;
+            pf->pad_top || pf->pad_bottom || pf->pad_left || pf->pad_right || pf->gate)
+            continue;   /* dw_pw.comp scales no input channels: a gated conv runs alone */
         /* The pair runs where the depthwise op does: a residual fused into the 1x1 conv
          * must be written before that, not just before the conv. */
         if (pf->has_residual && written_after(m, ops, skip, pf->residual, o)) continue;

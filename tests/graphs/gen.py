@@ -2662,6 +2662,56 @@ OPS['SLICE'] = OPS['STRIDED_SLICE'] = op_slice
 OPS['GATHER'] = op_gather
 OPS['CONV_2D'] = OPS['DEPTHWISE_CONV_2D'] = op_conv
 OPS['AVERAGE_POOL_2D'] = OPS['MAX_POOL_2D'] = op_pool
+def block_squeeze_excite(b, name):
+    """MobileNetV3's squeeze-excite block, for the gate pass: activations (a depthwise
+    conv's, or an input of batch 1 or 2), a gate of one value per channel, their MUL (either
+    operand order) and a convolution reading it (1x1 or 3x3, stride 1 or 2). The gate is the
+    block's own (a MEAN or global AVERAGE_POOL_2D, two 1x1 convolutions, LOGISTIC or
+    HARD_SWISH) where the batch is 1, else from an input of shape [1, 1, 1, C] or [C]."""
+    r = b.r
+    n = r.choice([1, 1, 1, 2])
+    h, w, c = r.choice([3, 4, 5, 7]), r.choice([3, 5, 6]), r.choice([1, 3, 4, 5, 8, 17])
+    shape = [n, h, w, c]
+    cur = b.new_input(shape).idx
+    if r.random() < 0.5:
+        cur = b.add_op('DEPTHWISE_CONV_2D', [cur, b.const([1, 3, 3, c], -0.5, 0.5),
+                                             b.const([c], -0.2, 0.2)],
+                       shape, padding='SAME', depth_multiplier=1)
+        b.note('DEPTHWISE_CONV_2D', shape, 'squeeze-excite')
+    if n == 1:
+        if r.random() < 0.5:
+            sq = b.add_op('MEAN', [cur, b.g.ints([1, 2])], [1, 1, 1, c], keep_dims=True)
+            b.note('MEAN', shape, 'squeeze')
+        else:
+            sq = b.add_op('AVERAGE_POOL_2D', [cur], [1, 1, 1, c], padding='VALID', stride_w=1,
+                          stride_h=1, filter_w=w, filter_h=h, activation='NONE')
+            b.note('AVERAGE_POOL_2D', shape, 'squeeze')
+        mid = r.choice([1, 2, 4])
+        sq = b.add_op('CONV_2D', [sq, b.const([mid, 1, 1, c], -0.5, 0.5), b.const([mid], -0.2, 0.2)],
+                      [1, 1, 1, mid], padding='VALID', activation='RELU')
+        gate = b.add_op('CONV_2D', [sq, b.const([c, 1, 1, mid], -0.5, 0.5), b.const([c], -0.2, 0.2)],
+                        [1, 1, 1, c], padding='VALID')
+        gshape = [1, 1, 1, c]
+        b.note('CONV_2D', gshape, 'squeeze-excite')
+    else:
+        gshape = r.choice([[1, 1, 1, c], [c]])
+        gate = b.new_input(gshape).idx
+    act = r.choice(['LOGISTIC', 'HARD_SWISH'])
+    gate = b.add_op(act, [gate], gshape)
+    b.note(act, gshape, 'gate')
+    cur = b.add_op('MUL', [cur, gate] if r.random() < 0.5 else [gate, cur], shape)
+    b.note('MUL', shape, 'gate, then conv')
+    k, stride = r.choice([1, 1, 3]), r.choice([1, 1, 2])
+    oc = r.choice([c, c + r.randint(1, 6)])
+    oh, ow = spatial_out(h, k, stride, 1, 'SAME'), spatial_out(w, k, stride, 1, 'SAME')
+    cur = b.add_op('CONV_2D', [cur, b.const([oc, k, k, c], -0.5, 0.5), b.const([oc], -0.2, 0.2)],
+                   [n, oh, ow, oc], padding='SAME', stride_w=stride, stride_h=stride,
+                   activation=r.choice(ACTS))
+    b.note('CONV_2D', shape, 'after a gate')
+    b.push(cur, [n, oh, ow, oc], 8.0)
+    return True
+
+
 OPS['RESIZE_BILINEAR'] = OPS['RESIZE_NEAREST_NEIGHBOR'] = op_resize
 OPS['SPACE_TO_DEPTH'] = OPS['DEPTH_TO_SPACE'] = op_space_depth
 OPS['TRANSPOSE_CONV'] = op_tconv
@@ -2674,6 +2724,7 @@ BLOCKS = {'attention': block_attention, 'unfold': block_unfold, 'fan': block_fan
 OPS['CONVOLUTION_2D_TRANSPOSE_BIAS'] = op_tconv_bias
 BLOCKS['convnet'] = block_convnet
 BLOCKS['channel_pad'] = block_channel_pad
+BLOCKS['squeeze_excite'] = block_squeeze_excite
 # The CPU ops of cpu_misc.c, cpu_index.c, cpu_reduce.c, fft.c, conv3d.c and bucketize.c.
 OPS['ATAN2'] = op_atan2
 OPS['ZEROS_LIKE'] = op_zeros_like
