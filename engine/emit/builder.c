@@ -196,9 +196,7 @@ static int input_quantize(const vki_build *b, int io) {
     for (int o = 0; o < m->n_ops; o++) {
         if (b->skip[o]) continue;
         const vki_op *op = &m->ops[o];
-        int extra[2], reads = 0;
-        for (int k = vki_fused_reads(&op->fused, extra); k-- > 0;) reads += extra[k] == t;
-        for (int k = 0; k < op->n_inputs; k++) reads += op->inputs[k] == t;
+        const int reads = vki_op_reads(op, t);
         if (!reads) continue;
         if (found >= 0 || reads != 1 || op->code != VKI_OP_QUANTIZE || op->inputs[0] != t ||
             op->n_outputs != 1 || !vki_tensor_quantized(&m->tensors[op->outputs[0]]))

@@ -350,12 +350,7 @@ static int fuse_residuals(vki_model *m, unsigned char *skip) {
 static int only_reader(const vki_model *m, const unsigned char *skip, int t) {
     int found = -1;
     for (int o = 0; o < m->n_ops; o++) {
-        if (skip[o]) continue;
-        const vki_op *op = &m->ops[o];
-        int extra[2], reads = 0;
-        for (int k = vki_fused_reads(&op->fused, extra); k-- > 0;) reads += extra[k] == t;
-        for (int k = 0; k < op->n_inputs; k++) reads += op->inputs[k] == t;
-        if (!reads) continue;
+        if (skip[o] || !vki_op_reads(&m->ops[o], t)) continue;
         if (found >= 0) return -1;
         found = o;
     }

@@ -14,8 +14,9 @@
 #include <string.h>
 
 /* Whether dispatch d may write tensor t: every binding that is not one of its op's inputs
- * (or a tensor read through what was fused into it, vki_fused_reads) counts as a write. Calling a read a write only takes
- * freedom from the order; the other way round would be wrong, so unknown means write. */
+ * (or a tensor read through what was fused into it, vki_fused_reads) counts as a write.
+ * Calling a read a write only takes freedom from the order; the other way round would be
+ * wrong, so unknown means write. */
 static int may_write(const vki_build *b, const vki_dispatch *d, int t) {
     if (d->op_index < 0) return strcmp(d->kernel, VKI_KERNEL_from_phwc4) != 0;
     const vki_op *ops[2] = {&b->m->ops[d->op_index], NULL};

@@ -234,6 +234,14 @@ typedef struct vki_op {
     bool on_cpu;
 } vki_op;
 
+/* How many times op reads tensor t: as an input, and through what was fused into it. */
+static inline int vki_op_reads(const vki_op *op, int t) {
+    int extra[2], n = 0;
+    for (int k = vki_fused_reads(&op->fused, extra); k-- > 0;) n += extra[k] == t;
+    for (int k = 0; k < op->n_inputs; k++) n += op->inputs[k] == t;
+    return n;
+}
+
 /* The shapes a model's tensors had before shape propagation (engine/ir/shapes.c). */
 typedef struct vki_loaded_shapes {
     int *rank;
