@@ -73,7 +73,15 @@ Test(pad, invalid) {
 
     int32_t negative[8] = {0, 0, 0, 0, -1, 0, 0, 0};
     m = pad_model(4, shape, negative, NULL);
-    harness_expect_invalid(m, VKI_ERROR_MODEL_FORMAT, "must not be negative");
+    harness_expect_invalid(m, VKI_ERROR_MODEL_FORMAT,
+                           "padding [-1,0] of axis 2 is out of range for extent 6");
+
+    /* paddings whose sum leaves int (a fuzzed model): refused, no overflow */
+    m = pad_model(4, shape, pads, &p);
+    int32_t *huge = (int32_t *)m->tensors[p].data;
+    huge[2] = 1426063392;
+    huge[3] = 1330531150;
+    harness_expect_invalid(m, VKI_ERROR_MODEL_FORMAT, "of axis 1 is out of range for extent 5");
 
     m = pad_model(4, shape, pads, NULL);
     m->tensors[m->ops[0].outputs[0]].shape[3] = 4;

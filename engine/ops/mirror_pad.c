@@ -8,7 +8,18 @@
 #include "int8.h"
 #include "remap.h"
 
+#include <limits.h>
 #include <math.h>
+
+vki_status vki_pad_extent(const vki_model *m, int o, int axis, int extent, int before,
+                          int after, int limit, int *padded) {
+    long long sum = (long long)extent + before + after;
+    if (before < 0 || after < 0 || before > limit || after > limit || sum > INT_MAX)
+        return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "padding [%d,%d] of axis %d is out "
+                           "of range for extent %d", before, after, axis, extent);
+    *padded = (int)sum;
+    return VKI_OK;
+}
 
 vki_status vki_pad_describe(const vki_model *m, int o, vki_remap *r, vki_edge rule,
                                   float fill) {
@@ -24,11 +35,9 @@ vki_status vki_pad_describe(const vki_model *m, int o, vki_remap *r, vki_edge ru
         /* REFLECT mirrors around the edge element, so it can add at most extent - 1;
          * SYMMETRIC repeats it, at most extent. */
         int limit = rule == VKI_EDGE_REFLECT ? in->shape[i] - 1
-                    : rule == VKI_EDGE_SYMMETRIC ? in->shape[i] : 1 << 20;
-        if (before < 0 || after < 0 || before > limit || after > limit)
-            return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "padding [%d,%d] of axis %d is out "
-                               "of range for extent %d", before, after, i, in->shape[i]);
-        dims[i] = in->shape[i] + before + after;
+                    : rule == VKI_EDGE_SYMMETRIC ? in->shape[i] : VKI_PAD_FILL_MAX;
+        s = vki_pad_extent(m, o, i, in->shape[i], before, after, limit, &dims[i]);
+        if (s) return s;
     }
     s = vki_op_expect_dims(m, o, op->outputs[0], in->rank, dims);
     if (s) return s;

@@ -71,13 +71,14 @@ static vki_status validate(const vki_model *m, int o) {
         return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT, "paddings tensor %d holds %zu bytes, need %zu",
                            pt, pads->data_bytes, (size_t)in->rank * 2 * sizeof(int32_t));
     const int32_t *p = (const int32_t *)pads->data;
-    for (int i = 0; i < in->rank; i++)
-        if (p[2 * i] < 0 || p[2 * i + 1] < 0)
-            return vki_op_fail(m, o, VKI_ERROR_MODEL_FORMAT,
-                               "paddings of dimension %d are [%d,%d], must not be negative", i,
-                               (int)p[2 * i], (int)p[2 * i + 1]);
+    for (int i = 0; i < in->rank; i++) {
+        int padded;
+        s = vki_pad_extent(m, o, i, in->shape[i], p[2 * i], p[2 * i + 1], VKI_PAD_FILL_MAX,
+                           &padded);
+        if (s) return s;
+    }
     if (!fast_path(m, op)) return vki_remap_validate(m, o, describe_general);
-    pad4 pd = read_paddings(m, op);
+    pad4 pd = read_paddings(m, op);   /* each padded extent fits int (vki_pad_extent) */
     vki_shape4 si = vki_tensor_shape4(in);
     vki_shape4 want = {1, si.h + pd.before.h + pd.after.h, si.w + pd.before.w + pd.after.w,
                        si.c + pd.before.c + pd.after.c};

@@ -105,4 +105,12 @@ void vki_remap_reference(const vki_model *m, const vki_op *op, const float *cons
  * outside (mirror_pad.c). */
 vki_status vki_pad_describe(const vki_model *m, int o, vki_remap *r, vki_edge rule, float fill);
 
+/* The most a fill pad adds on one side of an axis; more is refused as a malformed model. */
+#define VKI_PAD_FILL_MAX (1 << 20)
+
+/* extent + before + after of axis `axis` into *padded, or a model error naming the axis
+ * when a padding is negative, over `limit`, or the sum leaves int. */
+vki_status vki_pad_extent(const vki_model *m, int o, int axis, int extent, int before,
+                          int after, int limit, int *padded);
+
 #endif /* VKI_REMAP_H */
