@@ -224,7 +224,8 @@ f16vec4 activate(f16vec4 v) { return activation(v, ACT_CODE); }
 //  - adds the residual operand of a fused ADD (RESIDUAL: binding RES_BINDING, shape RES_*,
 //    same W and H; slices from RES_S on read zero, which is how a channel PAD that
 //    zero-extends the residual is folded in), after the producer's own activation
-//    (RES_PRE_ACT, an activation code) where it had one;
+//    (RES_PRE_ACT, an activation code) where it had one; with RES_POOL the residual is
+//    a MAX_POOL_2D's window over RES;
 //  - applies the activation (the producer's, or the fused ADD's or unary op's);
 //  - zeroes the padded lanes of the last slice, since an activation need not map 0 to 0;
 //  - stores to the PHWC4 tensor, or with DENSE_OUT straight into a graph output's dense
@@ -241,9 +242,25 @@ TENSOR_IN(RES_BINDING, residual)
 #ifndef RES_PRE_ACT
 #define RES_PRE_ACT 0
 #endif
+#ifdef RES_POOL
+// The residual is a MAX_POOL_2D of tensor RES folded in (the pool_residual pass): the
+// maximum over the pool's window (RES_POOL_K*, strides RES_POOL_S*, leading padding
+// RES_POOL_P*) of the cells inside RES, from the lowest float as pool.comp starts: the
+// value the pool stored.
+vec4 residual_at(int x, int y, int s) {
+    int y0 = y * RES_POOL_SH - RES_POOL_PT, x0 = x * RES_POOL_SW - RES_POOL_PL;
+    vec4 m_ = vec4(-3.40282347e38);
+    for (int ky = max(0, -y0); ky < min(RES_POOL_KH, RES_H - y0); ky++)
+        for (int kx = max(0, -x0); kx < min(RES_POOL_KW, RES_W - x0); kx++)
+            m_ = max(m_, vec4(LOAD(residual, IDX(RES, x0 + kx, y0 + ky, s))));
+    return m_;
+}
+#else
+#define residual_at(x, y, s) LOAD(residual, IDX(RES, x, y, s))
+#endif
 #define ADD_RESIDUAL(v, x, y, s) \
     v = activation(v, RES_PRE_ACT); \
-    if ((s) < RES_S) v += LOAD(residual, IDX(RES, x, y, s));
+    if ((s) < RES_S) v += residual_at(x, y, s);
 #else
 #define ADD_RESIDUAL(v, x, y, s)
 #endif

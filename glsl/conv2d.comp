@@ -22,6 +22,10 @@
 // variant: @bindings=5 TILE_S=2 TILE_X=2 GATE_BINDING=4 $CONV_WINDOW
 // variant: @bindings=6 ACT_RELU TILE_S=1 TILE_X=1 N_BINDINGS=5 RESIDUAL RES_BINDING=4 RES_W=5
 //   + RES_H=4 RES_C=6 RES_S=2 GATE_BINDING=5 $CONV_WINDOW
+// A MAX_POOL_2D folded into the residual read (the pool_residual pass).
+// variant: @bindings=5 ACT_RELU TILE_S={1|2} TILE_X=2 N_BINDINGS=5 RESIDUAL RES_BINDING=4
+//   + RES_W=9 RES_H=7 RES_C=5 RES_S=2 RES_POOL RES_POOL_KH=2 RES_POOL_KW=2 RES_POOL_SH=2
+//   + RES_POOL_SW=2 RES_POOL_PT=0 RES_POOL_PL=0 $CONV_WINDOW
 //
 // The packed integer form (INT8_PACKED): an input word (4 input lanes' bytes) meets each
 // output lane's weight word (each 4x4 block transposed by the engine) in one packed dot

@@ -424,13 +424,15 @@ typedef enum vki_memory_strategy {
     X(OUTPUT_LAYOUT, 4, "output_layout") /* RESHAPE / CONCATENATION heads: producers write \
                                             the graph output's dense layout */              \
     X(DW_PW, 5, "dw_pw")                 /* depthwise + 1x1 conv in one dispatch (where it \
-                                            pays: CPU devices) */                           \
+                                            pays: dw_pw.c's rule per device) */             \
     X(IN_PLACE, 6, "in_place")           /* an elementwise dispatch (or a residual epilogue) \
                                             writes over the input it reads last */          \
     X(ORDER, 7, "order")                 /* dispatches in an order with a lower peak of     \
                                             live bytes */                                   \
     X(GATE, 8, "gate")                   /* a MUL by a per-channel gate (squeeze-excite)    \
-                                            into the input of the convolution reading it */
+                                            into the input of the convolution reading it */ \
+    X(POOL_RESIDUAL, 9, "pool_residual") /* a MAX_POOL_2D shortcut into the residual read  \
+                                            of the op that took its ADD */
 
 #define VKI_PASS_ENUM_(name, bit, text) VKI_PASS_##name = 1u << bit,
 enum { VKI_PASS_LIST(VKI_PASS_ENUM_) };

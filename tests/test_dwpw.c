@@ -27,6 +27,11 @@ typedef struct pair {
     int dw_is_output;              /* the depthwise output is also a graph output */
     int pw_stride;                 /* 1x1 stride (0: 1) */
     int multiplier;                /* depth multiplier (0: 1) */
+    /* BlazeFace's downsampling shortcut: ADD(1x1 output, the input through a 2x2 stride-2
+     * SAME MAX_POOL_2D, zero-padded in channels to cout), the pool written 1 before the
+     * depthwise op, 2 between it and the 1x1, 3 after the 1x1; 0: none. The pool's output
+     * is a second graph output. */
+    int pool_shortcut;
 } pair;
 
 static vki_conv_options conv_options(vki_padding pad, int stride, vki_activation act) {
@@ -36,6 +41,13 @@ static vki_conv_options conv_options(vki_padding pad, int stride, vki_activation
 
 static int out_size(vki_padding pad, int in, int k, int stride) {
     return pad == VKI_PAD_SAME ? (in + stride - 1) / stride : (in - k) / stride + 1;
+}
+
+/* A 2x2 stride-2 SAME MAX_POOL_2D from x to out. */
+static void add_pool(vki_model *m, int x, int out) {
+    harness_op(m, VKI_OP_MAX_POOL_2D, 1, &x, out)->opt.pool =
+        (vki_pool_options){.padding = VKI_PAD_SAME, .stride_w = 2, .stride_h = 2,
+                           .filter_w = 2, .filter_h = 2};
 }
 
 /* input -> DEPTHWISE_CONV_2D -> CONV_2D 1x1 [-> ADD residual] -> output */
@@ -56,12 +68,33 @@ static vki_model *pair_model(const pair *p) {
     int mid = harness_tensor(m, oh, ow, mid_c);
     int out = harness_tensor(m, ph, pwid, p->cout);
     int din[3] = {x, dwt, dwb}, pin[3] = {mid, pwt, pwb};
+    int pooled = p->pool_shortcut ? harness_tensor(m, oh, ow, p->cin) : -1;
+    if (p->pool_shortcut == 1) add_pool(m, x, pooled);
     vki_op *dw = harness_op(m, VKI_OP_DEPTHWISE_CONV_2D, p->no_bias ? 2 : 3, din, mid);
     dw->opt.conv = conv_options(p->padding, p->stride, p->dw_act);
     dw->opt.conv.depth_multiplier = dm;
+    if (p->pool_shortcut == 2) add_pool(m, x, pooled);
     vki_op *pw = harness_op(m, VKI_OP_CONV_2D, p->no_bias ? 2 : 3, pin, out);
     pw->opt.conv = conv_options(VKI_PAD_SAME, pws, p->pw_act);
+    if (p->pool_shortcut == 3) add_pool(m, x, pooled);
     int inputs[2] = {x, -1}, outputs[3] = {out, -1, -1}, n_in = 1, n_out = 1;
+    if (p->pool_shortcut) {
+        int sc = pooled, sum = harness_tensor(m, ph, pwid, p->cout);
+        if (p->cout > p->cin) {
+            int32_t pads[8] = {0, 0, 0, 0, 0, 0, 0, p->cout - p->cin};
+            int pshape2[2] = {4, 2}, ins[2];
+            ins[0] = pooled;
+            ins[1] = harness_int_const(m, "channel pad", 2, pshape2, pads);
+            sc = harness_tensor(m, ph, pwid, p->cout);
+            harness_op(m, VKI_OP_PAD, 2, ins, sc);
+        }
+        harness_binary(m, VKI_OP_ADD, out, sc, sum);
+        m->ops[m->n_ops - 1].opt.eltwise.activation = VKI_ACT_RELU;
+        outputs[0] = sum;
+        /* The pool's output is a graph output too, so the pool_residual pass leaves it
+         * and the ADD's residual is the pool's. */
+        outputs[n_out++] = pooled;
+    }
     if (p->residual) {
         int r = harness_tensor(m, ph, pwid, p->cout), sum = harness_tensor(m, ph, pwid, p->cout);
         harness_binary(m, VKI_OP_ADD, out, r, sum);
@@ -160,6 +193,21 @@ Test(dwpw, residual_add_after_the_pointwise) {
     pair q = {.h = 9, .w = 7, .cin = 3, .cout = 17, .k = 5, .stride = 2,
               .padding = VKI_PAD_VALID, .residual = 1};
     check_pair(pair_model(&q), 1, 310);
+}
+
+Test(dwpw, downsampling_block_with_a_pooled_shortcut) {
+    /* Where the pool is written after the depthwise op, its output (the 1x1's residual) is
+     * not there when the depthwise op runs: the pair is emitted where the 1x1 stood. In
+     * every place the pool may stand the pair saves one dispatch, on odd planes, with and
+     * without a channel pad. */
+    for (int at = 1; at <= 3; at++) {
+        pair p = {.h = 9, .w = 7, .cin = 5, .cout = 17, .k = 3, .stride = 2,
+                  .padding = VKI_PAD_SAME, .dw_act = VKI_ACT_RELU, .pool_shortcut = at};
+        check_pair(pair_model(&p), 1, 320 + 10 * (uint32_t)at);
+        pair q = {.h = 11, .w = 13, .cin = 3, .cout = 3, .k = 5, .stride = 2,
+                  .padding = VKI_PAD_SAME, .pool_shortcut = at};
+        check_pair(pair_model(&q), 1, 350 + 10 * (uint32_t)at);
+    }
 }
 
 Test(dwpw, not_when_the_depthwise_output_has_another_reader) {

@@ -356,6 +356,63 @@ Test(fusion, gate_stays_where_its_product_has_another_reader_or_is_not_per_chann
     harness_check(m, 55, 1e-5);
 }
 
+/* MAX_POOL_2D of x: a k x k window, stride `stride`. */
+static int max_pool(vki_model *m, int x, int k, int stride, vki_padding padding) {
+    const int h = m->tensors[x].shape[1], w = m->tensors[x].shape[2], c = m->tensors[x].shape[3];
+    int out = harness_tensor(m, vki_conv_out_size(padding, h, k, stride, 1),
+                             vki_conv_out_size(padding, w, k, stride, 1), c);
+    harness_op(m, VKI_OP_MAX_POOL_2D, 1, &x, out)->opt.pool =
+        (vki_pool_options){.padding = padding, .stride_w = stride, .stride_h = stride,
+                           .filter_w = k, .filter_h = k};
+    return out;
+}
+
+/* The dispatches the pool_residual pass saved (dw_pw off, which depends on the device). */
+static void expect_pool_residuals(vki_model *m, int saved) {
+    setenv("VKI_DISABLE_PASSES", "dw_pw", 1);
+    int f = dispatches(m);
+    setenv("VKI_DISABLE_PASSES", "dw_pw,pool_residual", 1);
+    int n = dispatches(m);
+    unsetenv("VKI_DISABLE_PASSES");
+    cr_assert_eq(n - f, saved, "pool_residual saved %d dispatches, expected %d", n - f, saved);
+}
+
+Test(fusion, max_pool_shortcut_into_the_residual_read) {
+    /* BlazeFace's downsampling block over an odd 9x7 plane: a 2x2 stride-2 SAME pool of
+     * the input, zero-padded from 5 to 17 channels, added to the 1x1 conv after a stride-2
+     * depthwise conv. Then a 3x3 stride-1 SAME pool (windows clipped on every side) added
+     * to a 3x3 conv, and a 3x3 stride-2 VALID pool added to a 3x3 stride-2 VALID conv.
+     * Each pool's window is read in the epilogue. */
+    vki_model *m = vki_model_new("pool_residual");
+    int x = harness_tensor(m, 9, 7, 5);
+    int sc = pad(m, max_pool(m, x, 2, 2, VKI_PAD_SAME), 0, 0, 0, 0, 12);
+    int d = conv(m, VKI_OP_DEPTHWISE_CONV_2D, x, 3, 2, VKI_PAD_SAME, 0, VKI_ACT_RELU, 61);
+    int y = add(m, conv(m, VKI_OP_CONV_2D, d, 1, 1, VKI_PAD_SAME, 17, VKI_ACT_NONE, 63), sc,
+                VKI_ACT_RELU);
+    int p1 = max_pool(m, y, 3, 1, VKI_PAD_SAME);
+    int c1 = conv(m, VKI_OP_CONV_2D, y, 3, 1, VKI_PAD_SAME, 17, VKI_ACT_RELU6, 65);
+    int z = add(m, p1, c1, VKI_ACT_NONE);
+    int p2 = max_pool(m, z, 3, 2, VKI_PAD_VALID);
+    int c2 = conv(m, VKI_OP_CONV_2D, z, 3, 2, VKI_PAD_VALID, 17, VKI_ACT_NONE, 69);
+    int out = add(m, c2, p2, VKI_ACT_RELU);
+    vki_model_set_io(m, 1, &x, 1, &out);
+    expect_pool_residuals(m, 3);
+    harness_check(m, 67, 1e-5);
+}
+
+Test(fusion, pool_residual_not_where_the_pool_output_has_another_reader) {
+    /* The pool's output is also a graph output, or read by a second op: it stays. */
+    vki_model *m = vki_model_new("pool_kept");
+    int x = harness_tensor(m, 7, 5, 3);
+    int sc = max_pool(m, x, 2, 2, VKI_PAD_SAME);
+    int y = add(m, conv(m, VKI_OP_CONV_2D, x, 3, 2, VKI_PAD_SAME, 3, VKI_ACT_NONE, 71), sc,
+                VKI_ACT_NONE);
+    int outs[2] = {y, sc};
+    vki_model_set_io(m, 1, &x, 2, outs);
+    expect_pool_residuals(m, 0);
+    harness_check(m, 73, 1e-5);
+}
+
 /* ---- the schedule stage: in-place outputs --------------------------------------------- */
 
 /* The lower bound of live intermediate bytes with the schedule stage on, or off (and dw_pw

@@ -143,13 +143,23 @@ vki_status vki_build_bind_output(vki_build *b, vki_dispatch *d, const vki_op *op
         const vki_tensor *res = &b->m->tensors[fu->residual], *out = &b->m->tensors[op->outputs[0]];
         vki_shape4 rs = vki_tensor_shape4(res), os = vki_tensor_shape4(out);
         vki_shape4 rr = vki_tensor_rows(res), orr = vki_tensor_rows(out);
-        if (!fu->dense_out && rs.n == os.n && rs.h == os.h && rs.w == os.w && rs.c <= os.c &&
+        if (!fu->dense_out && !fu->res_pool && rs.n == os.n && rs.h == os.h && rs.w == os.w && rs.c <= os.c &&
             !memcmp(&rr, &rs, sizeof rr) && !memcmp(&orr, &os, sizeof orr))
             d->same_index_reads |= 1u << d->n_bindings;
         vki_define_int(d, "RESIDUAL", 1);
         vki_define_int(d, "RES_BINDING", d->n_bindings);
         if (fu->pre_activation != VKI_ACT_NONE) vki_define_int(d, "RES_PRE_ACT", fu->pre_activation);
         vki_define_shape(d, "RES", rr);
+        if (fu->res_pool) {   /* rr is the pool's input (a batch-1 4-D tensor, the pass says) */
+            const vki_pool_options *p = &b->m->ops[fu->res_pool - 1].opt.pool;
+            vki_define_int(d, "RES_POOL", 1);
+            vki_define_int(d, "RES_POOL_KH", p->filter_h);
+            vki_define_int(d, "RES_POOL_KW", p->filter_w);
+            vki_define_int(d, "RES_POOL_SH", p->stride_h);
+            vki_define_int(d, "RES_POOL_SW", p->stride_w);
+            vki_define_int(d, "RES_POOL_PT", vki_conv_pad_before(p->padding, rr.h, p->filter_h, p->stride_h, 1));
+            vki_define_int(d, "RES_POOL_PL", vki_conv_pad_before(p->padding, rr.w, p->filter_w, p->stride_w, 1));
+        }
         vki_dispatch_bind_tensor(d, fu->residual);
     }
     return VKI_OK;
@@ -262,8 +272,22 @@ static vki_status emit_all(vki_build *b) {
     for (int i = 0; i < m->n_inputs; i++)
         if (b->input_quantize[i] >= 0) b->skip[b->input_quantize[i]] = 1;
     for (int i = 0; i < m->n_inputs && !s; i++) s = emit_io_conversion(b, i, 1);
-    for (int o = 0; o < m->n_ops && !s; o++) {
-        if (b->skip[o]) continue;
+    int late = 0;
+    for (int o = 0; o < m->n_ops; o++) late += !b->skip[o] && m->ops[o].fused.pointwise_late;
+    for (int at = 0; at < m->n_ops && !s; at++) {
+        /* Op `at`, or the depthwise op whose late pair (dw_pw.c) takes the place of the
+         * skipped 1x1 CONV_2D `at`. */
+        int o = at;
+        if (b->skip[at]) {
+            o = -1;
+            for (int k = 0; late && k < at && o < 0; k++)
+                if (!b->skip[k] && m->ops[k].fused.pointwise_late &&
+                    m->ops[k].fused.pointwise == at + 1)
+                    o = k;
+            if (o < 0) continue;
+        } else if (m->ops[at].fused.pointwise_late) {
+            continue;
+        }
         const vki_op_def *def = vki_op_find(&m->ops[o]);
         if (!def) return vki_op_fail(m, o, VKI_ERROR_UNSUPPORTED_OP, "op is not supported");
         b->current_op = o;

@@ -410,6 +410,48 @@ static int fuse_gates(vki_model *m, unsigned char *skip) {
     return fused;
 }
 
+/* ---- a MAX_POOL_2D shortcut into the residual read ------------------------------------- */
+
+/* BlazeFace's downsampling blocks add a MAX_POOL_2D of the block's input (zero-padded in
+ * channels) to the block's last convolution: where the residual pass folded that ADD into
+ * the convolution and nothing else reads the pool's output, the epilogue takes the pool's
+ * window over the pool's input itself (RES_POOL in common.glsl): the maximum of the same
+ * values from the same start, so the result is the pool's to the bit, one dispatch fewer
+ * (3 of face_detection_short_range's, 4 of face_detection_full_range's). Float tensors,
+ * a pool without an activation or anything fused, its input a batch-1 tensor stored in
+ * its NHWC view. */
+static int fuse_pooled_residuals(vki_model *m, unsigned char *skip) {
+    graph_index g;
+    if (!index_build(m, skip, &g)) return 0;
+    int fused = 0;
+    for (int o = 0; o < m->n_ops; o++) {
+        vki_op *op = &m->ops[o];
+        const vki_fused *fu = &op->fused;
+        if (skip[o] || !fu->has_residual || fu->res_pool || fu->int8_add || quantized(m, op))
+            continue;
+        const int r = fu->residual, p = g.producer[r];
+        if (p < 0 || skip[p]) continue;
+        const vki_op *pool = &m->ops[p];
+        if (pool->code != VKI_OP_MAX_POOL_2D || pool->n_inputs != 1 || pool->n_outputs != 1 ||
+            pool->opt.pool.activation != VKI_ACT_NONE || pool->fused.has_residual ||
+            pool->fused.dense_out || quantized(m, pool) || vki_model_is_output(m, r) ||
+            only_reader(m, skip, r) != o)
+            continue;
+        const int in = pool->inputs[0];
+        const vki_tensor *it = in >= 0 ? &m->tensors[in] : NULL;
+        if (!it || it->dtype != VKI_DTYPE_FLOAT32 || vki_tensor_quantized(it) ||
+            vki_tensor_shape4(it).n != 1 || vki_tensor_shape4(&m->tensors[r]).n != 1 ||
+            !same_shape(vki_tensor_rows(it), vki_tensor_shape4(it)))
+            continue;
+        op->fused.residual = in;
+        op->fused.res_pool = p + 1;
+        skip[p] = 1;
+        fused++;
+    }
+    index_free(&g);
+    return fused;
+}
+
 /* ---- channel PAD into the elementwise op reading it ------------------------------------ */
 
 /* binary.comp reads an operand with fewer slices than the output as zero past its last
@@ -595,6 +637,7 @@ int vki_passes_run(vki_model *view, unsigned char *skip, const vki_wg_device *de
     RUN_(VKI_PASS_CHANNEL_PAD, fuse_channel_pads(view, skip))
     RUN_(VKI_PASS_OUTPUT_LAYOUT, fuse_output_layouts(view, skip, dev))
     RUN_(VKI_PASS_GATE, fuse_gates(view, skip))
+    RUN_(VKI_PASS_POOL_RESIDUAL, fuse_pooled_residuals(view, skip))
     RUN_(VKI_PASS_DW_PW, vki_fuse_dw_pw(view, view->ops, skip, dev, dwpw_env))
 #undef RUN_
     return folded;

@@ -135,6 +135,10 @@ typedef struct vki_fused {
     bool has_residual;
     int residual;
     vki_activation pre_activation;   /* the op's own activation, applied before the ADD */
+    /* 1 + the index of a MAX_POOL_2D folded into the residual read (the pool_residual
+     * pass): `residual` is then the pool's input, and the epilogue takes the maximum of the
+     * pool's window over it. 0: none. */
+    int res_pool;
     /* The op writes graph output `dense_output` in its dense NHWC layout, at float offset
      * `dense_base`, in place of the RESHAPE / CONCATENATION ops that led there. */
     bool dense_out;
@@ -154,6 +158,10 @@ typedef struct vki_fused {
      * runs in the same dispatch (engine/ops/dw_pw.c); 0: none. The CONV_2D is skipped and
      * keeps what was fused into it (residual, activation, dense output). */
     int pointwise;
+    /* With pointwise: the pair's dispatch is emitted where the CONV_2D stood, not where the
+     * depthwise op does, because a tensor the CONV_2D reads (its residual) is written in
+     * between: BlazeFace's downsampling blocks, whose shortcut is a MAX_POOL_2D. */
+    bool pointwise_late;
     /* On a float CONV_2D: 1 + the tensor of C values ([1, 1, 1, C]) by which its input 0's
      * channels are multiplied as they are loaded: a MUL by a per-channel gate (MobileNetV3's
      * squeeze-excite) folded in; input 0 is the MUL's other operand. 0: none. */

@@ -249,14 +249,20 @@ int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
             vki_conv_dilation(c->dilation_h) != 1 || vki_conv_dilation(c->dilation_w) != 1 ||
             pf->pad_top || pf->pad_bottom || pf->pad_left || pf->pad_right || pf->gate)
             continue;   /* dw_pw.comp scales no input channels: a gated conv runs alone */
-        /* The pair runs where the depthwise op does: a residual fused into the 1x1 conv
-         * must be written before that, not just before the conv. */
-        if (pf->has_residual && written_after(m, ops, skip, pf->residual, o)) continue;
+        /* The pair runs where the depthwise op does, unless a residual fused into the
+         * 1x1 conv is written in between: then where the conv does, if no input of the
+         * depthwise op is written again by then (only a variable's can be). */
+        const bool late = pf->has_residual && written_after(m, ops, skip, pf->residual, o);
+        int rewritten = 0;
+        for (int i = 0; late && i < dw->n_inputs; i++)
+            rewritten |= dw->inputs[i] >= 0 && written_after(m, ops, skip, dw->inputs[i], o + 1);
+        if (rewritten) continue;
         const vki_shape4 out = vki_tensor_shape4(vki_op_out(m, pw, 0));
         dwpw_plan plan;
         if (!plan_tiles(dev, dwpw_mode_test(dwpw_env), (dwf->shape[3] + 3) / 4, out, &plan)) continue;
         if (mode < 0 && !pays(dev, &plan, out)) continue;
         dw->fused.pointwise = q + 1;
+        dw->fused.pointwise_late = late;
         /* The pair's dispatch writes the CONV_2D's output: the depthwise op, which runs,
          * takes it over (as activation fusion does), so the precision and memory stages
          * see who writes it. Its own output tensor is no longer written nor read. */

@@ -2712,6 +2712,56 @@ def block_squeeze_excite(b, name):
     return True
 
 
+def block_downsample(b, name):
+    """BlazeFace's downsampling block, for dw_pw's late pair: a stride-2 depthwise conv (3x3
+    or 5x5, SAME), a 1x1 conv after it, and a shortcut of the block's input through a 2x2
+    stride-2 MAX_POOL_2D (SAME, so its plane is the depthwise op's), zero-padded in channels
+    where the 1x1 widens, ADDed to the 1x1's output. The pool is written before the
+    depthwise op, between it and the 1x1, or after the 1x1. pool_residual folds the pool
+    into the 1x1's residual read (batch 1); where the pool's output is read again, the pool
+    stays, and written after the depthwise op it makes dw_pw emit the pair where the 1x1
+    stood. Batch 1, sometimes 2; odd and even planes."""
+    r = b.r
+    n = r.choice([1, 1, 1, 2])
+    h, w, c = r.choice([3, 4, 5, 7, 9]), r.choice([3, 5, 6, 8]), r.choice([1, 3, 4, 5, 8, 17])
+    x = b.new_input([n, h, w, c]).idx
+    k = r.choice([3, 5])
+    oh, ow = spatial_out(h, k, 2, 1, 'SAME'), spatial_out(w, k, 2, 1, 'SAME')
+    oc = r.choice([c, c + r.randint(1, 6)])
+    shape = [n, oh, ow, oc]
+    at = r.choice(['before', 'between', 'after'])
+
+    def pool():
+        b.note('MAX_POOL_2D', [n, h, w, c], 'downsampling shortcut, ' + at)
+        return b.add_op('MAX_POOL_2D', [x], [n, oh, ow, c], padding='SAME', stride_w=2,
+                        stride_h=2, filter_w=2, filter_h=2, activation='NONE')
+    sc = pool() if at == 'before' else None
+    cur = b.add_op('DEPTHWISE_CONV_2D', [x, b.const([1, k, k, c], -0.5, 0.5), b.const([c], -0.2, 0.2)],
+                   [n, oh, ow, c], padding='SAME', stride_w=2, stride_h=2, depth_multiplier=1,
+                   activation=r.choice(['NONE', 'RELU']))
+    b.note('DEPTHWISE_CONV_2D', [n, h, w, c], 'downsampling k%d' % k)
+    if at == 'between':
+        sc = pool()
+    cur = b.add_op('CONV_2D', [cur, b.const([oc, 1, 1, c], -0.5, 0.5), b.const([oc], -0.2, 0.2)],
+                   shape, padding='VALID')
+    b.note('CONV_2D', [n, oh, ow, c], 'downsampling 1x1')
+    if at == 'after':
+        sc = pool()
+    pooled = sc
+    if oc > c:
+        sc = b.add_op('PAD', [sc, b.g.ints([0, 0, 0, 0, 0, 0, 0, oc - c], [4, 2])], shape)
+        b.note('PAD', shape, 'channel, then ADD')
+    cur = b.add_op('ADD', [cur, sc] if r.random() < 0.5 else [sc, cur], shape,
+                   activation=r.choice(['NONE', 'RELU']))
+    b.note('ADD', shape, 'downsampling residual')
+    b.push(cur, shape, 8.0)
+    if r.random() < 0.4:
+        # The pool's output read again (or a graph output): pool_residual leaves the pool,
+        # and where it is written after the depthwise op, dw_pw's pair goes late.
+        b.push(pooled, [n, oh, ow, c], 4.0)
+    return True
+
+
 OPS['RESIZE_BILINEAR'] = OPS['RESIZE_NEAREST_NEIGHBOR'] = op_resize
 OPS['SPACE_TO_DEPTH'] = OPS['DEPTH_TO_SPACE'] = op_space_depth
 OPS['TRANSPOSE_CONV'] = op_tconv
@@ -2725,6 +2775,7 @@ OPS['CONVOLUTION_2D_TRANSPOSE_BIAS'] = op_tconv_bias
 BLOCKS['convnet'] = block_convnet
 BLOCKS['channel_pad'] = block_channel_pad
 BLOCKS['squeeze_excite'] = block_squeeze_excite
+BLOCKS['downsample'] = block_downsample
 # The CPU ops of cpu_misc.c, cpu_index.c, cpu_reduce.c, fft.c, conv3d.c and bucketize.c.
 OPS['ATAN2'] = op_atan2
 OPS['ZEROS_LIKE'] = op_zeros_like
@@ -2770,9 +2821,10 @@ def generate(seed, n_ops=None):
     for _ in range(r.choice([1, 1, 1, 2, 2, 3])):
         b.new_input(b.shape())
     focus = [OP_NAMES[(seed * 9 + k) % len(OP_NAMES)] for k in range(9)]
-    # The focus ops, a block (the structures the passes look for) and a few more.
-    steps = len(focus) + 1 + (n_ops if n_ops is not None else r.randint(0, 3))
-    plan = list(focus) + ['block:' + r.choice(sorted(BLOCKS))]
+    # The focus ops, two blocks (the structures the passes look for: with one, the passes
+    # that a single block makes fire in fewer than 20 of the 200 CI graphs) and a few more.
+    steps = len(focus) + 2 + (n_ops if n_ops is not None else r.randint(0, 3))
+    plan = list(focus) + ['block:' + name for name in r.sample(sorted(BLOCKS), 2)]
     while len(plan) < steps:
         if r.random() < 0.25:
             plan.append('block:' + r.choice(sorted(BLOCKS)))
