@@ -10,8 +10,9 @@
 //
 // Variants: what the op files emit (glsl/embed.py reads these; tests/test_kernels.c
 // compiles each in fp32, fp16 storage and fp16 arithmetic).
-// TILE_S and TILE_X: conv2d.c picks 1, 2 or 4 by 1 or 2; VKI_CONV_TILE forces up to 8 by 8.
-// variant: @bindings=4 $ACT TILE_S={1|2|4} TILE_X={1|2} $CONV_WINDOW
+// TILE_S and TILE_X: conv2d.c picks 1, 2 or 4 by 1 or 2 on GPUs, 1 or 2 by 1 to 4 on CPU
+// devices; VKI_CONV_TILE forces up to 8 by 8.
+// variant: @bindings=4 $ACT TILE_S={1|2|4} TILE_X={1|2|4} $CONV_WINDOW
 // variant: @bindings=4 TILE_S={3|8} TILE_X={3|8} $CONV_WINDOW
 // variant: @bindings=4 INT8 RQ_BASE=3 OUT_QMIN=-120 OUT_QMAX=100 TILE_S={1|2|4} TILE_X={1|2}
 //   + $CONV_WINDOW

@@ -222,9 +222,17 @@ static bool is_pointwise(const vki_conv_window *g) {
 /* Output slices (TILE_S) and columns (TILE_X) per thread of the direct kernel. Wider tiles
  * reuse loads but leave fewer threads. Measured on MobileNet-sized layers (kernel time):
  * on an H200 the 1,1 tile is best or tied, and wider ones lose 1.4-3x once fewer than ~64k
- * threads remain, the GPU running out of warps to hide latency; on lavapipe 4x2 or 1x4
- * tiles are 2-3x faster at any size. So CPU devices get a 4x2 tile; GPUs widen only while
- * at least VKI_CONV_MIN_THREADS threads remain, columns first. */
+ * threads remain, the GPU running out of warps to hide latency. So GPUs widen only while
+ * at least VKI_CONV_MIN_THREADS threads remain, columns first.
+ * CPU devices get 2 slices x 4 columns. On lavapipe (2 cores, `run --profile`, the best of
+ * two runs of 8) every windowed layer of five MediaPipe models was faster at 2x4 than at
+ * the earlier 4x2, and at 2x4 than at 4x4 in 4 of 7: the first layers (3x3 or 5x5, stride 2,
+ * 3 input channels) 1.90 / 1.99 / 2.52 / 3.31 / 1.66 ms at 4x2 against 1.47 / 1.11 / 1.48 /
+ * 1.86 / 1.31 at 2x4 (face_detection_full_range, face_detection_short_range,
+ * hand_landmark_lite, pose_landmark_lite, selfie_segmentation), pose_landmark_lite's 3x3
+ * stride-1 layer 14.98 against 5.11 (4x4: 7.74). A 4-slice tile streams 4 slices' weights
+ * per input vec4, and every load is a loop over the lanes on a CPU device; 2x4 halves those
+ * weight loads per output against 4x2 and keeps 8 accumulators. */
 #define VKI_CONV_MIN_THREADS 65536L
 static void direct_tile(const vki_wg_device *dev, const vki_conv_window *g, int *tile_s,
                         int *tile_x) {
@@ -234,8 +242,8 @@ static void direct_tile(const vki_wg_device *dev, const vki_conv_window *g, int 
     if (dev->is_cpu) {
         /* A CPU device runs a work group as one SIMD loop on one core: threads are cheap
          * to lose and reuse in registers is everything. */
-        *tile_s = out_s >= 4 ? 4 : out_s >= 2 ? 2 : 1;
-        *tile_x = g->out.w >= 2 ? 2 : 1;
+        *tile_s = out_s >= 2 ? 2 : 1;
+        *tile_x = g->out.w >= 4 ? 4 : g->out.w;
     } else {
         if (g->out.w >= 4 && tile_threads(g, 1, 2) >= VKI_CONV_MIN_THREADS) *tile_x = 2;
         if (out_s >= 2 && tile_threads(g, 2, *tile_x) >= VKI_CONV_MIN_THREADS) *tile_s = 2;
@@ -272,9 +280,7 @@ static bool is_pow2(int x) { return x > 0 && !(x & (x - 1)); }
  * leave fewer threads for small layers, so 4x8. (Tile loops are [[unroll]]ed: without it
  * tiles of 32 outputs and up fell off a cliff, the 1x1 convolutions of that model taking
  * 81 GPU ms at 4x8 against 42 at 4x4, the accumulators going to memory.)
- * The direct kernel keeps its 4x2 on CPUs for other windows: on pose_landmark_lite (five
- * 3x3 convolutions) 4x4, 2x4, 4x8 and 8x4 measured 98, 95, 103 and 129 ms against 4x2's
- * 93.
+ * The direct kernel takes other windows on CPUs, with direct_tile's 2x4.
  * GPUs keep the direct kernel and its thread-count rule (direct_tile), split-K for long
  * sums over few outputs (splitk_pick) and the tiled kernel for long pointwise sums over
  * more (tiled_pays). An integer (int8) pointwise window
