@@ -47,10 +47,12 @@
 // variant-set: DW_PW_CPU = TILE_W=8 TILE_H=2 TILE_X=4 WG_Z=1 PW_TILE_S=2 BLOCK_G=2 CHUNK_S=2
 // variant-set: DW_PW_GPU = TILE_W=8 TILE_H=8 TILE_X=1 WG_Z=2 PW_TILE_S=2 BLOCK_G=2
 // variant-set: DW_PW_WHOLE = TILE_W=4 TILE_H=2 TILE_X=1 WG_Z=3 PW_TILE_S=1 BLOCK_G=3 CHUNK_S=2
+// variant-set: DW_PW_KSPLIT = TILE_W=4 TILE_H=2 TILE_X=1 WG_Z=3 PW_TILE_S=1 BLOCK_G=3 CHUNK_S=2
+//   + KSPLIT=4
 // variant-set: DW_PW_EPILOGUE = {N_BINDINGS=6|N_BINDINGS=7 RESIDUAL RES_BINDING=6 RES_W=5
 //   + RES_H=4 RES_C=6 RES_S=2|N_BINDINGS=6 DENSE_OUT DENSE_BASE=12}
-// variant: @bindings=6 {$DW_PW_CPU|$DW_PW_GPU CHUNK_S=2|$DW_PW_GPU CHUNK_S=1|$DW_PW_WHOLE}
-//   + $CONV_WINDOW
+// variant: @bindings=6 {$DW_PW_CPU|$DW_PW_GPU CHUNK_S=2|$DW_PW_GPU CHUNK_S=1|$DW_PW_WHOLE
+//   + |$DW_PW_KSPLIT} $CONV_WINDOW
 // variant: @bindings=6 TILE_W=8 TILE_H=2 TILE_X={1|2} WG_Z=1 PW_TILE_S=1 BLOCK_G=3 CHUNK_S=2
 //   + $CONV_WINDOW
 // A stride-1 window: columns share their taps.
@@ -60,13 +62,13 @@
 // variant: @bindings=6 {DW_ACT_RELU|DW_ACT_RELU6|DW_ACT_RELU_N1_TO_1|DW_ACT_TANH
 //   + |DW_ACT_SIGMOID|DW_ACT_HARD_SWISH} ACT_RELU6 $DW_PW_GPU CHUNK_S=1 $CONV_WINDOW
 // variant: @bindings=N_BINDINGS ACT_RELU DW_ACT_RELU $DW_PW_EPILOGUE {$DW_PW_GPU CHUNK_S=1
-//   + |$DW_PW_WHOLE} $CONV_WINDOW
+//   + |$DW_PW_WHOLE|$DW_PW_KSPLIT} $CONV_WINDOW
 // The integer form: both tilings; the 1x1's fused integer ADD and table op; a depthwise
 // table op (bound after the 1x1's).
 // variant-set: DW_PW_INT8 = INT8 RQ_BASE=3 OUT_QMIN=-120 OUT_QMAX=100 DW_RQ_BASE=2 DW_QMIN=-128
 //   + DW_QMAX=127
 // variant: @bindings=6 $DW_PW_INT8 {$DW_PW_CPU|$DW_PW_GPU CHUNK_S=2|$DW_PW_GPU CHUNK_S=1
-//   + |$DW_PW_WHOLE} $CONV_WINDOW
+//   + |$DW_PW_WHOLE|$DW_PW_KSPLIT} $CONV_WINDOW
 // variant: @bindings=6 $DW_PW_INT8 TILE_W=8 TILE_H=2 TILE_X={1|2} WG_Z=1 PW_TILE_S=1 BLOCK_G=3
 //   + CHUNK_S=2 $CONV_WINDOW
 // variant: @bindings=6 $DW_PW_INT8 $DW_PW_CPU IN_W=9 IN_H=7 IN_C=5 IN_S=2 OUT_W=9 OUT_H=7
@@ -104,9 +106,21 @@ OUTPUT(5)
 
 #define TILE_PIX (TILE_W * TILE_X * TILE_H)
 #define N_GROUPS ((OUT_S + PW_TILE_S - 1) / PW_TILE_S)
+// KSPLIT (whole tiles only): the work group's y is KSPLIT rows of TILE_H threads, each row
+// a part. Every part computes depthwise slices with the others; then part k sums the 1x1
+// over its range of depthwise slices, parts past the first leave their sums in `partial`,
+// and part 0 adds them in part order before the epilogue, so a run always gives the same
+// result (not, in fp32, the unsplit sum's rounding).
+#ifndef KSPLIT
+#define KSPLIT 1
+#endif
 
 shared MID4 mid[CHUNK_S * TILE_PIX];
 #define MID(c, p) mid[(c) * TILE_PIX + (p)]
+#if KSPLIT > 1
+shared ACC4 partial[(KSPLIT - 1) * WG_Z * PW_TILE_S * TILE_PIX];
+#define PARTIAL(k, z, j, q) partial[(((k) * WG_Z + (z)) * PW_TILE_S + (j)) * TILE_PIX + (q)]
+#endif
 
 // The depthwise op's activation, in fp32 as its epilogue applies it: common.glsl's
 // ACTIVATE_BODY formulas under DW_ACT_* names (ACT_* is the 1x1 op's).
@@ -148,12 +162,13 @@ ivec4 dw_requantize(ivec4 acc, int s) {
 #endif
 
 // Depthwise slices [first, first + count) of the thread's TILE_X pixels (columns x..,
-// row y, tile index p..) into mid. Thread z takes slices lz, lz + WG_Z, ...: with one
+// row y, tile index p..) into mid. Thread z of part k takes slices lz = z + k * WG_Z,
+// lz + WG_Z * KSPLIT, ...: with one
 // thread per pixel (CPU devices) the slice, and so the weights' index, is the same for
 // all threads, which on lavapipe made the fused pairs of face_detection_short_range
 // about 20% faster than spreading (slice, pixel) items over the threads.
 void depthwise_chunk(int x, int y, int p, int lz, int first, int count) {
-    for (int c = lz; c < count; c += WG_Z) {
+    for (int c = lz; c < count; c += WG_Z * KSPLIT) {
         int s = first + c;
         ACC4 b = LOADACC(dw_bias, s);
         ACC4 acc[TILE_X];
@@ -196,12 +211,12 @@ void depthwise_chunk(int x, int y, int p, int lz, int first, int count) {
 }
 
 // acc[j * TILE_X + t] += the 1x1 weights of group g times depthwise slices
-// [first, first + count) of tile pixel p + t (mid holds them from slice `first` on).
-void pointwise(inout ACC4 acc[PW_TILE_S * TILE_X], int g, int p, int first, int count) {
+// [first, first + count) of tile pixel p + t (mid holds slice `first` at `base`).
+void pointwise(inout ACC4 acc[PW_TILE_S * TILE_X], int g, int p, int first, int count, int base) {
     int w = (g * IN_S + first) * (PW_TILE_S * 4);
     for (int c = 0; c < count; c++) {
         MID4 v[TILE_X];
-        for (int t = 0; t < TILE_X; t++) v[t] = MID(c, p + t);
+        for (int t = 0; t < TILE_X; t++) v[t] = MID(base + c, p + t);
         for (int j = 0; j < PW_TILE_S; j++) {
             VAL4 w0 = LOADV(pw_weights, w + 0);
             VAL4 w1 = LOADV(pw_weights, w + 1);
@@ -240,15 +255,15 @@ void store_group(ACC4 acc[PW_TILE_S * TILE_X], int g, int x, int y) {
 //  - a probe computing wrong results split the time: without the 1x1 weight loads 0.66x,
 //    without the depthwise taps 0.74x, without the shared-memory reads of the 1x1 part
 //    0.60x.
-#if WG_Z == 1
+#if WG_Z == 1 && KSPLIT == 1
 #define SHARED_BARRIER()
 #else
 #define SHARED_BARRIER() barrier()
 #endif
 
 void main() {
-    int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
-    int lz = int(gl_LocalInvocationID.z);
+    int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y) % TILE_H;
+    int lz = int(gl_LocalInvocationID.z), part = int(gl_LocalInvocationID.y) / TILE_H;
     int x = (int(gl_WorkGroupID.x) * TILE_W + lx) * TILE_X;
     int y = int(gl_WorkGroupID.y) * TILE_H + ly;
     int p = (ly * TILE_W + lx) * TILE_X;
@@ -256,7 +271,34 @@ void main() {
     int end_g = min(first_g + BLOCK_G, N_GROUPS);
     bool live = x < OUT_W && y < OUT_H;
     ACC4 acc[PW_TILE_S * TILE_X];
-#if CHUNK_S >= IN_S
+#if KSPLIT > 1
+    depthwise_chunk(x, y, p, lz + part * WG_Z, 0, IN_S);
+    barrier();
+    // Part `part` sums depthwise slices [first, first + count); every thread runs the same
+    // rounds (groups lz, lz + WG_Z, ...), so the barriers are uniform.
+    const int per = (IN_S + KSPLIT - 1) / KSPLIT;
+    int first = min(part * per, IN_S), count = min(per, IN_S - first);
+    for (int round = 0; round < (N_GROUPS + WG_Z - 1) / WG_Z; round++) {
+        int g = lz + round * WG_Z;
+        bool mine = live && g < N_GROUPS;
+        for (int j = 0; j < PW_TILE_S; j++) {
+            ACC4 b = mine && part == 0 ? LOADACC(PW_BIAS, g * PW_TILE_S + j) : ACC4(0);
+            for (int t = 0; t < TILE_X; t++) acc[j * TILE_X + t] = b;
+        }
+        if (mine) pointwise(acc, g, p, first, count, first);
+        if (part > 0)
+            for (int j = 0; j < PW_TILE_S; j++)
+                for (int t = 0; t < TILE_X; t++) PARTIAL(part - 1, lz, j, p + t) = acc[j * TILE_X + t];
+        barrier();
+        if (part == 0 && mine) {
+            for (int k = 1; k < KSPLIT; k++)
+                for (int j = 0; j < PW_TILE_S; j++)
+                    for (int t = 0; t < TILE_X; t++) acc[j * TILE_X + t] += PARTIAL(k - 1, lz, j, p + t);
+            store_group(acc, g, x, y);
+        }
+        barrier();   // the partial sums are read before the next round writes them
+    }
+#elif CHUNK_S >= IN_S
     depthwise_chunk(x, y, p, lz, 0, IN_S);
     SHARED_BARRIER();
     if (!live) return;
@@ -265,7 +307,7 @@ void main() {
             ACC4 b = LOADACC(PW_BIAS, g * PW_TILE_S + j);
             for (int t = 0; t < TILE_X; t++) acc[j * TILE_X + t] = b;
         }
-        pointwise(acc, g, p, 0, IN_S);
+        pointwise(acc, g, p, 0, IN_S, 0);
         store_group(acc, g, x, y);
     }
 #else
@@ -281,7 +323,7 @@ void main() {
         if (first > 0) barrier();   // the previous chunk is read
         depthwise_chunk(x, y, p, lz, first, count);
         barrier();
-        if (mine) pointwise(acc, g, p, first, count);
+        if (mine) pointwise(acc, g, p, first, count, 0);
     }
     if (mine) store_group(acc, g, x, y);
 #endif

@@ -16,7 +16,8 @@
  *   reference   the ops' C references over the whole graph against LiteRT
  *   -<pass>     every pass left out in turn, and "none" (no pass), against LiteRT
  *   gpu-kernels what a GPU runs by default, on any device: the depthwise + 1x1 pairs fused
- *               with the GPU's whole-tile plan (VKI_DWPW=2) and every CONV_2D on the split-K
+ *               with the GPU's whole-tile plan (VKI_DWPW=2, its 1x1 sums split in 4
+ *               parts) and every CONV_2D on the split-K
  *               kernel (VKI_CONV_KERNEL=splitk:1,4), against LiteRT
  *   gpu-tiled   the same with the pointwise CONV_2Ds on the tiled kernel, its sum split 4
  *               ways a slice at a time, so that 5 channels split (VKI_CONV_KERNEL=tiled:1,4,4,1)

@@ -2,7 +2,8 @@
  * (engine/ops/dw_pw.c, glsl/dw_pw.comp). Every model is checked element by element
  * against the C reference of the unfused ops, in every precision, fused (VKI_DWPW=1: the
  * device's tiling; VKI_DWPW=2: the GPU tiling, whatever the device: the whole-tile plan
- * where it fits; VKI_DWPW=3: the GPU's chunked plan in one-slice chunks)
+ * where it fits, its 1x1 sums split in 4 parts, or unsplit, in 2 or in 8 with 2:1, 2:2
+ * and 2:8; VKI_DWPW=3: the GPU's chunked plan in one-slice chunks)
  * and with the pass disabled; the dispatch counts say whether the pair was fused, and
  * fused and unfused graphs agree to the bit. int8 / uint8 pairs (the kernel's integer
  * form) must equal the C references of the unfused integer ops element for element (0 LSB)
@@ -141,10 +142,16 @@ static int check_pair(vki_model *m, int fused, uint32_t seed) {
     cr_assert_eq(dispatches(m, "VKI_DWPW", "1"), off - fused, "VKI_DWPW=1");
     cr_assert_eq(dispatches(m, "VKI_DWPW", "2"), off - fused, "VKI_DWPW=2");
     cr_assert_eq(dispatches(m, "VKI_DWPW", "3"), off - fused, "VKI_DWPW=3");
+    cr_assert_eq(dispatches(m, "VKI_DWPW", "2:4"), off - fused, "VKI_DWPW=2:4");
     cr_assert_eq(dispatches(m, "VKI_DWPW", "0"), off, "VKI_DWPW=0");
     compare(m, "VKI_DWPW", "1", seed);
     compare(m, "VKI_DWPW", "2", seed + 1);
     compare(m, "VKI_DWPW", "3", seed + 3);
+    /* The whole tiles' 1x1 sums split in 2 and in 8 parts (parts past the slices sum
+     * nothing where there are fewer than 8). */
+    compare(m, "VKI_DWPW", "2:1", seed + 4);
+    compare(m, "VKI_DWPW", "2:2", seed + 5);
+    compare(m, "VKI_DWPW", "2:8", seed + 6);
     compare(m, "VKI_DISABLE_PASSES", "dw_pw", seed + 2);
     vki_model_destroy(m);
     return off;
@@ -321,7 +328,10 @@ static float *run_graph(const vki_model *m, vki_precision precision, const char 
 
 Test(dwpw, bit_identical_to_the_two_dispatches) {
     /* The same arithmetic in the same order, and the depthwise values rounded to the
-     * intermediate's storage type: fused and unfused agree to the bit in every precision. */
+     * intermediate's storage type: fused and unfused agree to the bit in every precision
+     * (the GPU's whole tiles unsplit, 2:1; split in parts, their sums round otherwise, and
+     * check_pair holds them to the reference's tolerance; two builds of the split form
+     * agree to the bit). */
     pair p = {.h = 13, .w = 11, .cin = 17, .cout = 5, .k = 5, .stride = 1,
               .padding = VKI_PAD_SAME, .dw_act = VKI_ACT_RELU6, .pw_act = VKI_ACT_TANH};
     vki_model *m = pair_model(&p);
@@ -337,15 +347,20 @@ Test(dwpw, bit_identical_to_the_two_dispatches) {
     for (int i = 0; i < (dev.fp16_storage ? 3 : 1); i++) {
         float *off = run_graph(m, precisions[i], "VKI_DISABLE_PASSES", "dw_pw", in, n_in, n_out);
         float *cpu = run_graph(m, precisions[i], "VKI_DWPW", "1", in, n_in, n_out);
-        float *gpu = run_graph(m, precisions[i], "VKI_DWPW", "2", in, n_in, n_out);
+        float *gpu = run_graph(m, precisions[i], "VKI_DWPW", "2:1", in, n_in, n_out);
         float *chunked = run_graph(m, precisions[i], "VKI_DWPW", "3", in, n_in, n_out);
+        float *split = run_graph(m, precisions[i], "VKI_DWPW", "2:4", in, n_in, n_out);
+        float *again = run_graph(m, precisions[i], "VKI_DWPW", "2:4", in, n_in, n_out);
         cr_assert(!memcmp(off, cpu, n_out * sizeof(float)), "precision %d: VKI_DWPW=1", i);
-        cr_assert(!memcmp(off, gpu, n_out * sizeof(float)), "precision %d: VKI_DWPW=2", i);
+        cr_assert(!memcmp(off, gpu, n_out * sizeof(float)), "precision %d: VKI_DWPW=2:1", i);
         cr_assert(!memcmp(off, chunked, n_out * sizeof(float)), "precision %d: VKI_DWPW=3", i);
+        cr_assert(!memcmp(split, again, n_out * sizeof(float)), "precision %d: VKI_DWPW=2:4", i);
         free(off);
         free(cpu);
         free(gpu);
         free(chunked);
+        free(split);
+        free(again);
     }
     free(in);
     vki_model_destroy(m);

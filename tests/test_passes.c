@@ -3,6 +3,7 @@
 #include "harness.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -311,14 +312,17 @@ static int mul(vki_model *m, int a, int b, int h, int w, int c) {
     return out;
 }
 
-/* Dispatches with every pass but dw_pw, and with gate left out too. */
-static void expect_gates(vki_model *m, int gates) {
+/* The dispatches pass `pass` saves: every pass but dw_pw (whose choice depends on the
+ * device) against those less `pass` too. */
+static void expect_saved(vki_model *m, const char *pass, int saved) {
+    char both[64];
+    snprintf(both, sizeof both, "dw_pw,%s", pass);
     setenv("VKI_DISABLE_PASSES", "dw_pw", 1);
     int f = dispatches(m);
-    setenv("VKI_DISABLE_PASSES", "dw_pw,gate", 1);
+    setenv("VKI_DISABLE_PASSES", both, 1);
     int n = dispatches(m);
     unsetenv("VKI_DISABLE_PASSES");
-    cr_assert_eq(n - f, gates, "the gate pass saved %d dispatches, expected %d", n - f, gates);
+    cr_assert_eq(n - f, saved, "%s saved %d dispatches, expected %d", pass, n - f, saved);
 }
 
 Test(fusion, squeeze_excite_gate_into_the_conv) {
@@ -336,7 +340,7 @@ Test(fusion, squeeze_excite_gate_into_the_conv) {
     int y = conv(m, VKI_OP_CONV_2D, b, 3, 2, VKI_PAD_SAME, 3, VKI_ACT_RELU, 45);
     int ins[3] = {x, g1, g2};
     vki_model_set_io(m, 3, ins, 1, &y);
-    expect_gates(m, 2);
+    expect_saved(m, "gate", 2);
     harness_check(m, 47, 1e-5);
 }
 
@@ -352,7 +356,7 @@ Test(fusion, gate_stays_where_its_product_has_another_reader_or_is_not_per_chann
     int y = conv(m, VKI_OP_CONV_2D, b, 1, 1, VKI_PAD_SAME, 3, VKI_ACT_NONE, 53);
     int ins[2] = {x, g};
     vki_model_set_io(m, 2, ins, 1, &y);
-    expect_gates(m, 0);
+    expect_saved(m, "gate", 0);
     harness_check(m, 55, 1e-5);
 }
 
@@ -365,16 +369,6 @@ static int max_pool(vki_model *m, int x, int k, int stride, vki_padding padding)
         (vki_pool_options){.padding = padding, .stride_w = stride, .stride_h = stride,
                            .filter_w = k, .filter_h = k};
     return out;
-}
-
-/* The dispatches the pool_residual pass saved (dw_pw off, which depends on the device). */
-static void expect_pool_residuals(vki_model *m, int saved) {
-    setenv("VKI_DISABLE_PASSES", "dw_pw", 1);
-    int f = dispatches(m);
-    setenv("VKI_DISABLE_PASSES", "dw_pw,pool_residual", 1);
-    int n = dispatches(m);
-    unsetenv("VKI_DISABLE_PASSES");
-    cr_assert_eq(n - f, saved, "pool_residual saved %d dispatches, expected %d", n - f, saved);
 }
 
 Test(fusion, max_pool_shortcut_into_the_residual_read) {
@@ -396,7 +390,7 @@ Test(fusion, max_pool_shortcut_into_the_residual_read) {
     int c2 = conv(m, VKI_OP_CONV_2D, z, 3, 2, VKI_PAD_VALID, 17, VKI_ACT_NONE, 69);
     int out = add(m, c2, p2, VKI_ACT_RELU);
     vki_model_set_io(m, 1, &x, 1, &out);
-    expect_pool_residuals(m, 3);
+    expect_saved(m, "pool_residual", 3);
     harness_check(m, 67, 1e-5);
 }
 
@@ -409,7 +403,7 @@ Test(fusion, pool_residual_not_where_the_pool_output_has_another_reader) {
                 VKI_ACT_NONE);
     int outs[2] = {y, sc};
     vki_model_set_io(m, 1, &x, 2, outs);
-    expect_pool_residuals(m, 0);
+    expect_saved(m, "pool_residual", 0);
     harness_check(m, 73, 1e-5);
 }
 

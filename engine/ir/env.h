@@ -37,7 +37,8 @@
       "`cols[:N]` (N adjacent columns a thread, 1 to 8).")                                  \
     X(DWPW, "kernel", "Depthwise + 1x1 fusion: `0` fuses no pair, `1` every legal one, `2` " \
       "every legal one with the GPU tiling, `3` with the GPU's chunked tiling; unset: where " \
-      "it was measured to pay.")
+      "it was measured to pay. `:K` after any of these (or alone) splits the GPU whole "     \
+      "tiles' 1x1 sums over K parts, 1, 2, 4 or 8 (default 4).")
 
 typedef enum vki_env_id {
 #define VKI_ENV_ENUM_(id, scope, effect) VKI_ENV_##id,

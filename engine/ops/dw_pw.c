@@ -38,15 +38,25 @@ typedef struct dwpw_plan {
     int blocks;            /* work groups along z */
     int chunk_s;           /* depthwise slices in shared memory at once (CHUNK_S) */
     int whole;             /* a GPU's whole-tile plan (plan_gpu_whole) */
+    int ksplit;            /* whole tiles: parts each 1x1 sum is split over (KSPLIT), 1 none */
 } dwpw_plan;
 
-/* VKI_DWPW: "0" fuses no pair, "1" every legal one (where the tile fits the device's
- * shared memory), "2" every legal one with the GPU tiling, "3" every legal one with the
- * GPU tiling in chunks of one depthwise slice (2 and 3 run those paths on a CPU device,
- * for tests); unset or anything else: the default rule (pays()). */
+/* VKI_DWPW: MODE[:K]. MODE "0" fuses no pair, "1" every legal one (where the tile fits the
+ * device's shared memory), "2" every legal one with the GPU tiling, "3" every legal one
+ * with the GPU tiling in chunks of one depthwise slice (2 and 3 run those paths on a CPU
+ * device, for tests), none the default rule (pays()); K (1, 2, 4 or 8) splits the whole
+ * tiles' 1x1 sums over K parts where they fit, instead of ksplit_pick's 4. Anything
+ * else: the defaults. */
 static int dwpw_override(const char *env) {
-    if (env && env[0] >= '0' && env[0] <= '3' && !env[1]) return env[0] - '0';
+    if (env && env[0] >= '0' && env[0] <= '3' && (!env[1] || env[1] == ':')) return env[0] - '0';
     return -1;
+}
+
+static int dwpw_ksplit_override(const char *env) {
+    const char *colon = env ? strchr(env, ':') : NULL;
+    if (!colon || (colon != env && dwpw_override(env) < 0) || !colon[1] || colon[2]) return 0;
+    const int k = colon[1] - '0';
+    return k == 1 || k == 2 || k == 4 || k == 8 ? k : 0;
 }
 
 /* The plan's gpu_test argument for a VKI_DWPW value: 2 or 3, else 0. */
@@ -77,8 +87,21 @@ static int dwpw_mode_test(const char *env) {
  * WG_Z threads per pixel first split the depthwise slices of the pixel into shared memory,
  * then the register tiles of PW_TILE_S output slices. 0 where the whole tile's depthwise
  * slices do not fit even at one pixel. */
+/* Parts a whole tile's 1x1 sums are split over (KSPLIT) on GPUs, where they fit the work
+ * group and shared memory. Each part sums a range of the depthwise slices and part 0 adds
+ * the others' sums in a fixed order, so a run gives the same result every time. Measured on
+ * an H100 (run --profile, 50 runs, every pair of face_detection_short_range and
+ * hand_landmark_lite, unsplit against 2, 4 and 8 parts): 4 parts never slower, 8 no faster
+ * than 4; the 8x8 pairs (24 slices) 8.3 -> 6.6 us, 16x16 with 22 slices 9.0 -> 6.1,
+ * hand_landmark_lite's 56x56 and 32x28 pairs 11.3 -> 8.3 and 13.4 -> 10.4, the 64x64 ones
+ * unchanged; the 16 pairs of face_detection_short_range 0.118 -> 0.100 ms, its GPU total
+ * 0.166 -> 0.149. A thread's 1x1 sum runs serially over the depthwise slices, and a small
+ * plane leaves the GPU too few threads to hide that chain's loads. */
+#define VKI_DWPW_KSPLIT 4
+static int ksplit_pick(int forced) { return forced ? forced : VKI_DWPW_KSPLIT; }
+
 static int plan_gpu_whole(const vki_wg_device *dev, uint32_t shared, int mid_s, int out_s,
-                          dwpw_plan *p) {
+                          int ksplit_forced, dwpw_plan *p) {
     const uint32_t max_inv = dev->max_invocations ? dev->max_invocations : 128;
     const uint32_t max_z = dev->max_size[2] ? dev->max_size[2] : 64;
     const uint32_t target = VKI_DWPW_GPU_THREADS < max_inv ? VKI_DWPW_GPU_THREADS : max_inv;
@@ -101,6 +124,14 @@ static int plan_gpu_whole(const vki_wg_device *dev, uint32_t shared, int mid_s, 
     p->blocks = 1;
     p->chunk_s = mid_s;
     p->whole = 1;
+    /* The parts of a split sum are rows of work-group y (z is at most 64 on NVIDIA), and
+     * the parts past the first keep their sums in shared memory for part 0. */
+    int k = ksplit_pick(ksplit_forced);
+    while (k > 1 && ((long)pix * z * k > (long)max_inv || p->wg[1] * (uint32_t)k > (dev->max_size[1] ? dev->max_size[1] : 64) ||
+                     (long)pix * (mid_s + (long)(k - 1) * z * p->pw_tile_s) * VKI_DWPW_VALUE_BYTES > (long)shared))
+        k /= 2;
+    p->ksplit = k;
+    p->wg[1] *= (uint32_t)k;
     return 1;
 }
 
@@ -124,12 +155,14 @@ static int plan_gpu_whole(const vki_wg_device *dev, uint32_t shared, int mid_s, 
  *    thread owns one register tile of 2 output slices, a work group covers WG_Z * 2 of
  *    them and repeats the depthwise work per block, the depthwise slices coming in chunks
  *    so that any channel count fits. */
-static int plan_tiles(const vki_wg_device *dev, int gpu_test, int mid_s, vki_shape4 out,
+static int plan_tiles(const vki_wg_device *dev, const char *env, int mid_s, vki_shape4 out,
                       dwpw_plan *p) {
+    const int gpu_test = dwpw_mode_test(env);
     const int out_s = (out.c + 3) / 4;
     const uint32_t any_grid[3] = {1, 1, 1};   /* the DW_PW class ignores the grid */
     vki_wg_pick(dev, VKI_WG_DW_PW, any_grid, p->wg);
     p->whole = 0;
+    p->ksplit = 1;
     uint32_t shared = dev->max_shared_bytes ? dev->max_shared_bytes : VKI_DWPW_MIN_SHARED;
     const long slice_bytes = (long)p->wg[0] * p->wg[1] * VKI_DWPW_VALUE_BYTES;
     if (dev->is_cpu && !gpu_test) {
@@ -144,7 +177,8 @@ static int plan_tiles(const vki_wg_device *dev, int gpu_test, int mid_s, vki_sha
         return (long)mid_s * slice_bytes * p->tile_x <= (long)shared;
     }
     if (shared > VKI_DWPW_GPU_SHARED) shared = VKI_DWPW_GPU_SHARED;
-    if (gpu_test != 3 && plan_gpu_whole(dev, shared, mid_s, out_s, p)) return 1;
+    if (gpu_test != 3 && plan_gpu_whole(dev, shared, mid_s, out_s, dwpw_ksplit_override(env), p))
+        return 1;
     p->tile_x = 1;
     p->pw_tile_s = out_s >= 2 ? 2 : 1;
     p->groups = (out_s + p->pw_tile_s - 1) / p->pw_tile_s;
@@ -259,7 +293,7 @@ int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
         if (rewritten) continue;
         const vki_shape4 out = vki_tensor_shape4(vki_op_out(m, pw, 0));
         dwpw_plan plan;
-        if (!plan_tiles(dev, dwpw_mode_test(dwpw_env), (dwf->shape[3] + 3) / 4, out, &plan)) continue;
+        if (!plan_tiles(dev, dwpw_env, (dwf->shape[3] + 3) / 4, out, &plan)) continue;
         if (mode < 0 && !pays(dev, &plan, out)) continue;
         dw->fused.pointwise = q + 1;
         dw->fused.pointwise_late = late;
@@ -362,8 +396,7 @@ vki_status vki_build_dw_pw(vki_build *b, const vki_model *m, int dw_op, int pw_o
     /* The pass fused only pairs of one form: both integer or both float. */
     const bool int8 = vki_tensor_quantized(vki_op_out(m, pw, 0));
     dwpw_plan p;
-    if (!plan_tiles(vki_build_device(b), dwpw_mode_test(vki_build_env(b, VKI_ENV_DWPW)),
-                    mid_s, out, &p))
+    if (!plan_tiles(vki_build_device(b), vki_build_env(b, VKI_ENV_DWPW), mid_s, out, &p))
         return vki_op_fail(m, dw_op, VKI_ERROR_INTERNAL,
                            "depthwise + pointwise tile does not fit shared memory");
 
@@ -413,7 +446,8 @@ vki_status vki_build_dw_pw(vki_build *b, const vki_model *m, int dw_op, int pw_o
         vki_define_activation(&d, pw->opt.conv.activation);
     }
     vki_define_int(&d, "TILE_W", p.wg[0]);
-    vki_define_int(&d, "TILE_H", p.wg[1]);
+    vki_define_int(&d, "TILE_H", p.wg[1] / (uint32_t)p.ksplit);
+    if (p.ksplit > 1) vki_define_int(&d, "KSPLIT", p.ksplit);
     vki_define_int(&d, "TILE_X", p.tile_x);
     vki_define_int(&d, "WG_Z", p.wg[2]);
     vki_define_int(&d, "PW_TILE_S", p.pw_tile_s);
@@ -435,7 +469,8 @@ vki_status vki_build_dw_pw(vki_build *b, const vki_model *m, int dw_op, int pw_o
     /* Whole tiles: the work group is the tile, so the grid is a multiple of it. */
     const uint32_t tile_w = p.wg[0] * (uint32_t)p.tile_x;
     d.grid[0] = ((uint32_t)out.w + tile_w - 1) / tile_w * p.wg[0];
-    d.grid[1] = (uint32_t)(out.h + (int)p.wg[1] - 1) / p.wg[1] * p.wg[1];
+    const uint32_t tile_h = p.wg[1] / (uint32_t)p.ksplit;
+    d.grid[1] = ((uint32_t)out.h + tile_h - 1) / tile_h * p.wg[1];
     d.grid[2] = (uint32_t)p.blocks * p.wg[2];
     memcpy(d.fixed_wg, p.wg, sizeof d.fixed_wg);
     return vki_build_dispatch(b, &d);
