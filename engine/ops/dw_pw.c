@@ -82,11 +82,6 @@ static int dwpw_mode_test(const char *env) {
  * over every depthwise slice, which the 1x1 kernel spreads over more threads. */
 #define VKI_DWPW_GPU_MAX_SLICES 24
 
-/* The GPU plan that computes each depthwise value once: one work group holds every output
- * slice of a tile of TILE_W x TILE_H pixels (BLOCK_G == N_GROUPS, one block along z), its
- * WG_Z threads per pixel first split the depthwise slices of the pixel into shared memory,
- * then the register tiles of PW_TILE_S output slices. 0 where the whole tile's depthwise
- * slices do not fit even at one pixel. */
 /* Parts a whole tile's 1x1 sums are split over (KSPLIT) on GPUs, where they fit the work
  * group and shared memory. Each part sums a range of the depthwise slices and part 0 adds
  * the others' sums in a fixed order, so a run gives the same result every time. Measured on
@@ -100,6 +95,11 @@ static int dwpw_mode_test(const char *env) {
 #define VKI_DWPW_KSPLIT 4
 static int ksplit_pick(int forced) { return forced ? forced : VKI_DWPW_KSPLIT; }
 
+/* The GPU plan that computes each depthwise value once: one work group holds every output
+ * slice of a tile of TILE_W x TILE_H pixels (BLOCK_G == N_GROUPS, one block along z), its
+ * WG_Z threads per pixel first split the depthwise slices of the pixel into shared memory,
+ * then the register tiles of PW_TILE_S output slices. 0 where the whole tile's depthwise
+ * slices do not fit even at one pixel. */
 static int plan_gpu_whole(const vki_wg_device *dev, uint32_t shared, int mid_s, int out_s,
                           int ksplit_forced, dwpw_plan *p) {
     const uint32_t max_inv = dev->max_invocations ? dev->max_invocations : 128;
@@ -126,10 +126,14 @@ static int plan_gpu_whole(const vki_wg_device *dev, uint32_t shared, int mid_s, 
     p->whole = 1;
     /* The parts of a split sum are rows of work-group y (z is at most 64 on NVIDIA), and
      * the parts past the first keep their sums in shared memory for part 0. */
+    const uint32_t max_y = dev->max_size[1] ? dev->max_size[1] : 64;
     int k = ksplit_pick(ksplit_forced);
-    while (k > 1 && ((long)pix * z * k > (long)max_inv || p->wg[1] * (uint32_t)k > (dev->max_size[1] ? dev->max_size[1] : 64) ||
-                     (long)pix * (mid_s + (long)(k - 1) * z * p->pw_tile_s) * VKI_DWPW_VALUE_BYTES > (long)shared))
-        k /= 2;
+    for (;; k /= 2) {
+        const long threads = (long)pix * z * k;
+        const long bytes = (long)pix * (mid_s + (long)(k - 1) * z * p->pw_tile_s) * VKI_DWPW_VALUE_BYTES;
+        if (k == 1 || (threads <= (long)max_inv && p->wg[1] * (uint32_t)k <= max_y && bytes <= (long)shared))
+            break;
+    }
     p->ksplit = k;
     p->wg[1] *= (uint32_t)k;
     return 1;
