@@ -408,12 +408,13 @@ typedef enum vki_memory_strategy {
     VKI_MEMORY_STRATEGY_COUNT
 } vki_memory_strategy;
 
-/* Graph passes: X(NAME, BIT, "name"), a pass's bit its place in the list. The six before
- * in_place and gate (engine/emit/passes.c, which runs gate before dw_pw) fold ops into
- * others so that fewer dispatches run; in_place and order (engine/emit/schedule.c) change
- * only where intermediates live and when dispatches run, to lower the memory they need. None
- * changes what a graph computes (fp32 outputs stay bit-identical where the fused kernel does
- * the same arithmetic, as all of these do). Turning one off is for comparing and debugging. */
+/* Graph passes: X(NAME, BIT, "name"), a pass's bit its place in the list. All but in_place
+ * and order fold ops into others (engine/emit/passes.c, which runs them in this order but
+ * gate, pool_residual and squeeze before dw_pw) so that fewer dispatches run; in_place and
+ * order (engine/emit/schedule.c) change only where intermediates live and when dispatches
+ * run, to lower the memory they need. None changes what a graph computes: a fused kernel
+ * does the same arithmetic, or (dw_pw's split sums on GPUs, squeeze) the same sums in
+ * another order, within rounding. Turning one off is for comparing and debugging. */
 #define VKI_PASS_LIST(X)                                                                    \
     X(ACTIVATION, 0, "activation")       /* RELU, RELU6, TANH, LOGISTIC, HARD_SWISH into   \
                                             their producer's activation */                  \
@@ -432,7 +433,9 @@ typedef enum vki_memory_strategy {
     X(GATE, 8, "gate")                   /* a MUL by a per-channel gate (squeeze-excite)    \
                                             into the input of the convolution reading it */ \
     X(POOL_RESIDUAL, 9, "pool_residual") /* a MAX_POOL_2D shortcut into the residual read  \
-                                            of the op that took its ADD */
+                                            of the op that took its ADD */                  \
+    X(SQUEEZE, 10, "squeeze")            /* a global pool and the two 1x1 convs after it    \
+                                            (squeeze-excite) in one work group */
 
 #define VKI_PASS_ENUM_(name, bit, text) VKI_PASS_##name = 1u << bit,
 enum { VKI_PASS_LIST(VKI_PASS_ENUM_) };

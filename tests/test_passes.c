@@ -407,6 +407,80 @@ Test(fusion, pool_residual_not_where_the_pool_output_has_another_reader) {
     harness_check(m, 73, 1e-5);
 }
 
+/* A global mean of x: an AVERAGE_POOL_2D with a 1x1 output (window k_h x k_w, stride the
+ * input's extent, `pad`: SAME with a smaller window reads the top-left corner), or with
+ * k_h == 0 a MEAN over H and W keeping the dims. */
+static int global_mean(vki_model *m, int x, int k_h, int k_w, vki_padding padding) {
+    const int h = m->tensors[x].shape[1], w = m->tensors[x].shape[2], c = m->tensors[x].shape[3];
+    int out = harness_tensor(m, 1, 1, c);
+    if (!k_h) {
+        int32_t axes[2] = {1, 2};
+        int ashape[1] = {2};
+        int ins[2] = {x, harness_int_const(m, "axes", 1, ashape, axes)};
+        harness_op(m, VKI_OP_MEAN, 2, ins, out)->opt.reduce.keep_dims = true;
+        return out;
+    }
+    harness_op(m, VKI_OP_AVERAGE_POOL_2D, 1, &x, out)->opt.pool =
+        (vki_pool_options){.padding = padding, .stride_w = w, .stride_h = h, .filter_w = k_w,
+                           .filter_h = k_h};
+    return out;
+}
+
+/* A squeeze-excite block on x: mean, 1x1 conv to mid channels (act1), 1x1 conv back to C
+ * (act2, or with `gate_op` an op of its own: LOGISTIC, which the activation pass folds),
+ * then the MUL of x by that gate. */
+static int squeeze_excite(vki_model *m, int x, int mean, int mid, vki_activation act1,
+                          vki_activation act2, vki_op_code gate_op, uint32_t seed) {
+    const int h = m->tensors[x].shape[1], w = m->tensors[x].shape[2], c = m->tensors[x].shape[3];
+    int s = conv(m, VKI_OP_CONV_2D, mean, 1, 1, VKI_PAD_VALID, mid, act1, seed);
+    int e = conv(m, VKI_OP_CONV_2D, s, 1, 1, VKI_PAD_VALID, c, act2, seed + 2);
+    if (gate_op) e = unary(m, gate_op, e);
+    return mul(m, x, e, h, w, c);
+}
+
+Test(fusion, squeeze_excite_blocks_in_one_dispatch) {
+    /* MobileNetV3's blocks over odd planes, each mean and its two convolutions in one
+     * dispatch: a whole-plane AVERAGE_POOL_2D over 9x7x17 (17 -> 5 -> 17, RELU then the
+     * sigmoid of a fused LOGISTIC); a MEAN over 9x7 of 3 channels through 1 (RELU6, HARD_SWISH);
+     * a SAME pool whose 3x3 window is the plane's corner, over 5 channels (no activation, then
+     * TANH); and 300 -> 260 -> 300 channels, more slices than lavapipe's 64 lanes take at
+     * once. Each gate then multiplies the activations. */
+    vki_model *m = vki_model_new("squeeze");
+    int x = harness_tensor(m, 9, 7, 17);
+    int g1 = squeeze_excite(m, x, global_mean(m, x, 9, 7, VKI_PAD_VALID), 5, VKI_ACT_RELU,
+                            VKI_ACT_NONE, VKI_OP_LOGISTIC, 81);
+    int y1 = conv(m, VKI_OP_CONV_2D, g1, 1, 1, VKI_PAD_SAME, 3, VKI_ACT_NONE, 83);
+    int y2 = squeeze_excite(m, y1, global_mean(m, y1, 0, 0, VKI_PAD_VALID), 1, VKI_ACT_RELU6,
+                            VKI_ACT_NONE, VKI_OP_HARD_SWISH, 85);
+    int y3 = conv(m, VKI_OP_CONV_2D, y2, 3, 2, VKI_PAD_SAME, 5, VKI_ACT_NONE, 87);   /* 5x4 */
+    int y4 = squeeze_excite(m, y3, global_mean(m, y3, 3, 3, VKI_PAD_SAME), 3, VKI_ACT_NONE,
+                            VKI_ACT_TANH, 0, 89);
+    int y5 = conv(m, VKI_OP_CONV_2D, y4, 1, 1, VKI_PAD_SAME, 300, VKI_ACT_RELU, 91);
+    int y6 = squeeze_excite(m, y5, global_mean(m, y5, 0, 0, VKI_PAD_VALID), 260, VKI_ACT_RELU,
+                            VKI_ACT_NONE, VKI_OP_LOGISTIC, 93);
+    vki_model_set_io(m, 1, &x, 1, &y6);
+    expect_saved(m, "squeeze", 8);
+    harness_check(m, 95, 1e-5);
+}
+
+Test(fusion, squeeze_not_where_a_step_has_another_reader) {
+    /* The mean is also a graph output; the middle layer is read by a second op: both
+     * blocks stay three dispatches. */
+    vki_model *m = vki_model_new("squeeze_kept");
+    int x = harness_tensor(m, 5, 7, 5);
+    int mean1 = global_mean(m, x, 5, 7, VKI_PAD_VALID);
+    int y1 = squeeze_excite(m, x, mean1, 3, VKI_ACT_RELU, VKI_ACT_NONE, VKI_OP_LOGISTIC, 97);
+    int mean2 = global_mean(m, y1, 0, 0, VKI_PAD_VALID);
+    int s = conv(m, VKI_OP_CONV_2D, mean2, 1, 1, VKI_PAD_VALID, 2, VKI_ACT_RELU, 99);
+    int e = conv(m, VKI_OP_CONV_2D, s, 1, 1, VKI_PAD_VALID, 5, VKI_ACT_NONE, 101);
+    int y2 = mul(m, y1, unary(m, VKI_OP_LOGISTIC, e), 5, 7, 5);
+    int s2 = unary(m, VKI_OP_TANH, s);
+    int outs[3] = {y2, mean1, s2};
+    vki_model_set_io(m, 1, &x, 3, outs);
+    expect_saved(m, "squeeze", 0);
+    harness_check(m, 103, 1e-5);
+}
+
 /* ---- the schedule stage: in-place outputs --------------------------------------------- */
 
 /* The lower bound of live intermediate bytes with the schedule stage on, or off (and dw_pw

@@ -16,6 +16,7 @@
 
 #include "../ops/conv_common.h"
 #include "../ops/ops.h"
+#include "../ops/reduce.h"
 #include "status.h"
 
 #include <stdlib.h>
@@ -452,6 +453,75 @@ static int fuse_pooled_residuals(vki_model *m, unsigned char *skip) {
     return fused;
 }
 
+/* ---- a squeeze-excite block's squeeze in one dispatch ----------------------------------- */
+
+/* A float global mean of a batch-1 activation stored in its NHWC view: an AVERAGE_POOL_2D
+ * with a 1x1 output and no activation, or a MEAN over exactly H and W keeping the dims. */
+static int global_mean(const vki_model *m, const vki_op *op) {
+    if (op->n_outputs != 1 || op->on_cpu || quantized(m, op) || op->inputs[0] < 0) return 0;
+    const vki_tensor *in = &m->tensors[op->inputs[0]], *out = vki_op_out(m, op, 0);
+    if (in->data || in->rank != 4 || out->rank != 4 || in->dtype != VKI_DTYPE_FLOAT32 ||
+        vki_tensor_quantized(in) || vki_tensor_shape4(in).n != 1)
+        return 0;
+    if (op->code == VKI_OP_MEAN) return vki_mean_spatial(m, op) && op->opt.reduce.keep_dims;
+    const vki_shape4 os = vki_tensor_shape4(out);
+    return op->code == VKI_OP_AVERAGE_POOL_2D && op->n_inputs == 1 && os.h == 1 && os.w == 1 &&
+           op->opt.pool.activation == VKI_ACT_NONE;
+}
+
+/* A float CONV_2D with a 1x1 filter reading t ([1, 1, 1, C]) as input 0 and writing
+ * [1, 1, 1, C'] (any stride or padding gives that one cell), nothing fused into it. */
+static int pointwise_on_cell(const vki_model *m, const vki_op *op, int t) {
+    if (op->code != VKI_OP_CONV_2D || op->n_inputs < 2 || op->n_outputs != 1 ||
+        op->inputs[0] != t || op->on_cpu || quantized(m, op))
+        return 0;
+    const vki_fused *fu = &op->fused;
+    if (fu->pad_top || fu->pad_bottom || fu->pad_left || fu->pad_right || fu->has_residual ||
+        fu->dense_out || fu->gate || fu->int8_own || fu->int8_add || fu->int8_table)
+        return 0;
+    const vki_tensor *f = vki_op_in(m, op, 1), *in = &m->tensors[t], *out = vki_op_out(m, op, 0);
+    const vki_shape4 is = vki_tensor_shape4(in), os = vki_tensor_shape4(out);
+    return f->data && f->dtype == VKI_DTYPE_FLOAT32 && f->rank == 4 && f->shape[1] == 1 &&
+           f->shape[2] == 1 && f->shape[3] == is.c && f->shape[0] == os.c && in->rank == 4 &&
+           out->rank == 4 && is.n == 1 && is.h == 1 && is.w == 1 && os.n == 1 && os.h == 1 &&
+           os.w == 1 && !vki_tensor_quantized(in) && out->dtype == VKI_DTYPE_FLOAT32;
+}
+
+/* MobileNetV3's squeeze-excite block computes its gate from a global mean, a 1x1
+ * convolution (RELU) and a second one (a sigmoid or hard sigmoid), each on one cell: three
+ * dispatches of a few threads' work, 27 of selfie_segmentation's 76 on an H100 at 3-5 us
+ * each. One work group runs all three (glsl/squeeze.comp): the mean, then each convolution
+ * from shared memory. Where the kernel fits the device (vki_squeeze_fits). */
+static int fuse_squeezes(vki_model *m, unsigned char *skip, const vki_wg_device *dev) {
+    graph_index g;
+    if (!index_build(m, skip, &g)) return 0;
+    int fused = 0;
+    for (int o = 0; o < m->n_ops; o++) {
+        vki_op *pool = &m->ops[o];
+        const vki_fused *pf = &pool->fused;
+        if (skip[o] || !global_mean(m, pool) || pf->has_residual || pf->dense_out || pf->excite)
+            continue;
+        const int p = pool->outputs[0];
+        const int c1 = private_to_reader(m, &g, p) ? only_reader(m, skip, p) : -1;
+        if (c1 < 0 || !pointwise_on_cell(m, &m->ops[c1], p)) continue;
+        const int h = m->ops[c1].outputs[0];
+        const int c2 = private_to_reader(m, &g, h) ? only_reader(m, skip, h) : -1;
+        if (c2 < 0 || !pointwise_on_cell(m, &m->ops[c2], h)) continue;
+        const int e = m->ops[c2].outputs[0];
+        if (!vki_squeeze_fits(dev, m->tensors[p].shape[3], m->tensors[h].shape[3],
+                              m->tensors[e].shape[3]))
+            continue;
+        pool->fused.squeeze = c1 + 1;
+        pool->fused.excite = c2 + 1;
+        pool->outputs[0] = e;
+        g.producer[e] = o;
+        skip[c1] = skip[c2] = 1;
+        fused += 2;
+    }
+    index_free(&g);
+    return fused;
+}
+
 /* ---- channel PAD into the elementwise op reading it ------------------------------------ */
 
 /* binary.comp reads an operand with fewer slices than the output as zero past its last
@@ -638,6 +708,7 @@ int vki_passes_run(vki_model *view, unsigned char *skip, const vki_wg_device *de
     RUN_(VKI_PASS_OUTPUT_LAYOUT, fuse_output_layouts(view, skip, dev))
     RUN_(VKI_PASS_GATE, fuse_gates(view, skip))
     RUN_(VKI_PASS_POOL_RESIDUAL, fuse_pooled_residuals(view, skip))
+    RUN_(VKI_PASS_SQUEEZE, fuse_squeezes(view, skip, dev))
     RUN_(VKI_PASS_DW_PW, vki_fuse_dw_pw(view, view->ops, skip, dev, dwpw_env))
 #undef RUN_
     return folded;

@@ -18,7 +18,8 @@
 void vki_precision_ops(const vki_model *m, const vki_graph_config *c, unsigned char *op_half);
 
 /* After activation fusion: an op absorbed into its producer (skip[o]) that was kept fp32
- * keeps the producer fp32 too, since the producer now writes its output. */
+ * keeps the producer fp32 too, since the producer now writes its output; so does a squeeze
+ * dispatch whose convolutions either was kept fp32. */
 void vki_precision_fused(const vki_model *view, const unsigned char *skip, unsigned char *op_half);
 
 /* tensor_half[t] for every tensor of `view` (the model with the passes' op list; skipped

@@ -166,6 +166,11 @@ typedef struct vki_fused {
      * channels are multiplied as they are loaded: a MUL by a per-channel gate (MobileNetV3's
      * squeeze-excite) folded in; input 0 is the MUL's other operand. 0: none. */
     int gate;
+    /* On a global pool (an AVERAGE_POOL_2D with a 1x1 output, or a MEAN over H and W): 1 +
+     * the indices of the two 1x1 CONV_2Ds of a squeeze-excite block that read its output in
+     * turn and run in its dispatch (the squeeze pass, engine/ops/squeeze.c); 0: none. The
+     * pool takes over the second one's output. */
+    int squeeze, excite;
 } vki_fused;
 
 /* The tensors an op reads besides its inputs, through what passes folded into it: a fused

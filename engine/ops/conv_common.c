@@ -1,6 +1,7 @@
 /* conv_common.c: what CONV_2D and DEPTHWISE_CONV_2D validate alike: a rank-4 activation
  * in and out, constant rank-4 weights, then the optional bias, padding, strides,
- * dilations, activation, window limits and the output shape. */
+ * dilations, activation, window limits and the output shape; and the 1x1 filter packing
+ * that the fused kernels share. */
 #include "conv_common.h"
 
 
@@ -144,4 +145,23 @@ vki_status vki_conv_check_window(const vki_model *m, int o, int oc) {
                            "%dx%d input with VALID padding",
                            op->inputs[1], f->name, f->shape[1], f->shape[2], dh, dw, is.h, is.w);
     return vki_op_check_shape(m, o, op->outputs[0], (vki_shape4){1, oh, ow, oc});
+}
+
+/* For dw_pw.comp and squeeze.comp (conv_common.h): the vec4s in the order their loops read
+ * them, a group's input slices in turn. */
+float *vki_conv_pack_1x1(const float *f, int ic, int oc, int tile_s, int groups, size_t *count) {
+    const int in_s = (ic + 3) / 4;
+    *count = (size_t)groups * in_s * tile_s * 16;
+    float *out = vki_calloc(*count, sizeof(float));
+    if (!out) return NULL;
+    size_t at = 0;
+    for (int g = 0; g < groups; g++)
+        for (int s = 0; s < in_s; s++)
+            for (int j = 0; j < tile_s; j++)
+                for (int i = 0; i < 4; i++)
+                    for (int lane = 0; lane < 4; lane++, at++) {
+                        int co = (g * tile_s + j) * 4 + lane, ci = s * 4 + i;
+                        if (co < oc && ci < ic) out[at] = f[(size_t)co * ic + ci];
+                    }
+    return out;
 }

@@ -35,6 +35,12 @@ void vki_conv_dispatch(vki_dispatch *d, const char *kernel, vki_wg_class wg_clas
                        const vki_conv_window *w, vki_activation act, int src, int weights,
                        int bias, int dst);
 
+/* A 1x1 filter [O,1,1,I] (ic, oc channels) packed for the fused kernels: for group g of
+ * tile_s output slices (groups of them), input slice s, output slice j of the group and
+ * input lane i, a vec4 of the 4 output channels' weights; padded channels and lanes zero.
+ * *count floats; NULL when out of memory. */
+float *vki_conv_pack_1x1(const float *f, int ic, int oc, int tile_s, int groups, size_t *count);
+
 /* ---- depthwise + pointwise in one dispatch (dw_pw.c) ---------------------------------- */
 
 /* The pass: marks each DEPTHWISE_CONV_2D whose output only a 1x1 CONV_2D reads, where one

@@ -335,27 +335,6 @@ static float *pack_depthwise(const float *f, const vki_conv_window *w, size_t *c
     return out;
 }
 
-/* The 1x1 filter [O,1,1,I] for dw_pw.comp: for group g, depthwise slice s, output slice j
- * of the group and input lane i, a vec4 of the 4 output channels' weights. Groups past
- * the output, padded channels and padded lanes are zero. */
-static float *pack_pointwise(const float *f, int ic, int oc, int tile_s, int groups,
-                             size_t *count) {
-    const int in_s = (ic + 3) / 4;
-    *count = (size_t)groups * in_s * tile_s * 16;
-    float *out = vki_calloc(*count, sizeof(float));
-    if (!out) return NULL;
-    size_t at = 0;
-    for (int g = 0; g < groups; g++)
-        for (int s = 0; s < in_s; s++)
-            for (int j = 0; j < tile_s; j++)
-                for (int i = 0; i < 4; i++)
-                    for (int lane = 0; lane < 4; lane++, at++) {
-                        int co = (g * tile_s + j) * 4 + lane, ci = s * 4 + i;
-                        if (co < oc && ci < ic) out[at] = f[(size_t)co * ic + ci];
-                    }
-    return out;
-}
-
 /* The depthwise op as it was before the pass gave its output to the pair: its output is
  * the tensor the 1x1 conv reads (or, with a table op fused after it, that op's output, its
  * own grid being fused.int8_own), and nothing runs after it. int8.c reads its channels,
@@ -411,7 +390,7 @@ vki_status vki_build_dw_pw(vki_build *b, const vki_model *m, int dw_op, int pw_o
     float *dwts = NULL, *pwts = NULL;
     if (!int8 || (dvals && pvals)) {
         dwts = pack_depthwise(int8 ? dvals : vki_op_in(m, dw, 1)->data, &w, &dcount);
-        pwts = pack_pointwise(int8 ? pvals : vki_op_in(m, pw, 1)->data, w.in.c, out.c,
+        pwts = vki_conv_pack_1x1(int8 ? pvals : vki_op_in(m, pw, 1)->data, w.in.c, out.c,
                               p.pw_tile_s, p.groups, &pcount);
     }
     free(dvals);

@@ -47,7 +47,7 @@ static vki_status check_axes(const vki_model *m, int o) {
 }
 
 /* The global-pool form: a float [1,H,W,C] activation averaged over exactly H and W. */
-static bool spatial_op(const vki_model *m, const vki_op *op) {
+bool vki_mean_spatial(const vki_model *m, const vki_op *op) {
     if (op->n_inputs != 2 || op->n_outputs != 1 || op->inputs[0] < 0 || op->inputs[1] < 0 ||
         op->inputs[0] >= m->n_tensors || op->inputs[1] >= m->n_tensors)
         return false;
@@ -66,7 +66,7 @@ static bool spatial_op(const vki_model *m, const vki_op *op) {
     return seen == 6u;
 }
 
-static bool spatial(const vki_model *m, int o) { return spatial_op(m, &m->ops[o]); }
+static bool spatial(const vki_model *m, int o) { return vki_mean_spatial(m, &m->ops[o]); }
 
 static vki_status validate(const vki_model *m, int o) {
     if (!spatial(m, o)) return vki_reduce_validate(m, o);
@@ -90,7 +90,7 @@ static vki_status validate(const vki_model *m, int o) {
 
 /* The integer form (int8.h): MEAN over H and W of an int8 / uint8 activation. */
 static bool integer(const vki_model *m, const vki_op *op) {
-    return vki_int8_mean_ok(m, op, spatial_op(m, op));
+    return vki_int8_mean_ok(m, op, vki_mean_spatial(m, op));
 }
 
 static bool runs_integer(const vki_model *m, const vki_op *op) {
@@ -100,6 +100,7 @@ static bool runs_integer(const vki_model *m, const vki_op *op) {
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     if (!spatial(m, o)) return vki_reduce_build(b, m, o);
     const vki_op *op = &m->ops[o];
+    if (op->fused.excite) return vki_build_squeeze(b, m, o);   /* squeeze.c: the block's squeeze */
     vki_shape4 in = vki_tensor_shape4(vki_op_in(m, op, 0));
     vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
     vki_dispatch d;

@@ -85,6 +85,11 @@ double vki_op_flops(const vki_model *m, const vki_op *op) {
         return 2.0 * elements(vki_op_in(m, op, custom ? 0 : 2)) * f->shape[0] * f->shape[1] *
                f->shape[2];
     }
+    case VKI_OP_AVERAGE_POOL_2D:
+    case VKI_OP_MEAN:   /* with a squeeze-excite block's convolutions in its dispatch */
+        return op->fused.excite ? vki_op_flops(m, &m->ops[op->fused.squeeze - 1]) +
+                                      vki_op_flops(m, &m->ops[op->fused.excite - 1])
+                                : 0.0;
     case VKI_OP_BATCH_MATMUL: {
         const vki_tensor *x = vki_op_in(m, op, 0);
         if (x->rank < 2) return 0.0;

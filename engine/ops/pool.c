@@ -49,12 +49,17 @@ static vki_status validate(const vki_model *m, int o) {
  * cells TFLite reads, and for average pooling the count it divides by. It always keeps
  * a cell (VALID fits the window inside; SAME pads less than the filter), so that count
  * is never zero. */
+void vki_pool_global_window(const vki_pool_options *p, vki_shape4 in, int *w, int *h) {
+    *h = p->filter_h - vki_conv_pad_before(p->padding, in.h, p->filter_h, p->stride_h, 1);
+    *w = p->filter_w - vki_conv_pad_before(p->padding, in.w, p->filter_w, p->stride_w, 1);
+    if (*h > in.h) *h = in.h;
+    if (*w > in.w) *w = in.w;
+}
+
 static vki_status build_global(vki_build *b, const vki_op *op, vki_shape4 in, vki_shape4 out) {
     const vki_pool_options *p = &op->opt.pool;
-    int h = p->filter_h - vki_conv_pad_before(p->padding, in.h, p->filter_h, p->stride_h, 1);
-    int w = p->filter_w - vki_conv_pad_before(p->padding, in.w, p->filter_w, p->stride_w, 1);
-    if (h > in.h) h = in.h;
-    if (w > in.w) w = in.w;
+    int w, h;
+    vki_pool_global_window(p, in, &w, &h);
     vki_dispatch d;
     vki_dispatch_init(&d, VKI_KERNEL_reduce, VKI_WG_REDUCE);
     vki_define_int(&d, op->code == VKI_OP_MAX_POOL_2D ? "REDUCE_MAX" : "REDUCE_MEAN", 1);
@@ -92,6 +97,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     vki_shape4 in = vki_tensor_shape4(vki_op_in(m, op, 0));
     vki_shape4 out = vki_tensor_shape4(vki_op_out(m, op, 0));
     const bool int8 = runs_integer(m, op);
+    if (op->fused.excite) return vki_build_squeeze(b, m, o);   /* squeeze.c: the block's squeeze */
     if (out.h == 1 && out.w == 1 && !int8) return build_global(b, op, in, out);
     vki_dispatch d;
     vki_dispatch_init(&d, VKI_KERNEL_pool, VKI_WG_POOL);

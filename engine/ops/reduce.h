@@ -16,4 +16,20 @@ void vki_reduce_reference(const vki_model *m, const vki_op *op, const float *con
  * group left to the table. */
 void vki_reduce_lanes(const vki_build *b, long cells, vki_dispatch *d);
 
+/* Whether MEAN op is the global-pool form: a float [1,H,W,C] activation averaged over
+ * exactly H and W (mean.c). */
+bool vki_mean_spatial(const vki_model *m, const vki_op *op);
+/* The cells a pool with a 1x1 output reads of its input: the top-left w x h corner (its one
+ * window, clipped to the input), and the count an average pool divides by (pool.c). */
+void vki_pool_global_window(const vki_pool_options *p, vki_shape4 in, int *w, int *h);
+
+/* ---- a squeeze-excite block's squeeze in one dispatch (squeeze.c) ---------------------- */
+
+/* Whether the kernel fits dev for a pooled input of in_c channels and a middle layer of
+ * mid_c and an output of out_c: the pass's test, which the build repeats. */
+bool vki_squeeze_fits(const vki_wg_device *dev, int in_c, int mid_c, int out_c);
+/* Emits the one dispatch of global pool op o (AVERAGE_POOL_2D or MEAN) and the two 1x1
+ * CONV_2Ds the squeeze pass folded into it (op->fused.squeeze, .excite). */
+vki_status vki_build_squeeze(vki_build *b, const vki_model *m, int o);
+
 #endif /* VKI_REDUCE_H */

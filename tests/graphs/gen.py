@@ -2667,7 +2667,9 @@ def block_squeeze_excite(b, name):
     conv's, or an input of batch 1 or 2), a gate of one value per channel, their MUL (either
     operand order) and a convolution reading it (1x1 or 3x3, stride 1 or 2). The gate is the
     block's own (a MEAN or global AVERAGE_POOL_2D, two 1x1 convolutions, LOGISTIC or
-    HARD_SWISH) where the batch is 1, else from an input of shape [1, 1, 1, C] or [C]."""
+    HARD_SWISH) where the batch is 1, which the squeeze pass runs in one dispatch (the pool's
+    window sometimes the plane's top-left corner: SAME, a smaller filter, strides the
+    extents), else from an input of shape [1, 1, 1, C] or [C]."""
     r = b.r
     n = r.choice([1, 1, 1, 2])
     h, w, c = r.choice([3, 4, 5, 7]), r.choice([3, 5, 6]), r.choice([1, 3, 4, 5, 8, 17])
@@ -2682,13 +2684,18 @@ def block_squeeze_excite(b, name):
         if r.random() < 0.5:
             sq = b.add_op('MEAN', [cur, b.g.ints([1, 2])], [1, 1, 1, c], keep_dims=True)
             b.note('MEAN', shape, 'squeeze')
-        else:
+        elif r.random() < 0.7:
             sq = b.add_op('AVERAGE_POOL_2D', [cur], [1, 1, 1, c], padding='VALID', stride_w=1,
                           stride_h=1, filter_w=w, filter_h=h, activation='NONE')
             b.note('AVERAGE_POOL_2D', shape, 'squeeze')
-        mid = r.choice([1, 2, 4])
+        else:
+            sq = b.add_op('AVERAGE_POOL_2D', [cur], [1, 1, 1, c], padding='SAME', stride_w=w,
+                          stride_h=h, filter_w=r.randint(1, w), filter_h=r.randint(1, h),
+                          activation='NONE')
+            b.note('AVERAGE_POOL_2D', shape, 'squeeze, a corner window')
+        mid = r.choice([1, 2, 4, 5, 9])
         sq = b.add_op('CONV_2D', [sq, b.const([mid, 1, 1, c], -0.5, 0.5), b.const([mid], -0.2, 0.2)],
-                      [1, 1, 1, mid], padding='VALID', activation='RELU')
+                      [1, 1, 1, mid], padding='VALID', activation=r.choice(['RELU', 'RELU', 'RELU6', 'NONE']))
         gate = b.add_op('CONV_2D', [sq, b.const([c, 1, 1, mid], -0.5, 0.5), b.const([c], -0.2, 0.2)],
                         [1, 1, 1, c], padding='VALID')
         gshape = [1, 1, 1, c]
