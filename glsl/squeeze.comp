@@ -19,6 +19,9 @@
 // variant: @bindings=6 ACT_SIGMOID MID_ACT={0|16} IN_W=7 IN_H=5 IN_C=9 IN_S=3 WIN_W=4
 //   + WIN_H=3 MID_C=5 MID_S=2 OUT_W=1 OUT_H=1 OUT_C=9 OUT_S=3 RED_LANES=1 MID_PARTS=1
 //   + OUT_PARTS=1
+// variant: @bindings=6 ACT_SIGMOID MID_ACT=1 PRELOAD IN_W=7 IN_H=5 IN_C=9 IN_S=3 WIN_W=7
+//   + WIN_H=5 MID_C=5 MID_S=2 OUT_W=1 OUT_H=1 OUT_C=9 OUT_S=3 RED_LANES=8 MID_PARTS=4
+//   + OUT_PARTS=2
 TENSOR_IN(0, src)
 WEIGHTS(1, w1)
 WEIGHTS(2, b1)
@@ -55,6 +58,17 @@ void main() {
     // One group; any other (a device that rounds the grid up) leaves at once, uniformly.
     if (gl_WorkGroupID.x != 0u || gl_WorkGroupID.y != 0u || gl_WorkGroupID.z != 0u) return;
     int t = int(gl_LocalInvocationID.x);
+#ifdef PRELOAD
+    // Every sum takes one round and a lane one term (squeeze.c): each lane loads its term's
+    // weights and its row's bias of both convolutions first, so that their latency hides
+    // behind the mean's loads instead of following it.
+    int o1 = t / MID_PARTS, k1 = t % MID_PARTS, o2 = t / OUT_PARTS, k2 = t % OUT_PARTS;
+    bool on1 = o1 < MID_S && k1 < IN_S, on2 = o2 < OUT_S && k2 < MID_S;
+    int at1 = on1 ? (o1 * IN_S + k1) * 4 : 0, at2 = on2 ? (o2 * MID_S + k2) * 4 : 0;
+    FLT4 pw1[4] = FLT4[4](LOADF(w1, at1), LOADF(w1, at1 + 1), LOADF(w1, at1 + 2), LOADF(w1, at1 + 3));
+    FLT4 pw2[4] = FLT4[4](LOADF(w2, at2), LOADF(w2, at2 + 1), LOADF(w2, at2 + 2), LOADF(w2, at2 + 3));
+    vec4 pb1 = LOAD(b1, min(o1, MID_S - 1)), pb2 = LOAD(b2, min(o2, OUT_S - 1));
+#endif
 
     // The mean: rows of RED_LANES lanes, a slice a row, LANES / RED_LANES slices a round.
     int row = t / RED_LANES, lane = t % RED_LANES;
@@ -85,11 +99,17 @@ void main() {
     for (int o0 = 0; o0 < MID_S; o0 += LANES / MID_PARTS) {
         int o = o0 + row;
         vec4 acc = vec4(0.0);
+#ifdef PRELOAD
+        if (on1) MAC4(acc, pw1[0], pw1[1], pw1[2], pw1[3], FLT4(pooled[k1]));
+        vec4 bias = pb1;
+#else
         if (o < MID_S) FC_PART(pooled, IN_S, w1, MID_PARTS, o, lane, acc)
+        vec4 bias = o < MID_S ? LOAD(b1, o) : vec4(0.0);
+#endif
         partial[t] = acc;
         barrier();
         fold_rows(t, MID_PARTS);
-        if (lane == 0 && o < MID_S) mid[o] = activation(partial[t] + LOAD(b1, o), MID_ACT);
+        if (lane == 0 && o < MID_S) mid[o] = activation(partial[t] + bias, MID_ACT);
         barrier();
     }
 
@@ -99,11 +119,17 @@ void main() {
     for (int o0 = 0; o0 < OUT_S; o0 += LANES / OUT_PARTS) {
         int o = o0 + row;
         vec4 acc = vec4(0.0);
+#ifdef PRELOAD
+        if (on2) MAC4(acc, pw2[0], pw2[1], pw2[2], pw2[3], FLT4(mid[k2]));
+        vec4 bias = pb2;
+#else
         if (o < OUT_S) FC_PART(mid, MID_S, w2, OUT_PARTS, o, lane, acc)
+        vec4 bias = o < OUT_S ? LOAD(b2, o) : vec4(0.0);
+#endif
         partial[t] = acc;
         barrier();
         fold_rows(t, OUT_PARTS);
-        if (lane == 0 && o < OUT_S) STORE_OUTPUT(0, 0, o, partial[t] + LOAD(b2, o))
+        if (lane == 0 && o < OUT_S) STORE_OUTPUT(0, 0, o, partial[t] + bias)
         barrier();
     }
 }

@@ -9,6 +9,7 @@
  * form) must equal the C references of the unfused integer ops element for element (0 LSB)
  * fused and unfused, in every precision. */
 #include "harness.h"
+#include "ops/conv_common.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -253,6 +254,38 @@ Test(dwpw, many_depthwise_channels) {
 
 /* An fp16 graph keeping op `fp32_op` fp32: the pair's dispatch then runs fp32 (weights,
  * arithmetic, output) and stays within the fp16 bound of the reference. */
+/* The rule a GPU fuses pairs by (dw_pw.c's pays, measured on an H200), on a GPU like it: a
+ * pair past 24 depthwise slices fuses where its plane has at least 144 pixels and at most
+ * 900 slice-taps, or 256 pixels and at most 132 slices; none under 144 pixels. */
+Test(dwpw, gpu_rule_picks_the_pairs_measured_faster) {
+    const vki_wg_device gpu = {.vendor_id = 0x10DE, .is_discrete = 1, .subgroup_size = 32,
+                               .max_invocations = 1024, .max_size = {1024, 1024, 64},
+                               .max_shared_bytes = 49152};
+    static const struct {
+        int h, cin, k, fused;
+    } cases[] = {
+        {12, 96, 3, 1},    /* 24 slices: always */
+        {12, 192, 3, 1},   /* 144 pixels, 48 slices x 9 taps = 432 */
+        {14, 400, 3, 1},   /* 196 pixels, 100 x 9 = 900 */
+        {14, 480, 3, 0},   /* 120 x 9 = 1080: past 900 below 256 pixels */
+        {28, 144, 5, 1},   /* 784 pixels, 36 x 25 = 900 */
+        {16, 528, 5, 1},   /* 256 pixels, 132 slices */
+        {16, 544, 5, 0},   /* 136 slices */
+        {11, 128, 3, 0},   /* 121 pixels */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pair p = {.h = cases[i].h, .w = cases[i].h, .cin = cases[i].cin, .cout = 16,
+                  .k = cases[i].k, .stride = 1, .padding = VKI_PAD_SAME};
+        vki_model *m = pair_model(&p);
+        unsigned char skip[8] = {0};
+        cr_assert_leq(m->n_ops, 8);
+        int fused = vki_fuse_dw_pw(m, m->ops, skip, &gpu, NULL);
+        cr_expect_eq(fused, cases[i].fused, "%dx%d, %d channels, %dx%d: %d pairs fused, expected %d",
+                     p.h, p.w, p.cin, p.k, p.k, fused, cases[i].fused);
+        vki_model_destroy(m);
+    }
+}
+
 static void check_mixed(int fp32_op, uint32_t seed) {
     pair p = {.h = 9, .w = 7, .cin = 5, .cout = 17, .k = 3, .stride = 1,
               .padding = VKI_PAD_SAME, .dw_act = VKI_ACT_RELU6};

@@ -1,6 +1,7 @@
 /* test_passes.c: activation fusion changes the dispatch count, never the results (the
  * reference runs the unfused model). */
 #include "harness.h"
+#include "ops/reduce.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -438,13 +439,13 @@ static int squeeze_excite(vki_model *m, int x, int mean, int mid, vki_activation
     return mul(m, x, e, h, w, c);
 }
 
-Test(fusion, squeeze_excite_blocks_in_one_dispatch) {
-    /* MobileNetV3's blocks over odd planes, each mean and its two convolutions in one
-     * dispatch: a whole-plane AVERAGE_POOL_2D over 9x7x17 (17 -> 5 -> 17, RELU then the
-     * sigmoid of a fused LOGISTIC); a MEAN over 9x7 of 3 channels through 1 (RELU6, HARD_SWISH);
-     * a SAME pool whose 3x3 window is the plane's corner, over 5 channels (no activation, then
-     * TANH); and 300 -> 260 -> 300 channels, more slices than lavapipe's 64 lanes take at
-     * once. Each gate then multiplies the activations. */
+/* MobileNetV3's blocks over odd planes, each mean and its two convolutions in one
+ * dispatch: a whole-plane AVERAGE_POOL_2D over 9x7x17 (17 -> 5 -> 17, RELU then the sigmoid
+ * of a fused LOGISTIC); a MEAN over 9x7 of 3 channels through 1 (RELU6, HARD_SWISH); a SAME
+ * pool whose 3x3 window is the plane's corner, over 5 channels (no activation, then TANH);
+ * and 300 -> 260 -> 300 channels, more slices than 64 lanes take at once. Each gate then
+ * multiplies the activations. */
+static vki_model *squeeze_model(void) {
     vki_model *m = vki_model_new("squeeze");
     int x = harness_tensor(m, 9, 7, 17);
     int g1 = squeeze_excite(m, x, global_mean(m, x, 9, 7, VKI_PAD_VALID), 5, VKI_ACT_RELU,
@@ -459,8 +460,44 @@ Test(fusion, squeeze_excite_blocks_in_one_dispatch) {
     int y6 = squeeze_excite(m, y5, global_mean(m, y5, 0, 0, VKI_PAD_VALID), 260, VKI_ACT_RELU,
                             VKI_ACT_NONE, VKI_OP_LOGISTIC, 93);
     vki_model_set_io(m, 1, &x, 1, &y6);
-    expect_saved(m, "squeeze", 8);
-    harness_check(m, 95, 1e-5);
+    return m;
+}
+
+Test(fusion, squeeze_excite_blocks_in_one_dispatch) {
+    /* With the device's lanes (64 on lavapipe: the first block's weights preloaded, the
+     * last one's sums in rounds), 32, and a GPU's 1024 (capped by the device). */
+    static const char *const lanes[] = {NULL, "32", "1024"};
+    for (int i = 0; i < 3; i++) {
+        if (lanes[i]) setenv("VKI_SQUEEZE", lanes[i], 1);
+        vki_model *m = squeeze_model();
+        expect_saved(m, "squeeze", 8);
+        harness_check(m, 95, 1e-5);
+        unsetenv("VKI_SQUEEZE");
+    }
+}
+
+Test(fusion, squeeze_on_a_gpu_only_where_one_work_group_streams_the_mean_fast) {
+    /* squeeze.c's measured bound: a GPU fuses a block whose mean reads at most 16384 vec4s
+     * (64x64 with 4 slices), a CPU device any that fits its shared memory. */
+    const vki_wg_device gpu = {.vendor_id = 0x10DE, .subgroup_size = 32, .max_invocations = 1024,
+                               .max_size = {1024, 1024, 64}, .max_shared_bytes = 49152};
+    const vki_wg_device cpu = {.vendor_id = 0x10005, .is_cpu = 1, .subgroup_size = 8,
+                               .max_invocations = 1024, .max_size = {1024, 1024, 1024},
+                               .max_shared_bytes = 32768};
+    static const struct {
+        int h, w, c, gpu;
+    } cases[] = {{64, 64, 16, 1}, {64, 64, 17, 0}, {128, 128, 16, 0}, {16, 16, 128, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        vki_model *m = vki_model_new("fits");
+        int x = harness_tensor(m, cases[i].h, cases[i].w, cases[i].c);
+        global_mean(m, x, 0, 0, VKI_PAD_VALID);
+        const vki_op *mean = &m->ops[0];
+        cr_expect_eq(vki_squeeze_fits(&gpu, m, mean, 8, cases[i].c), cases[i].gpu,
+                     "GPU, %dx%dx%d", cases[i].h, cases[i].w, cases[i].c);
+        cr_expect(vki_squeeze_fits(&cpu, m, mean, 8, cases[i].c), "CPU, %dx%dx%d", cases[i].h,
+                  cases[i].w, cases[i].c);
+        vki_model_destroy(m);
+    }
 }
 
 Test(fusion, squeeze_not_where_a_step_has_another_reader) {

@@ -491,7 +491,7 @@ static int pointwise_on_cell(const vki_model *m, const vki_op *op, int t) {
  * convolution (RELU) and a second one (a sigmoid or hard sigmoid), each on one cell: three
  * dispatches of a few threads' work, 27 of selfie_segmentation's 76 on an H100 at 3-5 us
  * each. One work group runs all three (glsl/squeeze.comp): the mean, then each convolution
- * from shared memory. Where the kernel fits the device (vki_squeeze_fits). */
+ * from shared memory. Where the kernel fits the device and pays there (vki_squeeze_fits). */
 static int fuse_squeezes(vki_model *m, unsigned char *skip, const vki_wg_device *dev) {
     graph_index g;
     if (!index_build(m, skip, &g)) return 0;
@@ -508,8 +508,7 @@ static int fuse_squeezes(vki_model *m, unsigned char *skip, const vki_wg_device 
         const int c2 = private_to_reader(m, &g, h) ? only_reader(m, skip, h) : -1;
         if (c2 < 0 || !pointwise_on_cell(m, &m->ops[c2], h)) continue;
         const int e = m->ops[c2].outputs[0];
-        if (!vki_squeeze_fits(dev, m->tensors[p].shape[3], m->tensors[h].shape[3],
-                              m->tensors[e].shape[3]))
+        if (!vki_squeeze_fits(dev, m, pool, m->tensors[h].shape[3], m->tensors[e].shape[3]))
             continue;
         pool->fused.squeeze = c1 + 1;
         pool->fused.excite = c2 + 1;

@@ -38,7 +38,10 @@
     X(DWPW, "kernel", "Depthwise + 1x1 fusion: `0` fuses no pair, `1` every legal one, `2` " \
       "every legal one with the GPU tiling, `3` with the GPU's chunked tiling; unset: where " \
       "it was measured to pay. `:K` after any of these (or alone) splits the GPU whole "     \
-      "tiles' 1x1 sums over K parts, 1, 2, 4 or 8 (default 4).")
+      "tiles' 1x1 sums over K parts, 1, 2, 4 or 8 (default 4).")                             \
+    X(SQUEEZE, "kernel", "The squeeze kernel's work group (the squeeze pass): `L` lanes, a " \
+      "power of two from 32 to the device's limit, where the block fits (default: 1024 on " \
+      "GPUs, 64 on CPU devices).")
 
 typedef enum vki_env_id {
 #define VKI_ENV_ENUM_(id, scope, effect) VKI_ENV_##id,

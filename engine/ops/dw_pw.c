@@ -72,15 +72,26 @@ static int dwpw_mode_test(const char *env) {
  * slower (twice the weights a thread, half the threads). */
 #define VKI_DWPW_GPU_THREADS 256u
 #define VKI_DWPW_GPU_TILE_S 1
-/* The GPU fuses a pair only where its depthwise slices are at most this many (and each
- * thread owns one register tile). Measured on an H200, kernel time of every pair of
- * face_detection_short_range, hand_landmark_lite and pose_landmark_full fused against its
- * two dispatches (run --profile, 50 runs): with up to 24 slices (96 channels) each of 32
- * pairs was faster fused, 9.7 -> 5.7 us at 64x64 pixels, 9.5 -> 8.3 at 8x8 (0.3-5.1 us
- * saved); with 36-48 slices 1 us slower to 2.5 us faster; from 72 slices on 2 us faster to
- * 17 us slower (4x4x72 -> 72: 14.7 -> 32.3 us): each thread's 1x1 sum then runs serially
- * over every depthwise slice, which the 1x1 kernel spreads over more threads. */
+/* Which pairs a GPU fuses (each thread owning one register tile). Measured on an H200,
+ * kernel time of every pair of face_detection_short_range, hand_landmark_lite and
+ * pose_landmark_full fused against its two dispatches (run --profile, 50 runs), with
+ * unsplit 1x1 sums: with up to 24 depthwise slices (96 channels) each of 32 pairs was
+ * faster fused, 9.7 -> 5.7 us at 64x64 pixels, 9.5 -> 8.3 at 8x8 (0.3-5.1 us saved).
+ * Measured again with the sums split (KSPLIT 4; every legal pair of
+ * face_detection_full_range, hand_landmark_full, hand_landmark_lite and pose_landmark_full
+ * fused, VKI_DWPW=2, against the rule's profile): past 24 slices, every pair whose
+ * depthwise plane has at least 144 pixels and at most 900 slice-taps (slices x window
+ * cells) was faster fused (16 pairs, 0.5-5.5 us: 12x12 with 48 slices of 3x3, 28x28 with 36
+ * of 5x5, 16x16 with 96 of 3x3), and from 256 pixels so was every pair of up to 132 slices
+ * but one (5 pairs 0.7-6.3 us faster: 16x16 with 132 slices of 5x5 21.7 -> 15.4 us;
+ * 28x28 with 60 of 5x5 1.1 us slower); every pair under 144 pixels or past 900 slice-taps
+ * below 256 pixels was slower, by up to 30 us (4x4 with 72 slices, 64 output slices: 9.5 ->
+ * 27.5 us): a small plane leaves few work groups, each summing every slice. */
 #define VKI_DWPW_GPU_MAX_SLICES 24
+#define VKI_DWPW_GPU_MID_PIXELS 144
+#define VKI_DWPW_GPU_MID_SLICE_TAPS 900
+#define VKI_DWPW_GPU_WIDE_PIXELS 256
+#define VKI_DWPW_GPU_WIDE_SLICES 132
 
 /* Parts a whole tile's 1x1 sums are split over (KSPLIT) on GPUs, where they fit the work
  * group and shared memory. Each part sums a range of the depthwise slices and part 0 adds
@@ -210,17 +221,18 @@ static int plan_tiles(const vki_wg_device *dev, const char *env, int mid_s, vki_
  * hand_landmark_lite 104.1 -> 92.0 ms (6), pose_landmark_lite 180.0 -> 155.5 ms (25).
  *
  * GPUs: with the whole-tile plan (plan_gpu_whole: each depthwise value computed once, one
- * thread per pixel and output slice), up to VKI_DWPW_GPU_MAX_SLICES depthwise slices, one
- * register tile a thread. The earlier GPU plan, which repeats the depthwise taps for every
+ * thread per pixel and output slice), one block of output slices, and a plane and
+ * depthwise slices the measurements above VKI_DWPW_GPU_MAX_SLICES found faster fused. The earlier GPU plan, which repeats the depthwise taps for every
  * block of 1x1 output slices, lost everywhere on an H100 (fusing every pair: hand_landmark_lite
  * 1.605 against 0.653 ms, pose_landmark_lite 2.200 against 1.060); it remains the fallback
  * for tiles whose slices do not fit shared memory, run only by VKI_DWPW=1 and 3. */
-static int pays(const vki_wg_device *dev, const dwpw_plan *p, vki_shape4 out) {
-    (void)out;
-    if (!dev->is_cpu)
-        return p->whole && p->chunk_s <= VKI_DWPW_GPU_MAX_SLICES &&
-               p->wg[2] == (uint32_t)p->groups;
-    return p->tile_x >= 2;
+static int pays(const vki_wg_device *dev, const dwpw_plan *p, vki_shape4 out, int taps) {
+    if (dev->is_cpu) return p->tile_x >= 2;
+    if (!p->whole || p->wg[2] != (uint32_t)p->groups) return 0;
+    const long pixels = (long)out.h * out.w, slices = p->chunk_s;
+    return slices <= VKI_DWPW_GPU_MAX_SLICES ||
+           (pixels >= VKI_DWPW_GPU_MID_PIXELS && slices * taps <= VKI_DWPW_GPU_MID_SLICE_TAPS) ||
+           (pixels >= VKI_DWPW_GPU_WIDE_PIXELS && slices <= VKI_DWPW_GPU_WIDE_SLICES);
 }
 
 /* Whether an op that still runs at index `at` or later writes tensor t. */
@@ -298,7 +310,7 @@ int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
         const vki_shape4 out = vki_tensor_shape4(vki_op_out(m, pw, 0));
         dwpw_plan plan;
         if (!plan_tiles(dev, dwpw_env, (dwf->shape[3] + 3) / 4, out, &plan)) continue;
-        if (mode < 0 && !pays(dev, &plan, out)) continue;
+        if (mode < 0 && !pays(dev, &plan, out, dwf->shape[1] * dwf->shape[2])) continue;
         dw->fused.pointwise = q + 1;
         dw->fused.pointwise_late = late;
         /* The pair's dispatch writes the CONV_2D's output: the depthwise op, which runs,

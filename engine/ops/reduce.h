@@ -25,9 +25,11 @@ void vki_pool_global_window(const vki_pool_options *p, vki_shape4 in, int *w, in
 
 /* ---- a squeeze-excite block's squeeze in one dispatch (squeeze.c) ---------------------- */
 
-/* Whether the kernel fits dev for a pooled input of in_c channels and a middle layer of
- * mid_c and an output of out_c: the pass's test, which the build repeats. */
-bool vki_squeeze_fits(const vki_wg_device *dev, int in_c, int mid_c, int out_c);
+/* Whether the kernel fits dev and pays there for global mean op `mean` (its input's
+ * channels and window) with a middle layer of mid_c channels and an output of out_c: the
+ * pass's test; the build plans the same. */
+bool vki_squeeze_fits(const vki_wg_device *dev, const vki_model *m, const vki_op *mean,
+                      int mid_c, int out_c);
 /* Emits the one dispatch of global pool op o (AVERAGE_POOL_2D or MEAN) and the two 1x1
  * CONV_2Ds the squeeze pass folded into it (op->fused.squeeze, .excite). */
 vki_status vki_build_squeeze(vki_build *b, const vki_model *m, int o);
