@@ -133,8 +133,8 @@ static vki_model *build_fc(const op_case *oc) {
     return fc_model(p->rank, p->in_shape, p->n, p->k, p->bias, p->keep, p->act);
 }
 
-static void fc(op_case_list *l, int rank, const int *in_shape, int n, int k, bool bias, bool keep,
-               vki_activation act) {
+static op_case *fc(op_case_list *l, int rank, const int *in_shape, int n, int k, bool bias,
+                   bool keep, vki_activation act) {
     uint32_t seed = 7100u + (uint32_t)(rank * 1000 + n * 37 + k);
     op_case *oc = op_case_add(l, VKI_OP_FULLY_CONNECTED, build_fc, seed, TOL);
     fc_params p = {.rank = rank, .n = n, .k = k, .bias = bias, .keep = keep, .act = act};
@@ -146,6 +146,7 @@ static void fc(op_case_list *l, int rank, const int *in_shape, int n, int k, boo
     op_case_label(oc, "FULLY_CONNECTED %s by %dx%d %s%s%s%s", buf, n, k,
                   bias ? "bias" : k % 2 ? "bias omitted" : "no bias", keep ? " keep_num_dims" : "",
                   act ? " " : "", op_case_activation(act));
+    return oc;
 }
 
 void op_cases_fully_connected__k_by_n_rank2(op_case_list *l) {
@@ -203,6 +204,25 @@ void op_cases_fully_connected__activations_and_large(op_case_list *l) {
     fc(l, 2, big, 1001, 1024, true, false, VKI_ACT_NONE);
     int img[4] = {1, 7, 7, 33};
     fc(l, 4, img, 10, 7 * 7 * 33, true, false, VKI_ACT_RELU6);
+}
+
+void op_cases_fully_connected__split_lanes(op_case_list *l) {
+    /* The one-row form's sums split over a work group's lanes (VKI_FC_SPLIT, the GPU's
+     * default): fewer input vec4s than lanes, a ragged last round, exact rounds, and a
+     * landmark head's 1152 inputs to 1 and 63 outputs. */
+    static const struct { int k, n; const char *split; } c[] = {
+        {5, 3, "4"}, {17, 5, "2"}, {17, 17, "4"}, {64, 1, "16"}, {33, 5, "8"},
+        {1152, 1, "64"}, {1152, 63, "64"}, {1152, 63, "256"},
+    };
+    for (int i = 0; i < COUNT(c); i++) {
+        int shape[4] = {1, 1, 1, c[i].k};
+        op_case *oc = fc(l, i % 2 ? 4 : 2, i % 2 ? shape : shape + 2, c[i].n, c[i].k, i % 3 != 0,
+                         false, i == 2 ? VKI_ACT_RELU6 : VKI_ACT_NONE);
+        oc->env_name = "VKI_FC_SPLIT";
+        oc->env_value = c[i].split;
+        size_t len = strlen(oc->label);
+        snprintf(oc->label + len, sizeof oc->label - len, " split %s", c[i].split);
+    }
 }
 
 /* ---- SOFTMAX --------------------------------------------------------------------------- */

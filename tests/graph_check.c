@@ -17,8 +17,9 @@
  *   -<pass>     every pass left out in turn, and "none" (no pass), against LiteRT
  *   gpu-kernels what a GPU runs by default, on any device: the depthwise + 1x1 pairs fused
  *               with the GPU's whole-tile plan (VKI_DWPW=2, its 1x1 sums split in 4
- *               parts) and every CONV_2D on the split-K
- *               kernel (VKI_CONV_KERNEL=splitk:1,4), against LiteRT
+ *               parts), every CONV_2D on the split-K kernel (VKI_CONV_KERNEL=splitk:1,4),
+ *               one-row FULLY_CONNECTEDs over 4 lanes a slice (VKI_FC_SPLIT=4) and the
+ *               squeeze kernel at 1024 lanes (VKI_SQUEEZE), against LiteRT
  *   gpu-tiled   the same with the pointwise CONV_2Ds on the tiled kernel, its sum split 4
  *               ways a slice at a time, so that 5 channels split (VKI_CONV_KERNEL=tiled:1,4,4,1)
  *   memory      every memory strategy, bit for bit against the default build
@@ -244,8 +245,11 @@ static void check_case(vki_context *ctx, gc_case *c, int quick, int k, int *disp
     for (int v = 0; v < 2; v++) {
         if (quick && v != k % 2) continue;
         char *dwpw = env_set("VKI_DWPW", "2"), *conv = env_set("VKI_CONV_KERNEL", gpu_conv[v]);
+        char *fc = env_set("VKI_FC_SPLIT", "4"), *sq = env_set("VKI_SQUEEZE", "1024");
         const char *name = v ? "gpu-tiled" : "gpu-kernels";
         if (build_run(ctx, c, &def, &o, name, NULL, NULL)) against_litert(c, &o, name, b32);
+        env_restore("VKI_SQUEEZE", sq);
+        env_restore("VKI_FC_SPLIT", fc);
         env_restore("VKI_CONV_KERNEL", conv);
         env_restore("VKI_DWPW", dwpw);
     }

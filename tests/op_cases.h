@@ -95,6 +95,7 @@
     X(fully_connected, flatten_nhwc_order)                                              \
     X(fully_connected, per_pixel_keep_num_dims)                                         \
     X(fully_connected, activations_and_large)                                           \
+    X(fully_connected, split_lanes)                                                     \
     X(softmax, ranks_and_channels)                                                      \
     X(softmax, large_beta_is_stable)                                                    \
     X(resize_bilinear, sizes_flags_channels)                                            \

@@ -187,6 +187,13 @@ Test(int8, fp32_bit_exact, .timeout = 600) { check_all(0); }
 Test(int8, fp16_bit_exact, .timeout = 600) { check_all(1); }
 Test(int8, fp16_storage_bit_exact, .timeout = 600) { check_all(2); }
 Test(int8, c_reference_bit_exact, .timeout = 600) { check_all(-1); }
+/* FULLY_CONNECTED's one-row sums split over 4 lanes a slice, as a GPU splits them
+ * (VKI_FC_SPLIT; integer sums, so still exact). */
+Test(int8, fc_split_lanes_bit_exact, .timeout = 600) {
+    setenv("VKI_FC_SPLIT", "4", 1);
+    check_all(0);
+    unsetenv("VKI_FC_SPLIT");
+}
 
 /* The integer convolutions (1x1 and direct) and FULLY_CONNECTED of a case sum packed bytes
  * (INT8_PACKED; their kernel's variant ends in q8dot or q8), and depthwise ones read them: by the

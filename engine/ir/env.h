@@ -39,6 +39,9 @@
       "every legal one with the GPU tiling, `3` with the GPU's chunked tiling; unset: where " \
       "it was measured to pay. `:K` after any of these (or alone) splits the GPU whole "     \
       "tiles' 1x1 sums over K parts, 1, 2, 4 or 8 (default 4).")                             \
+    X(FC_SPLIT, "kernel", "Forces FULLY_CONNECTED's lanes per output slice where its input " \
+      "is one row: `N`, a power of two up to 256 (`1`: a thread per output slice, CPU "       \
+      "devices' default).")                                                                   \
     X(SQUEEZE, "kernel", "The squeeze kernel's work group (the squeeze pass): `L` lanes, a " \
       "power of two from 32 to the device's limit, where the block fits (default: 1024 on " \
       "GPUs, 64 on CPU devices).")

@@ -18,6 +18,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static bool has_bias(const vki_op *op) { return op->n_inputs == 3 && op->inputs[2] >= 0; }
 
@@ -107,6 +108,35 @@ static bool runs_integer(const vki_model *m, const vki_op *op) {
     return vki_tensor_quantized(vki_op_out(m, op, 0)) && integer(m, op);
 }
 
+/* The one-row form's lanes per output slice on GPUs (SPLIT): the most, up to
+ * VKI_FC_SPLIT_LANES, that leave each lane VKI_FC_SPLIT_TERMS input vec4s or more. One
+ * thread per output slice left a landmark model's heads nearly serial. Measured on an
+ * H200 (run --profile, 50 runs; hand_landmark_full's and hand_landmark_lite's four
+ * FULLY_CONNECTED layers over 1152 inputs, 1 to 63 outputs): a thread a slice 18-35 us
+ * each; 16 lanes 4.1-5.4 us, 64 lanes 3.7-4.8, 256 lanes 3.5-4.4; GPU totals 0.502 ->
+ * 0.386 ms and 0.357 -> 0.291 ms with 256. CPU devices run a work group as SIMD loops on
+ * one core and keep a thread per slice. VKI_FC_SPLIT=N forces N lanes (a power of two up
+ * to 256; 1: none) for tests and sweeps. */
+#define VKI_FC_SPLIT_LANES 256
+#define VKI_FC_SPLIT_TERMS 1
+static int split_pick(const vki_build *b, size_t k_vec4) {
+    const vki_wg_device *dev = vki_build_device(b);
+    const char *env = vki_build_env(b, VKI_ENV_FC_SPLIT);
+    int cap = VKI_FC_SPLIT_LANES;
+    if (dev->max_invocations && dev->max_invocations < (uint32_t)cap) cap = (int)dev->max_invocations;
+    if (dev->max_size[0] && dev->max_size[0] < (uint32_t)cap) cap = (int)dev->max_size[0];
+    if (env && *env) {
+        char *end;
+        long v = strtol(env, &end, 10);
+        if (!*end && v >= 1 && v <= VKI_FC_SPLIT_LANES && !(v & (v - 1)))
+            return v <= cap ? (int)v : 1;
+    }
+    if (dev->is_cpu) return 1;
+    int split = 1;
+    while (split * 2 <= cap && (size_t)split * 2 * VKI_FC_SPLIT_TERMS <= k_vec4) split *= 2;
+    return split;
+}
+
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
     const vki_tensor *wt = vki_op_in(m, op, 1);
@@ -172,12 +202,21 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
     if (int8 && (st = vki_int8_define_epilogue(b, &d, m, op, op->opt.fully_connected.activation,
                                                (size_t)out_slices * 4)))
         return st;
-    if (q8) {
-        vki_int8_define_packed(b, &d, vki_op_in(m, op, 0));
-        snprintf(d.variant, sizeof d.variant, "%s", vki_build_int_dot(b) ? "q8dot" : "q8");
-    }
+    /* The variant: the lanes a slice, then how a packed integer form sums. */
+    const int split = pixels ? 1 : split_pick(b, k_vec4);
+    char lanes[16] = "";
+    if (split > 1) snprintf(lanes, sizeof lanes, "split%d%s", split, q8 ? " " : "");
+    if (q8) vki_int8_define_packed(b, &d, vki_op_in(m, op, 0));
+    snprintf(d.variant, sizeof d.variant, "%s%s", lanes,
+             !q8 ? "" : vki_build_int_dot(b) ? "q8dot" : "q8");
     if (pixels) {
         vki_dispatch_grid_phwc4(&d, out);
+    } else if (split > 1) {
+        /* A work group of `split` lanes per output slice, the slices along y. */
+        vki_define_int(&d, "SPLIT", split);
+        d.fixed_wg[0] = d.grid[0] = (uint32_t)split;
+        d.fixed_wg[1] = d.fixed_wg[2] = 1;
+        d.grid[1] = (uint32_t)out_slices;
     } else {
         /* One row: the output slices go along x so a reduce work group packs them. */
         d.grid[0] = (uint32_t)out_slices;
