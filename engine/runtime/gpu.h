@@ -87,6 +87,9 @@ typedef struct vki_buffer {
 typedef enum vki_memory_use {
     VKI_MEMORY_DEVICE,        /* device-local; written by upload or shaders */
     VKI_MEMORY_UPLOAD,        /* host-visible, written by the host */
+    VKI_MEMORY_INPUT,         /* written by the host, read by kernels every run: device-local
+                               * host-visible where there is some (a discrete GPU's BAR),
+                               * else as UPLOAD */
     VKI_MEMORY_READBACK,      /* host-visible, read by the host (cached when possible) */
 } vki_memory_use;
 

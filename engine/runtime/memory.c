@@ -212,7 +212,7 @@ static vki_status make_staging(vki_context *ctx, vki_memory *mem, int i) {
     snprintf(what, sizeof what, "%s %d staging", is_input ? "input" : "output",
              is_input ? i : i - mem->n_inputs);
     vki_status s = vki_buffer_create(ctx, align_up(mem->elements[i] * 4, 16),
-                                     is_input ? VKI_MEMORY_UPLOAD : VKI_MEMORY_READBACK, what,
+                                     is_input ? VKI_MEMORY_INPUT : VKI_MEMORY_READBACK, what,
                                      &mem->staging[i]);
     if (!s) mem->report.staging_bytes += mem->staging[i].size;
     return s;
