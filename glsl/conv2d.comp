@@ -14,6 +14,10 @@
 // devices; VKI_CONV_TILE forces up to 8 by 8.
 // variant: @bindings=4 $ACT TILE_S={1|2|4} TILE_X={1|2|4} $CONV_WINDOW
 // variant: @bindings=4 TILE_S={3|8} TILE_X={3|8} $CONV_WINDOW
+// CPU devices' tile for a one-slice input (the first layers), float and integer.
+// variant: @bindings=4 TILE_S=2 TILE_X=8 $CONV_WINDOW
+// variant: @bindings=4 INT8 RQ_BASE=3 OUT_QMIN=-120 OUT_QMAX=100 TILE_S=2 TILE_X=8
+//   + INT8_PACKED SRC_ZERO=-3 $CONV_WINDOW
 // variant: @bindings=4 INT8 RQ_BASE=3 OUT_QMIN=-120 OUT_QMAX=100 TILE_S={1|2|4} TILE_X={1|2}
 //   + $CONV_WINDOW
 // variant: @bindings=4 INT8 RQ_BASE=3 OUT_QMIN=-120 OUT_QMAX=100 TILE_S={1|2} TILE_X={1|2}

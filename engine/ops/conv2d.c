@@ -232,7 +232,12 @@ static bool is_pointwise(const vki_conv_window *g) {
  * hand_landmark_lite, pose_landmark_lite, selfie_segmentation), pose_landmark_lite's 3x3
  * stride-1 layer 14.98 against 5.11 (4x4: 7.74). A 4-slice tile streams 4 slices' weights
  * per input vec4, and every load is a loop over the lanes on a CPU device; 2x4 halves those
- * weight loads per output against 4x2 and keeps 8 accumulators. */
+ * weight loads per output against 4x2 and keeps 8 accumulators. Where the input is one
+ * slice (3 or 4 channels: the first layers) each tap's weights are all a thread loads
+ * besides one input vec4, and 8 columns share them: 2x8 against 2x4 on the same five first
+ * layers (best of two runs of 8) 1.45 / 1.14 / 1.49 / 1.86 / 1.24 -> 1.20 / 0.85 / 1.19 /
+ * 1.37 / 1.05 ms; on pose_landmark_lite's layers of more input slices 8 columns lost
+ * (its 3x3 stride-1 layer 3.06 -> 3.48 ms). */
 #define VKI_CONV_MIN_THREADS 65536L
 static void direct_tile(const vki_wg_device *dev, const vki_conv_window *g, int *tile_s,
                         int *tile_x) {
@@ -243,7 +248,7 @@ static void direct_tile(const vki_wg_device *dev, const vki_conv_window *g, int 
         /* A CPU device runs a work group as one SIMD loop on one core: threads are cheap
          * to lose and reuse in registers is everything. */
         *tile_s = out_s >= 2 ? 2 : 1;
-        *tile_x = g->out.w >= 4 ? 4 : g->out.w;
+        *tile_x = g->in.c <= 4 && g->out.w >= 8 ? 8 : g->out.w >= 4 ? 4 : g->out.w;
     } else {
         if (g->out.w >= 4 && tile_threads(g, 1, 2) >= VKI_CONV_MIN_THREADS) *tile_x = 2;
         if (out_s >= 2 && tile_threads(g, 2, *tile_x) >= VKI_CONV_MIN_THREADS) *tile_s = 2;
