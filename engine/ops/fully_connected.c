@@ -18,7 +18,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 static bool has_bias(const vki_op *op) { return op->n_inputs == 3 && op->inputs[2] >= 0; }
 
@@ -121,16 +120,9 @@ static bool runs_integer(const vki_model *m, const vki_op *op) {
 #define VKI_FC_SPLIT_TERMS 1
 static int split_pick(const vki_build *b, size_t k_vec4) {
     const vki_wg_device *dev = vki_build_device(b);
-    const char *env = vki_build_env(b, VKI_ENV_FC_SPLIT);
-    int cap = VKI_FC_SPLIT_LANES;
-    if (dev->max_invocations && dev->max_invocations < (uint32_t)cap) cap = (int)dev->max_invocations;
-    if (dev->max_size[0] && dev->max_size[0] < (uint32_t)cap) cap = (int)dev->max_size[0];
-    if (env && *env) {
-        char *end;
-        long v = strtol(env, &end, 10);
-        if (!*end && v >= 1 && v <= VKI_FC_SPLIT_LANES && !(v & (v - 1)))
-            return v <= cap ? (int)v : 1;
-    }
+    const int cap = (int)vki_wg_lanes(dev, VKI_FC_SPLIT_LANES);
+    const int forced = vki_env_pow2(vki_build_env(b, VKI_ENV_FC_SPLIT), 1, VKI_FC_SPLIT_LANES);
+    if (forced) return forced <= cap ? forced : 1;
     if (dev->is_cpu) return 1;
     int split = 1;
     while (split * 2 <= cap && (size_t)split * 2 * VKI_FC_SPLIT_TERMS <= k_vec4) split *= 2;
@@ -204,7 +196,7 @@ static vki_status build(vki_build *b, const vki_model *m, int o) {
         return st;
     /* The variant: the lanes a slice, then how a packed integer form sums. */
     const int split = pixels ? 1 : split_pick(b, k_vec4);
-    char lanes[16] = "";
+    char lanes[24] = "";
     if (split > 1) snprintf(lanes, sizeof lanes, "split%d%s", split, q8 ? " " : "");
     if (q8) vki_int8_define_packed(b, &d, vki_op_in(m, op, 0));
     snprintf(d.variant, sizeof d.variant, "%s%s", lanes,

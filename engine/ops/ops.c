@@ -156,6 +156,19 @@ void vki_define_activation(vki_dispatch *d, vki_activation act) {
 #undef ACT_DEFINE_
 }
 
+uint32_t vki_wg_lanes(const vki_wg_device *dev, uint32_t want) {
+    if (dev->max_invocations && dev->max_invocations < want) want = dev->max_invocations;
+    if (dev->max_size[0] && dev->max_size[0] < want) want = dev->max_size[0];
+    return want;
+}
+
+int vki_env_pow2(const char *text, int lo, int hi) {
+    if (!text || !*text) return 0;
+    char *end;
+    long v = strtol(text, &end, 10);
+    return !*end && v >= lo && v <= hi && !(v & (v - 1)) ? (int)v : 0;
+}
+
 void vki_dispatch_init(vki_dispatch *d, const char *kernel, vki_wg_class wg_class) {
     memset(d, 0, sizeof *d);
     d->kernel = kernel;

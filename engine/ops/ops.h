@@ -75,6 +75,13 @@ void vki_define_shape(vki_dispatch *d, const char *prefix, vki_shape4 s);
 /* Defines ACT_RELU / ACT_RELU6 / ACT_RELU_N1_TO_1 / ACT_TANH for a fused activation. */
 void vki_define_activation(vki_dispatch *d, vki_activation act);
 
+/* want, or fewer: the lanes a work group of (x, 1, 1) may have on dev, within its
+ * invocation and x-size limits where the device gave them. */
+uint32_t vki_wg_lanes(const vki_wg_device *dev, uint32_t want);
+/* The power of two `text` names (a VKI_* override), within lo..hi; 0 for anything else:
+ * NULL, empty, not a whole number, out of range. */
+int vki_env_pow2(const char *text, int lo, int hi);
+
 /* kernel: VKI_KERNEL_<name> (glsl_kernels.h), never a string literal, so that a kernel
  * that does not exist fails the build. */
 void vki_dispatch_init(vki_dispatch *d, const char *kernel, vki_wg_class wg_class);

@@ -250,9 +250,7 @@ void vki_reduce_lanes(const vki_build *b, long cells, vki_dispatch *d) {
         d->grid[0] = dev->subgroup_size >= 4 && dev->subgroup_size <= 64 ? dev->subgroup_size : 8;
         return;
     }
-    uint32_t max = VKI_REDUCE_MAX_LANES;
-    if (dev->max_invocations && dev->max_invocations < max) max = dev->max_invocations;
-    if (dev->max_size[0] && dev->max_size[0] < max) max = dev->max_size[0];
+    const uint32_t max = vki_wg_lanes(dev, VKI_REDUCE_MAX_LANES);
     uint32_t lanes = VKI_REDUCE_MIN_LANES;
     while (lanes * 2 <= max && (long)lanes * VKI_REDUCE_CELLS_PER_LANE < cells) lanes *= 2;
     if (lanes > max) lanes = max;

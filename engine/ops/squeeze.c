@@ -58,9 +58,8 @@ static int ceil_pow2(long x) {
  * do not fit. forced: VKI_SQUEEZE's lanes (0: the default), still within the limits. */
 static uint32_t plan_lanes(const vki_wg_device *dev, int in_s, int mid_s, uint32_t forced) {
     const uint32_t shared = dev->max_shared_bytes ? dev->max_shared_bytes : VKI_SQUEEZE_MIN_SHARED;
-    uint32_t cap = forced ? forced : dev->is_cpu ? VKI_SQUEEZE_CPU_LANES : VKI_SQUEEZE_GPU_LANES;
-    if (dev->max_invocations && dev->max_invocations < cap) cap = dev->max_invocations;
-    if (dev->max_size[0] && dev->max_size[0] < cap) cap = dev->max_size[0];
+    const uint32_t cap = vki_wg_lanes(
+        dev, forced ? forced : dev->is_cpu ? VKI_SQUEEZE_CPU_LANES : VKI_SQUEEZE_GPU_LANES);
     uint32_t lanes = (uint32_t)floor_pow2(cap);
     const long fixed = (long)(in_s + mid_s) * VKI_SQUEEZE_VEC4;
     while (lanes >= VKI_SQUEEZE_MIN_LANES && fixed + (long)lanes * VKI_SQUEEZE_VEC4 > (long)shared)
@@ -87,15 +86,6 @@ static int plan(const vki_wg_device *dev, int in_c, int mid_c, int out_c, long c
     p->preload = (long)mid_s * p->mid_parts <= (long)p->lanes && p->mid_parts >= in_s &&
                  (long)out_s * p->out_parts <= (long)p->lanes && p->out_parts >= mid_s;
     return 1;
-}
-
-/* VKI_SQUEEZE: the lanes, a power of two from VKI_SQUEEZE_MIN_LANES on; 0 otherwise. */
-static uint32_t lanes_override(const char *env) {
-    char *end;
-    long v = env && *env ? strtol(env, &end, 10) : 0;
-    if (!env || !*env || *end || v < (long)VKI_SQUEEZE_MIN_LANES || v > 65536 || (v & (v - 1)))
-        return 0;
-    return (uint32_t)v;
 }
 
 /* The cells the mean reads of each input slice: its input's top-left win_w x win_h. */
@@ -140,7 +130,9 @@ vki_status vki_build_squeeze(vki_build *b, const vki_model *m, int o) {
     int win_w, win_h;
     mean_window(m, mean, &win_w, &win_h);
     squeeze_plan p;
-    const uint32_t forced = lanes_override(vki_build_env(b, VKI_ENV_SQUEEZE));
+    /* VKI_SQUEEZE: the lanes, a power of two from VKI_SQUEEZE_MIN_LANES on. */
+    const uint32_t forced =
+        (uint32_t)vki_env_pow2(vki_build_env(b, VKI_ENV_SQUEEZE), VKI_SQUEEZE_MIN_LANES, 65536);
     if (!plan(vki_build_device(b), in.c, mid_c, out.c, (long)win_w * win_h, forced, &p))
         return vki_op_fail(m, o, VKI_ERROR_INTERNAL, "squeeze-excite block does not fit shared memory");
     int w1, b1, w2, b2;

@@ -80,12 +80,13 @@ vki_status vki_buffer_create(vki_context *ctx, VkDeviceSize size, vki_memory_use
     if (r == VK_SUCCESS) r = ctx->vk.vkAllocateMemory(dev, &alloc, NULL, &out->memory);
     /* Device-local host-visible memory may be a small heap (a 256 MB BAR): input staging
      * that does not fit there goes to system memory. */
-    const int upload = pick_memory_type(ctx, req.memoryTypeBits, VKI_MEMORY_UPLOAD);
-    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY && use == VKI_MEMORY_INPUT && upload >= 0 &&
-        upload != type) {
-        alloc.memoryTypeIndex = (uint32_t)(type = upload);
-        r = (VkResult)vki_fault_check(VKI_FAULT_MEMORY);
-        if (r == VK_SUCCESS) r = ctx->vk.vkAllocateMemory(dev, &alloc, NULL, &out->memory);
+    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY && use == VKI_MEMORY_INPUT) {
+        const int upload = pick_memory_type(ctx, req.memoryTypeBits, VKI_MEMORY_UPLOAD);
+        if (upload >= 0 && upload != type) {
+            alloc.memoryTypeIndex = (uint32_t)(type = upload);
+            r = (VkResult)vki_fault_check(VKI_FAULT_MEMORY);
+            if (r == VK_SUCCESS) r = ctx->vk.vkAllocateMemory(dev, &alloc, NULL, &out->memory);
+        }
     }
     if (r != VK_SUCCESS) {
         vki_buffer_destroy(ctx, out);
