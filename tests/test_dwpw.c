@@ -723,3 +723,109 @@ Test(dwpw, int8_pairs_with_fused_add_and_tables, .timeout = 600) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         check_qpair(&cases[i], i, 900 + 10 * (uint32_t)i);
 }
+
+/* ---- an inverted residual block in one dispatch (engine/ops/block.c, glsl/block.comp) ---- */
+
+typedef struct irb {
+    int h, w, cin, mid, cout;     /* block input; expanded channels; projected channels */
+    int k, stride;                 /* depthwise window k x k */
+    vki_padding padding;
+    vki_activation ex_act, dw_act, pw_act;
+    int residual;                  /* ADD(projection, block input) after it (stride 1, cout == cin) */
+    int ex_reads_twice;            /* the expansion's output also feeds an ADD (a second output) */
+    int mid_is_output;             /* the depthwise output is also a graph output */
+} irb;
+
+/* input -> CONV_2D 1x1 -> DEPTHWISE_CONV_2D -> CONV_2D 1x1 [-> ADD input] -> output */
+static vki_model *block_model(const irb *p) {
+    vki_model *m = vki_model_new("block");
+    const int oh = out_size(p->padding, p->h, p->k, p->stride);
+    const int ow = out_size(p->padding, p->w, p->k, p->stride);
+    int x = harness_tensor(m, p->h, p->w, p->cin);
+    int eshape[4] = {p->mid, 1, 1, p->cin}, dshape[4] = {1, p->k, p->k, p->mid};
+    int pshape[4] = {p->cout, 1, 1, p->mid};
+    int ebias[1] = {p->mid}, pbias[1] = {p->cout};
+    int ein[3] = {x, harness_const(m, 4, eshape, 401, -0.6f, 0.6f),
+                  harness_const(m, 1, ebias, 402, -0.5f, 0.5f)};
+    int e = harness_tensor(m, p->h, p->w, p->mid);
+    harness_op(m, VKI_OP_CONV_2D, 3, ein, e)->opt.conv = conv_options(VKI_PAD_SAME, 1, p->ex_act);
+    int din[3] = {e, harness_const(m, 4, dshape, 403, -0.6f, 0.6f),
+                  harness_const(m, 1, ebias, 404, -0.5f, 0.5f)};
+    int d = harness_tensor(m, oh, ow, p->mid);
+    harness_op(m, VKI_OP_DEPTHWISE_CONV_2D, 3, din, d)->opt.conv =
+        conv_options(p->padding, p->stride, p->dw_act);
+    int pin[3] = {d, harness_const(m, 4, pshape, 405, -0.5f, 0.5f),
+                  harness_const(m, 1, pbias, 406, -0.5f, 0.5f)};
+    int out = harness_tensor(m, oh, ow, p->cout);
+    harness_op(m, VKI_OP_CONV_2D, 3, pin, out)->opt.conv = conv_options(VKI_PAD_SAME, 1, p->pw_act);
+    int outputs[3] = {out, -1, -1}, n_out = 1;
+    if (p->residual) {
+        int sum = harness_tensor(m, oh, ow, p->cout);
+        harness_binary(m, VKI_OP_ADD, out, x, sum);
+        outputs[0] = sum;
+    }
+    if (p->ex_reads_twice) {
+        int twice = harness_tensor(m, p->h, p->w, p->mid);
+        harness_binary(m, VKI_OP_ADD, e, e, twice);
+        outputs[n_out++] = twice;
+    }
+    if (p->mid_is_output) outputs[n_out++] = d;
+    cr_assert(vki_model_set_io(m, 1, &x, n_out, outputs));
+    cr_assert_eq(vki_model_validate(m), VKI_OK, "%s", vki_last_error());
+    return m;
+}
+
+/* The block fused (VKI_BLOCK=1: two dispatches fewer than with it and dw_pw off) or not
+ * (as many as with the pass off), and every element in every precision against the
+ * unfused C reference at the default tile and at tiles of 1, 2, 4 and 16 pixels a side
+ * (the projection's sums split over 8, 8, 4 and 1 parts, or fewer where the slices or the
+ * threads run out). Consumes the model. */
+static void check_block(vki_model *m, int fused, uint32_t seed) {
+    const int off = dispatches(m, "VKI_DISABLE_PASSES", "block,dw_pw");
+    const int others = dispatches(m, "VKI_DISABLE_PASSES", "block");
+    cr_assert_eq(dispatches(m, "VKI_BLOCK", "1"), fused ? off - 2 : others, "VKI_BLOCK=1");
+    cr_assert_eq(dispatches(m, "VKI_BLOCK", "0"), others,
+                 "VKI_BLOCK=0 leaves the block to the other passes");
+    static const char *const tiles[] = {"1", "1:1", "1:2", "1:4", "1:16"};
+    for (int i = 0; i < 5; i++) compare(m, "VKI_BLOCK", tiles[i], seed + (uint32_t)i);
+    vki_model_destroy(m);
+}
+
+Test(block, fused_shapes) {
+    const irb cases[] = {
+        /* 3 -> 17 -> 5 channels, 3x3 stride 1 over 9x7 */
+        {.h = 9, .w = 7, .cin = 3, .mid = 17, .cout = 5, .k = 3, .stride = 1,
+         .padding = VKI_PAD_SAME, .ex_act = VKI_ACT_RELU6, .dw_act = VKI_ACT_RELU6},
+        /* 5x5 stride 2 on odd input, SAME: the window's first row and column padding */
+        {.h = 11, .w = 9, .cin = 5, .mid = 20, .cout = 5, .k = 5, .stride = 2,
+         .padding = VKI_PAD_SAME, .ex_act = VKI_ACT_RELU, .dw_act = VKI_ACT_TANH,
+         .pw_act = VKI_ACT_RELU_N1_TO_1},
+        /* one channel throughout, VALID stride 2 */
+        {.h = 7, .w = 5, .cin = 1, .mid = 1, .cout = 1, .k = 3, .stride = 2,
+         .padding = VKI_PAD_VALID, .ex_act = VKI_ACT_RELU6},
+        /* MobileNetV2's block: 17 -> 68 -> 17 and the residual ADD in the epilogue */
+        {.h = 13, .w = 11, .cin = 17, .mid = 68, .cout = 17, .k = 3, .stride = 1,
+         .padding = VKI_PAD_SAME, .ex_act = VKI_ACT_RELU6, .dw_act = VKI_ACT_RELU6,
+         .residual = 1},
+        /* 300 middle channels (75 slices): a 16x16 tile's window takes them in chunks */
+        {.h = 5, .w = 7, .cin = 8, .mid = 300, .cout = 16, .k = 5, .stride = 1,
+         .padding = VKI_PAD_SAME, .ex_act = VKI_ACT_RELU, .dw_act = VKI_ACT_RELU,
+         .residual = 0},
+        /* 19x21 output, 3 -> 9 -> 3 with the residual: several partial tiles each way */
+        {.h = 19, .w = 21, .cin = 3, .mid = 9, .cout = 3, .k = 3, .stride = 1,
+         .padding = VKI_PAD_SAME, .dw_act = VKI_ACT_RELU, .residual = 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        check_block(block_model(&cases[i]), 1, 500 + 10 * (uint32_t)i);
+}
+
+Test(block, not_where_an_intermediate_has_another_reader) {
+    /* The expansion's output read twice, or the depthwise output a graph output: no block
+     * (dw_pw may still take the depthwise op and the projection in the first). */
+    irb p = {.h = 9, .w = 7, .cin = 5, .mid = 12, .cout = 5, .k = 3, .stride = 1,
+             .padding = VKI_PAD_SAME, .ex_act = VKI_ACT_RELU6, .ex_reads_twice = 1};
+    check_block(block_model(&p), 0, 600);
+    p.ex_reads_twice = 0;
+    p.mid_is_output = 1;
+    check_block(block_model(&p), 0, 610);
+}

@@ -319,7 +319,7 @@ vki_status vki_build_open(vki_build *b, const vki_context *ctx, const vki_model 
         return vki_fail_oom("graph build");
     vki_precision_ops(model, cfg, b->op_half);
     memcpy(b->view.ops, model->ops, sizeof(vki_op) * (size_t)model->n_ops);
-    vki_passes_run(&b->view, b->skip, &b->device, cfg->passes, cfg->env[VKI_ENV_DWPW], &b->passes_fired);
+    vki_passes_run(&b->view, b->skip, &b->device, cfg->passes, cfg->env, &b->passes_fired);
     vki_precision_fused(&b->view, b->skip, b->op_half);
     for (int t = 0; t < model->n_tensors; t++) b->storage_of[t] = t;
     vki_status s = emit_all(b);

@@ -693,7 +693,7 @@ int vki_output_is_dense(const vki_model *view, const unsigned char *skip, int io
 /* ---- all of them ------------------------------------------------------------------------ */
 
 int vki_passes_run(vki_model *view, unsigned char *skip, const vki_wg_device *dev,
-                   unsigned passes, const char *dwpw_env, unsigned *fired) {
+                   unsigned passes, const char *const *env, unsigned *fired) {
     int folded = 0, n;
     *fired = 0;
 #define RUN_(bit, call) \
@@ -708,7 +708,8 @@ int vki_passes_run(vki_model *view, unsigned char *skip, const vki_wg_device *de
     RUN_(VKI_PASS_GATE, fuse_gates(view, skip))
     RUN_(VKI_PASS_POOL_RESIDUAL, fuse_pooled_residuals(view, skip))
     RUN_(VKI_PASS_SQUEEZE, fuse_squeezes(view, skip, dev))
-    RUN_(VKI_PASS_DW_PW, vki_fuse_dw_pw(view, view->ops, skip, dev, dwpw_env))
+    RUN_(VKI_PASS_BLOCK, vki_fuse_blocks(view, view->ops, skip, dev, env[VKI_ENV_BLOCK]))
+    RUN_(VKI_PASS_DW_PW, vki_fuse_dw_pw(view, view->ops, skip, dev, env[VKI_ENV_DWPW]))
 #undef RUN_
     return folded;
 }

@@ -5,16 +5,18 @@
 #define VKI_PASSES_H
 
 #include "../../tuner/workgroup.h"
+#include "env.h"
 #include "model.h"
 
 /* Runs the passes whose VKI_PASS_* bit is set in `passes`, in VKI_PASS_LIST's order (gate
- * before dw_pw, whose pairs it changes), on
+ * and block before dw_pw, whose pairs they change), on
  * `view` (a model whose ops are the builder's private copy); skip[o] is set for every op
  * that no longer needs a dispatch, and *fired gets the bits of the passes that changed
- * something. dwpw_env is VKI_DWPW as the graph read it (NULL: unset). Returns the number
- * of ops folded away. */
+ * something. env: the VKI_* variables as the graph read them (VKI_ENV_COUNT of them, NULL
+ * where unset; the passes read VKI_DWPW and VKI_BLOCK). Returns the number of ops folded
+ * away. */
 int vki_passes_run(vki_model *view, unsigned char *skip, const vki_wg_device *dev,
-                   unsigned passes, const char *dwpw_env, unsigned *fired);
+                   unsigned passes, const char *const *env, unsigned *fired);
 
 /* Whether a dispatched op writes graph output `io` in its dense layout (the output-layout
  * pass), so that the output needs no conversion dispatch. */

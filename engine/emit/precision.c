@@ -36,11 +36,13 @@ void vki_precision_ops(const vki_model *m, const vki_graph_config *c, unsigned c
 }
 
 void vki_precision_fused(const vki_model *view, const unsigned char *skip, unsigned char *op_half) {
-    /* A squeeze dispatch computes its two convolutions too: fp32 if either is kept so. */
+    /* A squeeze dispatch computes its two convolutions too, a block its expansion: fp32
+     * if any is kept so. */
     for (int o = 0; o < view->n_ops; o++) {
         const vki_fused *fu = &view->ops[o].fused;
         if (!skip[o] && fu->excite && (!op_half[fu->squeeze - 1] || !op_half[fu->excite - 1]))
             op_half[o] = 0;
+        if (!skip[o] && fu->expand && !op_half[fu->expand - 1]) op_half[o] = 0;
     }
     for (int s = 0; s < view->n_ops; s++) {
         if (!skip[s] || op_half[s] || view->ops[s].n_outputs < 1) continue;

@@ -39,6 +39,10 @@
       "every legal one with the GPU tiling, `3` with the GPU's chunked tiling; unset: where " \
       "it was measured to pay. `:K` after any of these (or alone) splits the GPU whole "     \
       "tiles' 1x1 sums over K parts, 1, 2, 4 or 8 (default 4).")                             \
+    X(BLOCK, "kernel", "Inverted residual blocks in one dispatch (the block pass): `0` "       \
+      "fuses none, `1` every legal one that fits (on any device); unset: where it was "      \
+      "measured to pay. `:T` after either (or alone) forces tiles of T x T output pixels, " \
+      "T a power of two up to 16.")                                                         \
     X(FC_SPLIT, "kernel", "Forces FULLY_CONNECTED's lanes per output slice where its input " \
       "is one row: `N`, a power of two up to 256 (`1`: a thread per output slice, CPU "       \
       "devices' default).")                                                                   \

@@ -158,6 +158,10 @@ typedef struct vki_fused {
      * runs in the same dispatch (engine/ops/dw_pw.c); 0: none. The CONV_2D is skipped and
      * keeps what was fused into it (residual, activation, dense output). */
     int pointwise;
+    /* With pointwise: 1 + the index of the 1x1 CONV_2D whose output the depthwise op read,
+     * which runs in the same dispatch too (an inverted residual block's expansion,
+     * engine/ops/block.c); input 0 is then that conv's input. 0: none. */
+    int expand;
     /* With pointwise: the pair's dispatch is emitted where the CONV_2D stood, not where the
      * depthwise op does, because a tensor the CONV_2D reads (its residual) is written in
      * between: BlazeFace's downsampling blocks, whose shortcut is a MAX_POOL_2D. */

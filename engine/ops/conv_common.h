@@ -52,4 +52,32 @@ int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
 /* Emits the one dispatch of a fused pair. */
 vki_status vki_build_dw_pw(vki_build *b, const vki_model *m, int dw_op, int pw_op);
 
+/* What the fusions of convolutions share (dw_pw.c). vki_count_readers: per tensor, how many
+ * times the ops that still run read it (inputs and what was fused into them) and the last
+ * op that does; two arrays of m->n_tensors the caller frees, 0 when out of memory.
+ * vki_written_after: whether an op that still runs at index `at` or later writes tensor
+ * t. vki_pointwise_reads: whether op is a 1x1 stride-1 CONV_2D reading t as input 0 with
+ * nothing folded into that read (no padding, no gate). vki_conv_pack_depthwise: depthwise
+ * weights [1, KH, KW, c] as one vec4 per (slice, tap), padded lanes zero; *count floats,
+ * NULL when out of memory. */
+int vki_count_readers(const vki_model *m, const vki_op *ops, const unsigned char *skip,
+                      int **readers, int **reader);
+int vki_written_after(const vki_model *m, const vki_op *ops, const unsigned char *skip, int t,
+                      int at);
+int vki_pointwise_reads(const vki_model *m, const vki_op *op, int t);
+float *vki_conv_pack_depthwise(const float *f, int c, int taps, size_t *count);
+
+/* ---- an inverted residual block in one dispatch (block.c) ------------------------------ */
+
+/* The pass: marks each float DEPTHWISE_CONV_2D (multiplier 1, batch 1) between a 1x1
+ * CONV_2D that alone feeds it (the expansion) and a 1x1 CONV_2D that alone reads it (the
+ * projection), where one dispatch pays on this device: ops[dw].fused.expand and .pointwise,
+ * input 0 the expansion's input, output the projection's, skip[] set for both convs. Runs
+ * before dw_pw, after the passes that fuse into the projection (residual, output layout).
+ * block_env: VKI_BLOCK as the graph read it, NULL where unset. Returns the ops folded. */
+int vki_fuse_blocks(const vki_model *m, vki_op *ops, unsigned char *skip,
+                    const vki_wg_device *dev, const char *block_env);
+/* Emits the one dispatch of a fused block (the depthwise op's build calls it). */
+vki_status vki_build_block(vki_build *b, const vki_model *m, int dw_op);
+
 #endif

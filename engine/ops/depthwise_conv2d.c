@@ -89,6 +89,7 @@ static void pack_packed(const float *w, size_t count, int taps, int oc, int zero
 
 static vki_status build(vki_build *b, const vki_model *m, int o) {
     const vki_op *op = &m->ops[o];
+    if (op->fused.expand) return vki_build_block(b, m, o);
     if (op->fused.pointwise) return vki_build_dw_pw(b, m, o, op->fused.pointwise - 1);
     const vki_conv_options *c = &op->opt.conv;
     const bool int8 = runs_integer(m, op);

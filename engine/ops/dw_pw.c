@@ -235,14 +235,25 @@ static int pays(const vki_wg_device *dev, const dwpw_plan *p, vki_shape4 out, in
            (pixels >= VKI_DWPW_GPU_WIDE_PIXELS && slices <= VKI_DWPW_GPU_WIDE_SLICES);
 }
 
-/* Whether an op that still runs at index `at` or later writes tensor t. */
-static int written_after(const vki_model *m, const vki_op *ops, const unsigned char *skip,
-                         int t, int at) {
+int vki_written_after(const vki_model *m, const vki_op *ops, const unsigned char *skip, int t,
+                      int at) {
     for (int o = at; o < m->n_ops; o++)
         if (!skip[o])
             for (int i = 0; i < ops[o].n_outputs; i++)
                 if (ops[o].outputs[i] == t) return 1;
     return 0;
+}
+
+int vki_pointwise_reads(const vki_model *m, const vki_op *op, int t) {
+    if (op->code != VKI_OP_CONV_2D || op->n_inputs < 2 || op->inputs[0] != t || op->n_outputs != 1)
+        return 0;
+    const vki_tensor *f = vki_op_in(m, op, 1);
+    const vki_conv_options *c = &op->opt.conv;
+    const vki_fused *fu = &op->fused;
+    /* The fused kernels scale no input channels: a gated conv runs alone. */
+    return f->shape[1] == 1 && f->shape[2] == 1 && c->stride_h == 1 && c->stride_w == 1 &&
+           vki_conv_dilation(c->dilation_h) == 1 && vki_conv_dilation(c->dilation_w) == 1 &&
+           !fu->pad_top && !fu->pad_bottom && !fu->pad_left && !fu->pad_right && !fu->gate;
 }
 
 /* Whether the pair runs one form: both ops float, or both quantized with an integer form
@@ -258,25 +269,35 @@ static int same_form(const vki_model *m, const vki_op *dw, const vki_op *pw) {
            vki_int8_conv_ok(m, pw, 0);
 }
 
-int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
-                   const vki_wg_device *dev, const char *dwpw_env) {
-    const int mode = dwpw_override(dwpw_env);
-    if (mode == 0 || m->n_ops < 2) return 0;
+int vki_count_readers(const vki_model *m, const vki_op *ops, const unsigned char *skip,
+                      int **readers, int **reader) {
     const size_t nt = (size_t)(m->n_tensors ? m->n_tensors : 1);
-    /* Readers among the ops that still run: their inputs and what they read through what
-     * was fused into them. */
-    int *readers = vki_calloc(nt, sizeof(int)), *reader = vki_malloc(nt * sizeof(int));
-    if (!readers || !reader) { free(readers); free(reader); return 0; }
+    int *n = vki_calloc(nt, sizeof(int)), *last = vki_malloc(nt * sizeof(int));
+    if (!n || !last) {
+        free(n);
+        free(last);
+        return 0;
+    }
     for (int o = 0; o < m->n_ops; o++) {
         if (skip[o]) continue;
         for (int i = 0; i < ops[o].n_inputs; i++) {
             int t = ops[o].inputs[i];
-            if (t >= 0) readers[t]++, reader[t] = o;
+            if (t >= 0) n[t]++, last[t] = o;
         }
         int extra[2];
-        for (int i = vki_fused_reads(&ops[o].fused, extra); i-- > 0;)
-            readers[extra[i]]++, reader[extra[i]] = o;
+        for (int i = vki_fused_reads(&ops[o].fused, extra); i-- > 0;) n[extra[i]]++, last[extra[i]] = o;
     }
+    *readers = n;
+    *reader = last;
+    return 1;
+}
+
+int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
+                   const vki_wg_device *dev, const char *dwpw_env) {
+    const int mode = dwpw_override(dwpw_env);
+    if (mode == 0 || m->n_ops < 2) return 0;
+    int *readers, *reader;
+    if (!vki_count_readers(m, ops, skip, &readers, &reader)) return 0;
     int fused = 0;
     for (int o = 0; o < m->n_ops; o++) {
         vki_op *dw = &ops[o];
@@ -289,23 +310,15 @@ int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
         if (readers[t] != 1 || vki_model_is_output(m, t)) continue;
         int q = reader[t];
         vki_op *pw = &ops[q];
-        if (pw->code != VKI_OP_CONV_2D || pw->inputs[0] != t || pw->n_outputs != 1 ||
-            !same_form(m, dw, pw))
-            continue;
-        const vki_tensor *pwf = vki_op_in(m, pw, 1);
-        const vki_conv_options *c = &pw->opt.conv;
+        if (!vki_pointwise_reads(m, pw, t) || !same_form(m, dw, pw)) continue;
         const vki_fused *pf = &pw->fused;
-        if (pwf->shape[1] != 1 || pwf->shape[2] != 1 || c->stride_h != 1 || c->stride_w != 1 ||
-            vki_conv_dilation(c->dilation_h) != 1 || vki_conv_dilation(c->dilation_w) != 1 ||
-            pf->pad_top || pf->pad_bottom || pf->pad_left || pf->pad_right || pf->gate)
-            continue;   /* dw_pw.comp scales no input channels: a gated conv runs alone */
         /* The pair runs where the depthwise op does, unless a residual fused into the
          * 1x1 conv is written in between: then where the conv does, if no input of the
          * depthwise op is written again by then (only a variable's can be). */
-        const bool late = pf->has_residual && written_after(m, ops, skip, pf->residual, o);
+        const bool late = pf->has_residual && vki_written_after(m, ops, skip, pf->residual, o);
         int rewritten = 0;
         for (int i = 0; late && i < dw->n_inputs; i++)
-            rewritten |= dw->inputs[i] >= 0 && written_after(m, ops, skip, dw->inputs[i], o + 1);
+            rewritten |= dw->inputs[i] >= 0 && vki_written_after(m, ops, skip, dw->inputs[i], o + 1);
         if (rewritten) continue;
         const vki_shape4 out = vki_tensor_shape4(vki_op_out(m, pw, 0));
         dwpw_plan plan;
@@ -334,9 +347,8 @@ static void define_dw_activation(vki_dispatch *d, vki_activation act) {
     vki_define_int(d, name, 1);
 }
 
-/* One vec4 per (slice, ky, kx), as depthwise_conv2d.c packs them; padded lanes zero. */
-static float *pack_depthwise(const float *f, const vki_conv_window *w, size_t *count) {
-    const int c = w->in.c, mid_s = (c + 3) / 4, taps = w->kh * w->kw;
+float *vki_conv_pack_depthwise(const float *f, int c, int taps, size_t *count) {
+    const int mid_s = (c + 3) / 4;
     *count = (size_t)mid_s * taps * 4;
     float *out = vki_calloc(*count, sizeof(float));
     if (!out) return NULL;
@@ -401,7 +413,8 @@ vki_status vki_build_dw_pw(vki_build *b, const vki_model *m, int dw_op, int pw_o
     size_t dcount = 0, pcount = 0;
     float *dwts = NULL, *pwts = NULL;
     if (!int8 || (dvals && pvals)) {
-        dwts = pack_depthwise(int8 ? dvals : vki_op_in(m, dw, 1)->data, &w, &dcount);
+        dwts = vki_conv_pack_depthwise(int8 ? dvals : vki_op_in(m, dw, 1)->data, w.in.c, w.kh * w.kw,
+                                       &dcount);
         pwts = vki_conv_pack_1x1(int8 ? pvals : vki_op_in(m, pw, 1)->data, w.in.c, out.c,
                               p.pw_tile_s, p.groups, &pcount);
     }

@@ -69,7 +69,10 @@ double vki_op_flops(const vki_model *m, const vki_op *op) {
         /* A fused 1x1 conv took over the output: the depthwise output is its input. */
         const vki_op *pw = op->fused.pointwise ? &m->ops[op->fused.pointwise - 1] : NULL;
         const vki_tensor *mid = pw ? vki_op_in(m, pw, 0) : vki_op_out(m, op, 0);
-        return 2.0 * elements(mid) * f->shape[1] * f->shape[2] + (pw ? vki_op_flops(m, pw) : 0.0);
+        /* A fused expansion (the block pass) counted once, as its op computes it. */
+        const vki_op *ex = op->fused.expand ? &m->ops[op->fused.expand - 1] : NULL;
+        return 2.0 * elements(mid) * f->shape[1] * f->shape[2] + (pw ? vki_op_flops(m, pw) : 0.0) +
+               (ex ? vki_op_flops(m, ex) : 0.0);
     }
     case VKI_OP_FULLY_CONNECTED: {
         const vki_tensor *f = vki_op_in(m, op, 1);   /* [units, in] */

@@ -1,0 +1,265 @@
+/* block.c: an inverted residual block (a 1x1 expansion, a depthwise convolution, a 1x1
+ * projection, the residual ADD the residual pass fused into the projection) in one
+ * dispatch (glsl/block.comp): the pass that picks the blocks, the kernel's plan, which the
+ * pass asks whether it fits and pays, and the build.
+ *
+ * A work group owns a tile of output pixels and computes everything it needs from the
+ * block's input: the expansion over the tile's input window (again where windows of
+ * neighbouring tiles overlap), the depthwise outputs, the projection, each through shared
+ * memory. On a GPU the block's three dispatches cost their launches and the intermediates'
+ * round trips, not arithmetic: MobileNetV2's blocks in the hand and pose models run a few
+ * MFLOP each. Float forms, batch 1. */
+#include "conv_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Threads of the work group (capped by the device): the expansion's (pixel, slice) items
+ * and the projection's (pixel, output slice, part) slots are spread over them. */
+#define VKI_BLOCK_LANES 256u
+/* Shared memory a work group takes at most: middle slices beyond it come in chunks. */
+#define VKI_BLOCK_SHARED 32768u
+/* The Vulkan minimum for maxComputeSharedMemorySize, for a device that did not say. */
+#define VKI_BLOCK_MIN_SHARED 16384u
+/* Bytes of one value in shared memory: an FLT4 (the plan assumes fp32) or a partial sum. */
+#define VKI_BLOCK_VEC4 16u
+/* Parts a projection sum is split over at most, where the tile leaves threads idle. */
+#define VKI_BLOCK_MAX_KSPLIT 8
+
+typedef struct block_plan {
+    int tile_w, tile_h;  /* output pixels of a work group (TILE_W, TILE_H) */
+    uint32_t lanes;      /* threads (LANES) */
+    int chunk_s;         /* middle slices in shared memory at once (CHUNK_S) */
+    int ksplit;          /* parts a projection sum is split over (KSPLIT) */
+} block_plan;
+
+/* VKI_BLOCK: MODE[:T]. MODE "0" fuses no block, "1" every legal one that fits (on any
+ * device, for tests); T (1, 2, 4, 8 or 16) forces square tiles of T x T output pixels.
+ * Anything else, or unset: the defaults. */
+static int block_mode(const char *env) {
+    if (env && (env[0] == '0' || env[0] == '1') && (!env[1] || env[1] == ':')) return env[0] - '0';
+    return -1;
+}
+
+static int block_tile_override(const char *env) {
+    const char *colon = env ? strchr(env, ':') : NULL;
+    return colon ? vki_env_pow2(colon + 1, 1, 16) : 0;
+}
+
+/* The default tile: the side, a power of two, that gives the plane at least
+ * VKI_BLOCK_MIN_GROUPS work groups. */
+#define VKI_BLOCK_MIN_GROUPS 64
+#define VKI_BLOCK_MAX_TILE 8
+
+static int tile_side(vki_shape4 out) {
+    int t = VKI_BLOCK_MAX_TILE;
+    while (t > 1 && (long)((out.w + t - 1) / t) * ((out.h + t - 1) / t) < VKI_BLOCK_MIN_GROUPS) t /= 2;
+    return t;
+}
+
+/* The plan for window w (its input the middle layer of mid_s slices) onto out; 0 when even
+ * one middle slice of the tile does not fit shared memory. */
+static int plan(const vki_wg_device *dev, const vki_conv_window *w, int mid_s, vki_shape4 out,
+                int forced_tile, block_plan *p) {
+    const int side = forced_tile ? forced_tile : tile_side(out);
+    p->tile_w = side < out.w ? side : out.w;
+    p->tile_h = side < out.h ? side : out.h;
+    p->lanes = vki_wg_lanes(dev, VKI_BLOCK_LANES);
+    const long tile_pix = (long)p->tile_w * p->tile_h;
+    const long halo = (long)((p->tile_w - 1) * w->stride_w + (w->kw - 1) * w->dil_w + 1) *
+                      ((p->tile_h - 1) * w->stride_h + (w->kh - 1) * w->dil_h + 1);
+    const long items = tile_pix * ((out.c + 3) / 4);
+    p->ksplit = 1;
+    while (p->ksplit < VKI_BLOCK_MAX_KSPLIT && items * p->ksplit * 2 <= (long)p->lanes &&
+           p->ksplit * 2 <= mid_s)
+        p->ksplit *= 2;
+    uint32_t shared = dev->max_shared_bytes ? dev->max_shared_bytes : VKI_BLOCK_MIN_SHARED;
+    if (shared > VKI_BLOCK_SHARED) shared = VKI_BLOCK_SHARED;
+    const long left = (long)shared - (long)(p->ksplit - 1) * items * VKI_BLOCK_VEC4;
+    const long fit = left > 0 ? left / ((halo + tile_pix) * VKI_BLOCK_VEC4) : 0;
+    p->chunk_s = fit < mid_s ? (int)fit : mid_s;
+    return p->chunk_s >= 1;
+}
+
+/* Whether one dispatch beats the block's two or three on this device. Not yet measured:
+ * GPUs only; CPU devices (lavapipe) are bound by arithmetic, and the expansion computed
+ * again over overlapping windows would cost more than the dispatches saved. */
+static int pays(const vki_wg_device *dev) { return !dev->is_cpu; }
+
+/* A float 1x1 stride-1 CONV_2D whose output only the depthwise op reads: batch 1, nothing
+ * fused into it but its activation. */
+static int expansion(const vki_model *m, const vki_op *op, int t) {
+    if (op->n_inputs < 2 || op->inputs[0] < 0 || !vki_pointwise_reads(m, op, op->inputs[0]) ||
+        op->on_cpu || op->outputs[0] != t)
+        return 0;
+    const vki_fused *fu = &op->fused;
+    if (fu->has_residual || fu->dense_out || fu->pointwise || fu->int8_own || fu->int8_add ||
+        fu->int8_table)
+        return 0;
+    const vki_tensor *in = vki_op_in(m, op, 0), *f = vki_op_in(m, op, 1);
+    return !in->data && in->rank == 4 && in->dtype == VKI_DTYPE_FLOAT32 &&
+           !vki_tensor_quantized(in) && vki_tensor_shape4(in).n == 1 && f->data &&
+           f->dtype == VKI_DTYPE_FLOAT32;
+}
+
+/* The depthwise op dw alone, between expansion ex and projection pw: the window the kernel
+ * takes. */
+static vki_op depthwise_alone(const vki_op *dw, const vki_op *ex, const vki_op *pw) {
+    vki_op op = *dw;
+    op.inputs[0] = ex->outputs[0];
+    op.outputs[0] = pw->inputs[0];
+    op.fused.expand = op.fused.pointwise = 0;
+    return op;
+}
+
+/* Whether an op that still runs at an index in [from, to) writes tensor t. */
+static int written_between(const vki_model *m, const vki_op *ops, const unsigned char *skip,
+                           int t, int from, int to) {
+    for (int o = from; o < to && o < m->n_ops; o++)
+        for (int i = 0; !skip[o] && i < ops[o].n_outputs; i++)
+            if (ops[o].outputs[i] == t) return 1;
+    return 0;
+}
+
+int vki_fuse_blocks(const vki_model *m, vki_op *ops, unsigned char *skip,
+                    const vki_wg_device *dev, const char *block_env) {
+    const int mode = block_mode(block_env);
+    if (mode == 0 || m->n_ops < 3 || (mode < 0 && !pays(dev))) return 0;
+    int *readers, *reader, *producer = vki_malloc(sizeof(int) * (size_t)(m->n_tensors ? m->n_tensors : 1));
+    if (!producer) return 0;
+    if (!vki_count_readers(m, ops, skip, &readers, &reader)) {
+        free(producer);
+        return 0;
+    }
+    for (int t = 0; t < m->n_tensors; t++) producer[t] = -1;
+    for (int o = 0; o < m->n_ops; o++)
+        for (int i = 0; !skip[o] && i < ops[o].n_outputs; i++)
+            if (ops[o].outputs[i] >= 0) producer[ops[o].outputs[i]] = o;
+    const int forced_tile = block_tile_override(block_env);
+    int fused = 0;
+    for (int o = 0; o < m->n_ops; o++) {
+        vki_op *dw = &ops[o];
+        if (skip[o] || dw->code != VKI_OP_DEPTHWISE_CONV_2D || dw->n_outputs != 1 || dw->on_cpu ||
+            dw->fused.pointwise || dw->fused.has_residual || dw->fused.dense_out ||
+            dw->fused.int8_table || dw->inputs[0] < 0)
+            continue;
+        const int e = dw->inputs[0], t = dw->outputs[0];
+        const vki_tensor *mid = &m->tensors[e], *dwf = vki_op_in(m, dw, 1);
+        if (mid->rank != 4 || vki_tensor_quantized(mid) || vki_tensor_quantized(&m->tensors[t]) ||
+            mid->dtype != VKI_DTYPE_FLOAT32 || !dwf->data || dwf->dtype != VKI_DTYPE_FLOAT32 ||
+            dwf->shape[3] != vki_tensor_shape4(mid).c || vki_tensor_shape4(mid).n != 1)
+            continue;
+        const int x = producer[e];
+        if (x < 0 || x >= o || readers[e] != 1 || vki_model_is_output(m, e) ||
+            !expansion(m, &ops[x], e))
+            continue;
+        if (readers[t] != 1 || vki_model_is_output(m, t)) continue;
+        const int q = reader[t];
+        vki_op *pw = &ops[q];
+        const vki_tensor *out = vki_op_out(m, pw, 0);
+        if (!vki_pointwise_reads(m, pw, t) || pw->on_cpu || vki_tensor_quantized(out) ||
+            out->dtype != VKI_DTYPE_FLOAT32 || pw->fused.int8_own || pw->fused.int8_add ||
+            pw->fused.int8_table)
+            continue;
+        /* The block runs where the depthwise op does: the expansion's input must still hold
+         * what the expansion read (only a variable's is written again), and a residual of
+         * the projection must be written by then. */
+        const int in = ops[x].inputs[0];
+        if (written_between(m, ops, skip, in, x + 1, o)) continue;
+        if (pw->fused.has_residual && vki_written_after(m, ops, skip, pw->fused.residual, o)) continue;
+        const vki_op alone = depthwise_alone(dw, &ops[x], pw);
+        const vki_conv_window w = vki_conv_window_of(m, &alone);
+        block_plan p;
+        if (!plan(dev, &w, (w.in.c + 3) / 4, vki_tensor_shape4(out), forced_tile, &p)) continue;
+        dw->fused.expand = x + 1;
+        dw->fused.pointwise = q + 1;
+        dw->inputs[0] = in;
+        dw->outputs[0] = pw->outputs[0];
+        producer[pw->outputs[0]] = o;
+        skip[x] = skip[q] = 1;
+        fused += 2;
+    }
+    free(readers);
+    free(reader);
+    free(producer);
+    return fused;
+}
+
+/* A 1x1 CONV_2D's packed filter (a slice a group) and bias as blobs; 0 when out of memory. */
+static int pointwise_blobs(vki_build *b, const vki_model *m, const vki_op *op, int *wblob,
+                           int *bblob) {
+    const vki_tensor *f = vki_op_in(m, op, 1);
+    const int oc = f->shape[0], ic = f->shape[3], out_s = (oc + 3) / 4;
+    size_t count;
+    float *w = vki_conv_pack_1x1(f->data, ic, oc, 1, out_s, &count);
+    if (!w) return 0;
+    *wblob = vki_build_weights(b, w, count);
+    free(w);
+    const vki_tensor *bt = op->n_inputs > 2 && op->inputs[2] >= 0 ? vki_op_in(m, op, 2) : NULL;
+    *bblob = vki_build_bias(b, bt, oc, (size_t)out_s * 4);
+    return *wblob >= 0 && *bblob >= 0;
+}
+
+vki_status vki_build_block(vki_build *b, const vki_model *m, int o) {
+    const vki_op *dw = &m->ops[o];
+    const vki_op *ex = &m->ops[dw->fused.expand - 1], *pw = &m->ops[dw->fused.pointwise - 1];
+    const vki_op alone = depthwise_alone(dw, ex, pw);
+    const vki_conv_window w = vki_conv_window_of(m, &alone);
+    const vki_shape4 in = vki_tensor_shape4(vki_op_in(m, ex, 0));
+    const vki_shape4 out = vki_tensor_shape4(vki_op_out(m, pw, 0));
+    const int mid_s = (w.in.c + 3) / 4;
+    block_plan p;
+    const char *env = vki_build_env(b, VKI_ENV_BLOCK);
+    if (!plan(vki_build_device(b), &w, mid_s, out, block_tile_override(env), &p))
+        return vki_op_fail(m, o, VKI_ERROR_INTERNAL, "inverted residual block does not fit shared memory");
+    int ew, eb, pwb, pbb;
+    if (!pointwise_blobs(b, m, ex, &ew, &eb) || !pointwise_blobs(b, m, pw, &pwb, &pbb))
+        return vki_fail_oom("graph build");
+    size_t dcount;
+    float *dwts = vki_conv_pack_depthwise(vki_op_in(m, dw, 1)->data, w.in.c, w.kh * w.kw, &dcount);
+    const int dblob = dwts ? vki_build_weights(b, dwts, dcount) : -1;
+    free(dwts);
+    const vki_tensor *dbt = dw->n_inputs > 2 && dw->inputs[2] >= 0 ? vki_op_in(m, dw, 2) : NULL;
+    const int dbias = vki_build_bias(b, dbt, w.in.c, (size_t)mid_s * 4);
+    if (dblob < 0 || dbias < 0) return vki_fail_oom("graph build");
+
+    vki_dispatch d;
+    vki_dispatch_init(&d, VKI_KERNEL_block, VKI_WG_REDUCE);
+    vki_define_shape(&d, "IN", in);
+    vki_define_int(&d, "MID_C", w.in.c);
+    vki_define_int(&d, "MID_S", mid_s);
+    vki_define_shape(&d, "OUT", out);
+    vki_define_int(&d, "KH", w.kh);
+    vki_define_int(&d, "KW", w.kw);
+    vki_define_int(&d, "STRIDE_H", w.stride_h);
+    vki_define_int(&d, "STRIDE_W", w.stride_w);
+    vki_define_int(&d, "DIL_H", w.dil_h);
+    vki_define_int(&d, "DIL_W", w.dil_w);
+    vki_define_int(&d, "PAD_H", w.pad_h);
+    vki_define_int(&d, "PAD_W", w.pad_w);
+    vki_define_int(&d, "EXP_ACT", ex->opt.conv.activation);
+    vki_define_int(&d, "DW_ACT", dw->opt.conv.activation);
+    vki_define_activation(&d, pw->opt.conv.activation);
+    vki_define_int(&d, "LANES", p.lanes);
+    vki_define_int(&d, "TILE_W", p.tile_w);
+    vki_define_int(&d, "TILE_H", p.tile_h);
+    vki_define_int(&d, "CHUNK_S", p.chunk_s);
+    vki_define_int(&d, "KSPLIT", p.ksplit);
+    vki_dispatch_bind_tensor(&d, ex->inputs[0]);
+    vki_dispatch_bind_weights(&d, ew);
+    vki_dispatch_bind_weights(&d, eb);
+    vki_dispatch_bind_weights(&d, dblob);
+    vki_dispatch_bind_weights(&d, dbias);
+    vki_dispatch_bind_weights(&d, pwb);
+    vki_dispatch_bind_weights(&d, pbb);
+    vki_status st = vki_build_bind_output(b, &d, pw);
+    if (st) return st;
+    snprintf(d.variant, sizeof d.variant, "%dx%d k%d c%d", p.tile_w, p.tile_h, p.ksplit, p.chunk_s);
+    d.fixed_wg[0] = p.lanes;
+    d.fixed_wg[1] = d.fixed_wg[2] = 1;
+    d.grid[0] = (uint32_t)((out.w + p.tile_w - 1) / p.tile_w) * p.lanes;
+    d.grid[1] = (uint32_t)((out.h + p.tile_h - 1) / p.tile_h);
+    d.grid[2] = 1;
+    return vki_build_dispatch(b, &d);
+}
