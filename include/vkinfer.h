@@ -410,7 +410,7 @@ typedef enum vki_memory_strategy {
 
 /* Graph passes: X(NAME, BIT, "name"), a pass's bit its place in the list. All but in_place
  * and order fold ops into others (engine/emit/passes.c, which runs them in this order but
- * gate, pool_residual, squeeze and block before dw_pw) so that fewer dispatches run;
+ * gate, pool_residual and squeeze before dw_pw) so that fewer dispatches run;
  * in_place and order (engine/emit/schedule.c) change only where intermediates live and when
  * dispatches run, to lower the memory they need. None changes what a graph computes: a
  * fused kernel does the same arithmetic, or (dw_pw's split sums on GPUs, squeeze, block)

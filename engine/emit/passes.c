@@ -708,8 +708,8 @@ int vki_passes_run(vki_model *view, unsigned char *skip, const vki_wg_device *de
     RUN_(VKI_PASS_GATE, fuse_gates(view, skip))
     RUN_(VKI_PASS_POOL_RESIDUAL, fuse_pooled_residuals(view, skip))
     RUN_(VKI_PASS_SQUEEZE, fuse_squeezes(view, skip, dev))
-    RUN_(VKI_PASS_BLOCK, vki_fuse_blocks(view, view->ops, skip, dev, env[VKI_ENV_BLOCK]))
     RUN_(VKI_PASS_DW_PW, vki_fuse_dw_pw(view, view->ops, skip, dev, env[VKI_ENV_DWPW]))
+    RUN_(VKI_PASS_BLOCK, vki_fuse_blocks(view, view->ops, skip, dev, env[VKI_ENV_BLOCK]))
 #undef RUN_
     return folded;
 }

@@ -9,7 +9,7 @@
 #include "model.h"
 
 /* Runs the passes whose VKI_PASS_* bit is set in `passes`, in VKI_PASS_LIST's order (gate
- * and block before dw_pw, whose pairs they change), on
+ * before dw_pw, whose pairs it changes; block after it, taking its pairs in), on
  * `view` (a model whose ops are the builder's private copy); skip[o] is set for every op
  * that no longer needs a dispatch, and *fired gets the bits of the passes that changed
  * something. env: the VKI_* variables as the graph read them (VKI_ENV_COUNT of them, NULL

@@ -32,6 +32,8 @@ typedef struct block_plan {
     uint32_t lanes;      /* threads (LANES) */
     int chunk_s;         /* middle slices in shared memory at once (CHUNK_S) */
     int ksplit;          /* parts a projection sum is split over (KSPLIT) */
+    int ex_px;           /* window pixels of one expansion item (EX_PX) */
+    int pw_px;           /* tile pixels of one projection slot (PW_PX) */
 } block_plan;
 
 /* VKI_BLOCK: MODE[:T]. MODE "0" fuses no block, "1" every legal one that fits (on any
@@ -47,45 +49,82 @@ static int block_tile_override(const char *env) {
     return colon ? vki_env_pow2(colon + 1, 1, 16) : 0;
 }
 
-/* The default tile: the side, a power of two, that gives the plane at least
- * VKI_BLOCK_MIN_GROUPS work groups. */
-#define VKI_BLOCK_MIN_GROUPS 64
+/* Which blocks a GPU fuses, and with which tile. Measured on an H200 (run --profile, 50
+ * runs; every block of hand_landmark_full, hand_landmark_lite, pose_landmark_full,
+ * pose_landmark_lite and selfie_segmentation, 62 in all, fused at tiles of 1, 2, 4 and 8
+ * pixels a side against its two or three dispatches unfused): a work group's time follows
+ * its multiply-adds (the expansion over its window, the depthwise taps and the projection
+ * of its tile), and past about one work group per SM (132) the grid's total. With
+ * cost(T) = multiply-adds a work group x max(1, work groups / 132), the tile of least cost,
+ * fused where that cost is at most 200k: 15 blocks, 14 of them 2.6-6.3 us faster (MobileNetV2
+ * blocks of up to 240 middle channels over 16x16 to 64x64 planes, 11.7 -> 6.4 us at best),
+ * one 1.0 us slower; 57.9 of the 75.9 us that the best tile of each block could save. The
+ * blocks of 384 to 1152 middle channels over 7x7 to 16x16 planes were 1.2-6.5x slower fused
+ * at any tile: the expansion again over every window outweighs the dispatches saved. */
+#define VKI_BLOCK_GPU_UNITS 132L
+#define VKI_BLOCK_GPU_MAX_COST 200000L
 #define VKI_BLOCK_MAX_TILE 8
 
-static int tile_side(vki_shape4 out) {
-    int t = VKI_BLOCK_MAX_TILE;
-    while (t > 1 && (long)((out.w + t - 1) / t) * ((out.h + t - 1) / t) < VKI_BLOCK_MIN_GROUPS) t /= 2;
-    return t;
+/* Multiply-adds of a work group of side x side output pixels, times the grid's waves. */
+static long tile_cost(const vki_conv_window *w, int in_c, vki_shape4 out, int side) {
+    const int tw = side < out.w ? side : out.w, th = side < out.h ? side : out.h;
+    const long halo = (long)((tw - 1) * w->stride_w + (w->kw - 1) * w->dil_w + 1) *
+                      ((th - 1) * w->stride_h + (w->kh - 1) * w->dil_h + 1);
+    const long groups = (long)((out.w + tw - 1) / tw) * ((out.h + th - 1) / th);
+    const long macs = halo * in_c * w->in.c + (long)tw * th * w->in.c * (w->kh * w->kw + out.c);
+    return groups > VKI_BLOCK_GPU_UNITS ? macs * groups / VKI_BLOCK_GPU_UNITS : macs;
 }
 
-/* The plan for window w (its input the middle layer of mid_s slices) onto out; 0 when even
- * one middle slice of the tile does not fit shared memory. */
+/* The tile side of least cost (*cost set), a power of two up to VKI_BLOCK_MAX_TILE. */
+static int tile_side(const vki_conv_window *w, int in_c, vki_shape4 out, long *cost) {
+    int best = 1;
+    *cost = tile_cost(w, in_c, out, 1);
+    for (int side = 2; side <= VKI_BLOCK_MAX_TILE; side *= 2) {
+        const long c = tile_cost(w, in_c, out, side);
+        if (c < *cost) *cost = c, best = side;
+    }
+    return best;
+}
+
+/* The plan for window w (its input the middle layer of mid_s slices) onto out with tiles of
+ * side x side pixels; 0 when even one middle slice of the tile does not fit shared memory. */
 static int plan(const vki_wg_device *dev, const vki_conv_window *w, int mid_s, vki_shape4 out,
-                int forced_tile, block_plan *p) {
-    const int side = forced_tile ? forced_tile : tile_side(out);
+                int side, block_plan *p) {
     p->tile_w = side < out.w ? side : out.w;
     p->tile_h = side < out.h ? side : out.h;
     p->lanes = vki_wg_lanes(dev, VKI_BLOCK_LANES);
-    const long tile_pix = (long)p->tile_w * p->tile_h;
+    const long tile_pix = (long)p->tile_w * p->tile_h, out_s = (out.c + 3) / 4;
     const long halo = (long)((p->tile_w - 1) * w->stride_w + (w->kw - 1) * w->dil_w + 1) *
                       ((p->tile_h - 1) * w->stride_h + (w->kh - 1) * w->dil_h + 1);
-    const long items = tile_pix * ((out.c + 3) / 4);
+    /* Every thread one projection slot: PW_PX pixels of an output slice, fewest that fit. */
+    p->pw_px = 1;
+    while (p->pw_px < tile_pix && out_s * ((tile_pix + p->pw_px - 1) / p->pw_px) > (long)p->lanes)
+        p->pw_px *= 2;
+    const long items = out_s * ((tile_pix + p->pw_px - 1) / p->pw_px);
+    if (items > (long)p->lanes) return 0;
     p->ksplit = 1;
     while (p->ksplit < VKI_BLOCK_MAX_KSPLIT && items * p->ksplit * 2 <= (long)p->lanes &&
            p->ksplit * 2 <= mid_s)
         p->ksplit *= 2;
     uint32_t shared = dev->max_shared_bytes ? dev->max_shared_bytes : VKI_BLOCK_MIN_SHARED;
     if (shared > VKI_BLOCK_SHARED) shared = VKI_BLOCK_SHARED;
-    const long left = (long)shared - (long)(p->ksplit - 1) * items * VKI_BLOCK_VEC4;
+    const long left = (long)shared - (long)(p->ksplit - 1) * items * p->pw_px * VKI_BLOCK_VEC4;
     const long fit = left > 0 ? left / ((halo + tile_pix) * VKI_BLOCK_VEC4) : 0;
     p->chunk_s = fit < mid_s ? (int)fit : mid_s;
+    /* Window pixels an expansion item: more where the items outnumber the threads, so
+     * that a thread's weights serve several pixels. */
+    const long ex_items = halo * p->chunk_s;
+    p->ex_px = ex_items >= 4L * p->lanes ? 4 : ex_items >= 2L * p->lanes ? 2 : 1;
     return p->chunk_s >= 1;
 }
 
-/* Whether one dispatch beats the block's two or three on this device. Not yet measured:
- * GPUs only; CPU devices (lavapipe) are bound by arithmetic, and the expansion computed
- * again over overlapping windows would cost more than the dispatches saved. */
-static int pays(const vki_wg_device *dev) { return !dev->is_cpu; }
+/* Whether one dispatch beats the block's two or three on this device, at the cost of its
+ * tile (VKI_BLOCK_GPU_MAX_COST). CPU devices (lavapipe) are bound by arithmetic: the
+ * expansion computed again over overlapping windows costs more than the dispatches saved,
+ * so they fuse only where VKI_BLOCK forces it. */
+static int pays(const vki_wg_device *dev, long cost) {
+    return !dev->is_cpu && cost <= VKI_BLOCK_GPU_MAX_COST;
+}
 
 /* A float 1x1 stride-1 CONV_2D whose output only the depthwise op reads: batch 1, nothing
  * fused into it but its activation. */
@@ -125,7 +164,7 @@ static int written_between(const vki_model *m, const vki_op *ops, const unsigned
 int vki_fuse_blocks(const vki_model *m, vki_op *ops, unsigned char *skip,
                     const vki_wg_device *dev, const char *block_env) {
     const int mode = block_mode(block_env);
-    if (mode == 0 || m->n_ops < 3 || (mode < 0 && !pays(dev))) return 0;
+    if (mode == 0 || m->n_ops < 3 || (mode < 0 && dev->is_cpu)) return 0;
     int *readers, *reader, *producer = vki_malloc(sizeof(int) * (size_t)(m->n_tensors ? m->n_tensors : 1));
     if (!producer) return 0;
     if (!vki_count_readers(m, ops, skip, &readers, &reader)) {
@@ -140,11 +179,13 @@ int vki_fuse_blocks(const vki_model *m, vki_op *ops, unsigned char *skip,
     int fused = 0;
     for (int o = 0; o < m->n_ops; o++) {
         vki_op *dw = &ops[o];
+        /* A pair dw_pw fused takes the expansion in as well. */
+        const int paired = dw->fused.pointwise;
         if (skip[o] || dw->code != VKI_OP_DEPTHWISE_CONV_2D || dw->n_outputs != 1 || dw->on_cpu ||
-            dw->fused.pointwise || dw->fused.has_residual || dw->fused.dense_out ||
-            dw->fused.int8_table || dw->inputs[0] < 0)
+            dw->fused.expand || dw->fused.pointwise_late || dw->fused.has_residual ||
+            dw->fused.dense_out || dw->fused.int8_table || dw->inputs[0] < 0)
             continue;
-        const int e = dw->inputs[0], t = dw->outputs[0];
+        const int e = dw->inputs[0], t = paired ? ops[paired - 1].inputs[0] : dw->outputs[0];
         const vki_tensor *mid = &m->tensors[e], *dwf = vki_op_in(m, dw, 1);
         if (mid->rank != 4 || vki_tensor_quantized(mid) || vki_tensor_quantized(&m->tensors[t]) ||
             mid->dtype != VKI_DTYPE_FLOAT32 || !dwf->data || dwf->dtype != VKI_DTYPE_FLOAT32 ||
@@ -154,8 +195,8 @@ int vki_fuse_blocks(const vki_model *m, vki_op *ops, unsigned char *skip,
         if (x < 0 || x >= o || readers[e] != 1 || vki_model_is_output(m, e) ||
             !expansion(m, &ops[x], e))
             continue;
-        if (readers[t] != 1 || vki_model_is_output(m, t)) continue;
-        const int q = reader[t];
+        if (!paired && (readers[t] != 1 || vki_model_is_output(m, t))) continue;
+        const int q = paired ? paired - 1 : reader[t];
         vki_op *pw = &ops[q];
         const vki_tensor *out = vki_op_out(m, pw, 0);
         if (!vki_pointwise_reads(m, pw, t) || pw->on_cpu || vki_tensor_quantized(out) ||
@@ -170,15 +211,19 @@ int vki_fuse_blocks(const vki_model *m, vki_op *ops, unsigned char *skip,
         if (pw->fused.has_residual && vki_written_after(m, ops, skip, pw->fused.residual, o)) continue;
         const vki_op alone = depthwise_alone(dw, &ops[x], pw);
         const vki_conv_window w = vki_conv_window_of(m, &alone);
+        const vki_shape4 os = vki_tensor_shape4(out);
+        long cost;
+        const int side = tile_side(&w, vki_tensor_shape4(&m->tensors[in]).c, os, &cost);
+        if (mode < 0 && !pays(dev, cost)) continue;
         block_plan p;
-        if (!plan(dev, &w, (w.in.c + 3) / 4, vki_tensor_shape4(out), forced_tile, &p)) continue;
+        if (!plan(dev, &w, (w.in.c + 3) / 4, os, forced_tile ? forced_tile : side, &p)) continue;
         dw->fused.expand = x + 1;
         dw->fused.pointwise = q + 1;
         dw->inputs[0] = in;
         dw->outputs[0] = pw->outputs[0];
         producer[pw->outputs[0]] = o;
         skip[x] = skip[q] = 1;
-        fused += 2;
+        fused += paired ? 1 : 2;
     }
     free(readers);
     free(reader);
@@ -211,7 +256,10 @@ vki_status vki_build_block(vki_build *b, const vki_model *m, int o) {
     const int mid_s = (w.in.c + 3) / 4;
     block_plan p;
     const char *env = vki_build_env(b, VKI_ENV_BLOCK);
-    if (!plan(vki_build_device(b), &w, mid_s, out, block_tile_override(env), &p))
+    const int forced = block_tile_override(env);
+    long cost;
+    const int side = forced ? forced : tile_side(&w, in.c, out, &cost);
+    if (!plan(vki_build_device(b), &w, mid_s, out, side, &p))
         return vki_op_fail(m, o, VKI_ERROR_INTERNAL, "inverted residual block does not fit shared memory");
     int ew, eb, pwb, pbb;
     if (!pointwise_blobs(b, m, ex, &ew, &eb) || !pointwise_blobs(b, m, pw, &pwb, &pbb))
@@ -246,6 +294,8 @@ vki_status vki_build_block(vki_build *b, const vki_model *m, int o) {
     vki_define_int(&d, "TILE_H", p.tile_h);
     vki_define_int(&d, "CHUNK_S", p.chunk_s);
     vki_define_int(&d, "KSPLIT", p.ksplit);
+    vki_define_int(&d, "EX_PX", p.ex_px);
+    vki_define_int(&d, "PW_PX", p.pw_px);
     vki_dispatch_bind_tensor(&d, ex->inputs[0]);
     vki_dispatch_bind_weights(&d, ew);
     vki_dispatch_bind_weights(&d, eb);
@@ -255,7 +305,8 @@ vki_status vki_build_block(vki_build *b, const vki_model *m, int o) {
     vki_dispatch_bind_weights(&d, pbb);
     vki_status st = vki_build_bind_output(b, &d, pw);
     if (st) return st;
-    snprintf(d.variant, sizeof d.variant, "%dx%d k%d c%d", p.tile_w, p.tile_h, p.ksplit, p.chunk_s);
+    snprintf(d.variant, sizeof d.variant, "%dx%d k%d c%d e%d p%d", p.tile_w, p.tile_h, p.ksplit,
+             p.chunk_s, p.ex_px, p.pw_px);
     d.fixed_wg[0] = p.lanes;
     d.fixed_wg[1] = d.fixed_wg[2] = 1;
     d.grid[0] = (uint32_t)((out.w + p.tile_w - 1) / p.tile_w) * p.lanes;

@@ -73,7 +73,9 @@ float *vki_conv_pack_depthwise(const float *f, int c, int taps, size_t *count);
  * CONV_2D that alone feeds it (the expansion) and a 1x1 CONV_2D that alone reads it (the
  * projection), where one dispatch pays on this device: ops[dw].fused.expand and .pointwise,
  * input 0 the expansion's input, output the projection's, skip[] set for both convs. Runs
- * before dw_pw, after the passes that fuse into the projection (residual, output layout).
+ * after dw_pw, whose pairs it extends (so that a chain of pairs, BlazeFace's, keeps them:
+ * a pair's 1x1 conv is not taken for the next pair's expansion), and after the passes that
+ * fuse into the projection (residual, output layout).
  * block_env: VKI_BLOCK as the graph read it, NULL where unset. Returns the ops folded. */
 int vki_fuse_blocks(const vki_model *m, vki_op *ops, unsigned char *skip,
                     const vki_wg_device *dev, const char *block_env);

@@ -45,7 +45,7 @@ import tflite_writer  # noqa: E402
 RUNNER = os.path.join(ROOT, 'tests', 'op_models', 'run_litert.mjs')
 REGRESS = os.path.join(ROOT, 'tests', 'data', 'graphs')
 PASSES = ['activation', 'spatial_pad', 'residual', 'channel_pad', 'output_layout', 'dw_pw',
-          'in_place', 'order', 'gate', 'pool_residual', 'squeeze']
+          'in_place', 'order', 'gate', 'pool_residual', 'squeeze', 'block']
 CUSTOM = {'Convolution2DTransposeBias': 'CONVOLUTION_2D_TRANSPOSE_BIAS',
           'TFLite_Detection_PostProcess': 'DETECTION_POSTPROCESS'}   # op_list.h's names
 # vkinfer's documented limits a generated graph may hit (docs/ops.md): reported, not failed.

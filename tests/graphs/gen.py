@@ -1433,12 +1433,62 @@ def op_tconv_bias(b, name):
     return True
 
 
+def inverted_residual(b, on=None):
+    """MobileNetV2's block, for the block pass: a 1x1 expansion (its activation fused or an
+    op of its own), a depthwise 3x3 or 5x5 (stride 1 or 2, SAME or VALID), a 1x1 projection,
+    and where the plane and channels stay, the residual ADD of the block's input. On a new
+    input of batch 1, sometimes 2 (which the pass leaves), or on tensor `on` (4-D), then
+    stride 1, SAME and the residual; sometimes the expansion's output is read again (which
+    the pass leaves too)."""
+    r = b.r
+    if on is None:
+        n = r.choice([1, 1, 1, 2])
+        h, w, c = r.choice([3, 5, 6, 7, 9]), r.choice([3, 4, 5, 7]), r.choice([1, 3, 4, 5, 8])
+        x = b.new_input([n, h, w, c]).idx
+    else:
+        (n, h, w, c), x = on.shape, on.idx
+    mid = c * r.choice([1, 2, 4, 6]) + r.choice([0, 0, 1, 3])
+    shape = [n, h, w, mid]
+    e = b.add_op('CONV_2D', [x, b.const([mid, 1, 1, c], -0.5, 0.5), b.const([mid], -0.2, 0.2)],
+                 shape, padding='VALID', activation=r.choice(['NONE', 'RELU', 'RELU6']))
+    b.note('CONV_2D', [n, h, w, c], 'inverted residual expansion')
+    if r.random() < 0.3:
+        act = r.choice(['HARD_SWISH', 'RELU6', 'LOGISTIC'])
+        e = b.add_op(act, [e], shape)
+        b.note(act, shape, 'after the expansion')
+    k, stride = r.choice([3, 5]), r.choice([1, 2]) if on is None else 1
+    padding = r.choice(['SAME', 'SAME', 'VALID']) if on is None else 'SAME'
+    oh, ow = spatial_out(h, k, stride, 1, padding), spatial_out(w, k, stride, 1, padding)
+    if oh < 1 or ow < 1:
+        padding, oh, ow = 'SAME', spatial_out(h, k, stride, 1, 'SAME'), spatial_out(w, k, stride, 1, 'SAME')
+    d = b.add_op('DEPTHWISE_CONV_2D', [e, b.const([1, k, k, mid], -0.5, 0.5), b.const([mid], -0.2, 0.2)],
+                 [n, oh, ow, mid], padding=padding, stride_w=stride, stride_h=stride,
+                 depth_multiplier=1, activation=r.choice(['NONE', 'RELU', 'RELU6']))
+    b.note('DEPTHWISE_CONV_2D', shape, 'inverted residual k%d s%d' % (k, stride))
+    oc = r.choice([c, c, c + r.randint(1, 5)]) if on is None else c
+    out = [n, oh, ow, oc]
+    cur = b.add_op('CONV_2D', [d, b.const([oc, 1, 1, mid], -0.5, 0.5), b.const([oc], -0.2, 0.2)],
+                   out, padding='VALID', activation=r.choice(ACTS))
+    b.note('CONV_2D', [n, oh, ow, mid], 'inverted residual projection')
+    if stride == 1 and padding == 'SAME' and oc == c and (on is not None or r.random() < 0.8):
+        cur = b.add_op('ADD', [cur, x] if r.random() < 0.5 else [x, cur], out,
+                       activation=r.choice(ACTS))
+        b.note('ADD', out, 'inverted residual')
+    b.push(cur, out, 8.0)
+    if r.random() < 0.15:
+        b.push(e, shape, 4.0)   # the expansion read again: the block stays three dispatches
+    return True
+
+
 def block_convnet(b, name):
     """What MediaPipe's CNNs are made of, for the fusion passes: a zero PAD of H and W before
     a VALID convolution (spatial_pad), a RELU / RELU6 op after it (activation), a depthwise
     3x3 then a 1x1 convolution (dw_pw), and BlazeFace's residual: ADD of a block's output
-    with its input zero-padded in channels (channel_pad, residual)."""
+    with its input zero-padded in channels (channel_pad, residual); or, a third of the time,
+    MobileNetV2's inverted residual block (inverted_residual)."""
     r = b.r
+    if r.random() < 0.33:
+        return inverted_residual(b)
     h, w, c = r.choice([3, 4, 5, 7]), r.choice([3, 5, 6]), r.choice([1, 3, 4, 5, 8])
     x = b.new_input([1, h, w, c])
     shape = [1, h, w, c]
@@ -1945,11 +1995,14 @@ def block_fan(b, name):
 
 
 def op_residual(b, name):
-    """An op on t, then ADD with t itself (the residual pattern, any rank)."""
+    """An op on t, then ADD with t itself (the residual pattern, any rank); on a 4-D batch-1
+    t, half the time MobileNetV2's inverted residual block (inverted_residual)."""
     t = b.pick()
     if t is None:
         return False
     r = b.r
+    if len(t.shape) == 4 and t.shape[0] == 1 and r.random() < 0.5:
+        return inverted_residual(b, t)   # MobileNetV2's block on t, its ADD with t
     kind = r.choice(['MUL', 'FC', 'SUB', 'TANH'])
     if kind == 'FC' and t.shape:
         y = b.add_op('FULLY_CONNECTED', [t.idx, b.const([t.shape[-1], t.shape[-1]], -0.5, 0.5), -1],
