@@ -51,7 +51,7 @@ static int block_tile_override(const char *env) {
 
 /* Which blocks a GPU fuses, and with which tile. Measured on an H200 (run --profile, 50
  * runs; every block of hand_landmark_full, hand_landmark_lite, pose_landmark_full,
- * pose_landmark_lite and selfie_segmentation, 62 in all, fused at tiles of 1, 2, 4 and 8
+ * pose_landmark_lite and selfie_segmentation, 58 in all, fused at tiles of 1, 2, 4 and 8
  * pixels a side against its two or three dispatches unfused): a work group's time follows
  * its multiply-adds (the expansion over its window, the depthwise taps and the projection
  * of its tile), and past about one work group per SM (132) the grid's total. With
