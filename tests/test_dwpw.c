@@ -775,6 +775,19 @@ static vki_model *block_model(const irb *p) {
     return m;
 }
 
+/* All dispatches' FLOPs of m's fp32 graph with env name=value while it builds. */
+static double flops(const vki_model *m, const char *name, const char *value) {
+    char *saved = harness_set_env(name, value);
+    vki_graph *g = NULL;
+    vki_status s = vki_graph_create(harness_context(), m, NULL, &g);
+    harness_restore_env(name, saved);
+    cr_assert_eq(s, VKI_OK, "%s", vki_last_error());
+    double sum = 0.0;
+    for (int i = 0; i < vki_graph_dispatch_count(g); i++) sum += vki_graph_dispatch_flops(g, i);
+    vki_graph_destroy(g);
+    return sum;
+}
+
 /* The block fused (VKI_BLOCK=1: two dispatches fewer than with it and dw_pw off) or not
  * (as many as with the pass off), and every element in every precision against the
  * unfused C reference at the default tile and at tiles of 1, 2, 4 and 16 pixels a side
@@ -786,6 +799,8 @@ static void check_block(vki_model *m, int fused, uint32_t seed) {
     cr_assert_eq(dispatches(m, "VKI_BLOCK", "1"), fused ? off - 2 : others, "VKI_BLOCK=1");
     cr_assert_eq(dispatches(m, "VKI_BLOCK", "0"), others,
                  "VKI_BLOCK=0 leaves the block to the other passes");
+    /* The fused dispatch counts the three ops' FLOPs (profiles' rates). */
+    cr_assert_eq(flops(m, "VKI_BLOCK", "1"), flops(m, "VKI_DISABLE_PASSES", "block,dw_pw"));
     static const char *const tiles[] = {"1", "1:1", "1:2", "1:4", "1:16"};
     for (int i = 0; i < 5; i++) compare(m, "VKI_BLOCK", tiles[i], seed + (uint32_t)i);
     vki_model_destroy(m);
