@@ -113,13 +113,19 @@ static vki_model *pair_model(const pair *p) {
     return m;
 }
 
-/* Dispatches of m's fp32 graph with env name=value while it builds. */
-static int dispatches(const vki_model *m, const char *name, const char *value) {
+/* m's fp32 graph, built with env name=value. */
+static vki_graph *graph_with(const vki_model *m, const char *name, const char *value) {
     char *saved = harness_set_env(name, value);
     vki_graph *g = NULL;
     vki_status s = vki_graph_create(harness_context(), m, NULL, &g);
     harness_restore_env(name, saved);
     cr_assert_eq(s, VKI_OK, "%s", vki_last_error());
+    return g;
+}
+
+/* Dispatches of m's fp32 graph with env name=value while it builds. */
+static int dispatches(const vki_model *m, const char *name, const char *value) {
+    vki_graph *g = graph_with(m, name, value);
     int n = vki_graph_dispatch_count(g);
     vki_graph_destroy(g);
     return n;
@@ -777,11 +783,7 @@ static vki_model *block_model(const irb *p) {
 
 /* All dispatches' FLOPs of m's fp32 graph with env name=value while it builds. */
 static double flops(const vki_model *m, const char *name, const char *value) {
-    char *saved = harness_set_env(name, value);
-    vki_graph *g = NULL;
-    vki_status s = vki_graph_create(harness_context(), m, NULL, &g);
-    harness_restore_env(name, saved);
-    cr_assert_eq(s, VKI_OK, "%s", vki_last_error());
+    vki_graph *g = graph_with(m, name, value);
     double sum = 0.0;
     for (int i = 0; i < vki_graph_dispatch_count(g); i++) sum += vki_graph_dispatch_flops(g, i);
     vki_graph_destroy(g);

@@ -237,21 +237,6 @@ int vki_fuse_blocks(const vki_model *m, vki_op *ops, unsigned char *skip,
     return fused;
 }
 
-/* A 1x1 CONV_2D's packed filter (a slice a group) and bias as blobs; 0 when out of memory. */
-static int pointwise_blobs(vki_build *b, const vki_model *m, const vki_op *op, int *wblob,
-                           int *bblob) {
-    const vki_tensor *f = vki_op_in(m, op, 1);
-    const int oc = f->shape[0], ic = f->shape[3], out_s = (oc + 3) / 4;
-    size_t count;
-    float *w = vki_conv_pack_1x1(f->data, ic, oc, 1, out_s, &count);
-    if (!w) return 0;
-    *wblob = vki_build_weights(b, w, count);
-    free(w);
-    const vki_tensor *bt = op->n_inputs > 2 && op->inputs[2] >= 0 ? vki_op_in(m, op, 2) : NULL;
-    *bblob = vki_build_bias(b, bt, oc, (size_t)out_s * 4);
-    return *wblob >= 0 && *bblob >= 0;
-}
-
 vki_status vki_build_block(vki_build *b, const vki_model *m, int o) {
     const vki_op *dw = &m->ops[o];
     const vki_op *ex = &m->ops[dw->fused.expand - 1], *pw = &m->ops[dw->fused.pointwise - 1];
@@ -268,7 +253,7 @@ vki_status vki_build_block(vki_build *b, const vki_model *m, int o) {
     if (!plan(vki_build_device(b), &w, mid_s, out, side, &p))
         return vki_op_fail(m, o, VKI_ERROR_INTERNAL, "inverted residual block does not fit shared memory");
     int ew, eb, pwb, pbb;
-    if (!pointwise_blobs(b, m, ex, &ew, &eb) || !pointwise_blobs(b, m, pw, &pwb, &pbb))
+    if (!vki_conv_1x1_blobs(b, m, ex, &ew, &eb) || !vki_conv_1x1_blobs(b, m, pw, &pwb, &pbb))
         return vki_fail_oom("graph build");
     size_t dcount;
     float *dwts = vki_conv_pack_depthwise(vki_op_in(m, dw, 1)->data, w.in.c, w.kh * w.kw, &dcount);
@@ -284,14 +269,7 @@ vki_status vki_build_block(vki_build *b, const vki_model *m, int o) {
     vki_define_int(&d, "MID_C", w.in.c);
     vki_define_int(&d, "MID_S", mid_s);
     vki_define_shape(&d, "OUT", out);
-    vki_define_int(&d, "KH", w.kh);
-    vki_define_int(&d, "KW", w.kw);
-    vki_define_int(&d, "STRIDE_H", w.stride_h);
-    vki_define_int(&d, "STRIDE_W", w.stride_w);
-    vki_define_int(&d, "DIL_H", w.dil_h);
-    vki_define_int(&d, "DIL_W", w.dil_w);
-    vki_define_int(&d, "PAD_H", w.pad_h);
-    vki_define_int(&d, "PAD_W", w.pad_w);
+    vki_conv_define_window(&d, &w);
     vki_define_int(&d, "EXP_ACT", ex->opt.conv.activation);
     vki_define_int(&d, "DW_ACT", dw->opt.conv.activation);
     vki_define_activation(&d, pw->opt.conv.activation);

@@ -4,6 +4,8 @@
  * that the fused kernels share. */
 #include "conv_common.h"
 
+#include <stdlib.h>
+
 
 /* Span of a dilated window, in 64 bits since both factors come from the file. */
 static long long window_extent(int size, int dilation) {
@@ -57,12 +59,7 @@ vki_conv_window vki_conv_window_of(const vki_model *m, const vki_op *op) {
     return w;
 }
 
-void vki_conv_dispatch(vki_dispatch *d, const char *kernel, vki_wg_class wg_class,
-                       const vki_conv_window *w, vki_activation act, int src, int weights,
-                       int bias, int dst) {
-    vki_dispatch_init(d, kernel, wg_class);
-    vki_define_shape(d, "IN", w->in);
-    vki_define_shape(d, "OUT", w->out);
+void vki_conv_define_window(vki_dispatch *d, const vki_conv_window *w) {
     vki_define_int(d, "KH", w->kh);
     vki_define_int(d, "KW", w->kw);
     vki_define_int(d, "STRIDE_H", w->stride_h);
@@ -71,6 +68,28 @@ void vki_conv_dispatch(vki_dispatch *d, const char *kernel, vki_wg_class wg_clas
     vki_define_int(d, "DIL_W", w->dil_w);
     vki_define_int(d, "PAD_H", w->pad_h);
     vki_define_int(d, "PAD_W", w->pad_w);
+}
+
+int vki_conv_1x1_blobs(vki_build *b, const vki_model *m, const vki_op *op, int *wblob, int *bblob) {
+    const vki_tensor *f = vki_op_in(m, op, 1);
+    const int oc = f->shape[0], ic = f->shape[3], out_s = (oc + 3) / 4;
+    size_t count;
+    float *w = vki_conv_pack_1x1(f->data, ic, oc, 1, out_s, &count);
+    if (!w) return 0;
+    *wblob = vki_build_weights(b, w, count);
+    free(w);
+    const vki_tensor *bt = op->n_inputs > 2 && op->inputs[2] >= 0 ? vki_op_in(m, op, 2) : NULL;
+    *bblob = vki_build_bias(b, bt, oc, (size_t)out_s * 4);
+    return *wblob >= 0 && *bblob >= 0;
+}
+
+void vki_conv_dispatch(vki_dispatch *d, const char *kernel, vki_wg_class wg_class,
+                       const vki_conv_window *w, vki_activation act, int src, int weights,
+                       int bias, int dst) {
+    vki_dispatch_init(d, kernel, wg_class);
+    vki_define_shape(d, "IN", w->in);
+    vki_define_shape(d, "OUT", w->out);
+    vki_conv_define_window(d, w);
     vki_define_activation(d, act);
     vki_dispatch_bind_tensor(d, src);
     vki_dispatch_bind_weights(d, weights);

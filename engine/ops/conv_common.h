@@ -27,6 +27,14 @@ typedef struct vki_conv_window {
  * (op->fused) included. */
 vki_conv_window vki_conv_window_of(const vki_model *m, const vki_op *op);
 
+/* The window's kernel size, strides, dilations and padding as #defines (KH, KW, STRIDE_*,
+ * DIL_*, PAD_*), for kernels whose IN and OUT are not the window's own (the fused ones). */
+void vki_conv_define_window(vki_dispatch *d, const vki_conv_window *w);
+
+/* A float 1x1 CONV_2D's filter packed a slice a group (vki_conv_pack_1x1) and its bias padded
+ * to whole slices, as weight blobs; 0 when out of memory. */
+int vki_conv_1x1_blobs(vki_build *b, const vki_model *m, const vki_op *op, int *wblob, int *bblob);
+
 /* Starts a convolution dispatch of `kernel` (a VKI_KERNEL_* name): the window's #defines
  * (IN_*, OUT_*, KH, KW, STRIDE_*, DIL_*, PAD_*), the activation, and the bindings src,
  * weights, bias, dst in that order (dst < 0: the caller binds its output, e.g. with

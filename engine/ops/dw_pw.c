@@ -440,14 +440,7 @@ vki_status vki_build_dw_pw(vki_build *b, const vki_model *m, int dw_op, int pw_o
     vki_dispatch_init(&d, VKI_KERNEL_dw_pw, VKI_WG_DW_PW);
     vki_define_shape(&d, "IN", w.in);
     vki_define_shape(&d, "OUT", out);
-    vki_define_int(&d, "KH", w.kh);
-    vki_define_int(&d, "KW", w.kw);
-    vki_define_int(&d, "STRIDE_H", w.stride_h);
-    vki_define_int(&d, "STRIDE_W", w.stride_w);
-    vki_define_int(&d, "DIL_H", w.dil_h);
-    vki_define_int(&d, "DIL_W", w.dil_w);
-    vki_define_int(&d, "PAD_H", w.pad_h);
-    vki_define_int(&d, "PAD_W", w.pad_w);
+    vki_conv_define_window(&d, &w);
     /* The integer form's activations are ranges of its epilogues (below). */
     if (!int8) {
         define_dw_activation(&d, dw->opt.conv.activation);

@@ -12,7 +12,6 @@
 #include "reduce.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
 /* Lanes of the work group on a GPU (capped by the device): the mean's rows of lanes keep
  * loads in flight, as reduce.comp's do. On a CPU device (lavapipe runs a work group as SIMD
@@ -107,20 +106,6 @@ bool vki_squeeze_fits(const vki_wg_device *dev, const vki_model *m, const vki_op
     return in_c > 0 && mid_c > 0 && out_c > 0 && plan(dev, in_c, mid_c, out_c, cells, 0, &p);
 }
 
-/* A 1x1 CONV_2D's packed filter (a slice a group) and bias, as blobs; 0 when out of memory. */
-static int conv_blobs(vki_build *b, const vki_model *m, const vki_op *op, int *wblob, int *bblob) {
-    const vki_tensor *f = vki_op_in(m, op, 1);
-    const int oc = f->shape[0], ic = f->shape[3], out_s = (oc + 3) / 4;
-    size_t count;
-    float *w = vki_conv_pack_1x1(f->data, ic, oc, 1, out_s, &count);
-    if (!w) return 0;
-    *wblob = vki_build_weights(b, w, count);
-    free(w);
-    const vki_tensor *bt = op->n_inputs > 2 && op->inputs[2] >= 0 ? vki_op_in(m, op, 2) : NULL;
-    *bblob = vki_build_bias(b, bt, oc, (size_t)out_s * 4);
-    return *wblob >= 0 && *bblob >= 0;
-}
-
 vki_status vki_build_squeeze(vki_build *b, const vki_model *m, int o) {
     const vki_op *mean = &m->ops[o];
     const vki_op *sq = &m->ops[mean->fused.squeeze - 1], *ex = &m->ops[mean->fused.excite - 1];
@@ -136,7 +121,7 @@ vki_status vki_build_squeeze(vki_build *b, const vki_model *m, int o) {
     if (!plan(vki_build_device(b), in.c, mid_c, out.c, (long)win_w * win_h, forced, &p))
         return vki_op_fail(m, o, VKI_ERROR_INTERNAL, "squeeze-excite block does not fit shared memory");
     int w1, b1, w2, b2;
-    if (!conv_blobs(b, m, sq, &w1, &b1) || !conv_blobs(b, m, ex, &w2, &b2))
+    if (!vki_conv_1x1_blobs(b, m, sq, &w1, &b1) || !vki_conv_1x1_blobs(b, m, ex, &w2, &b2))
         return vki_fail_oom("graph build");
 
     vki_dispatch d;
