@@ -410,11 +410,11 @@ typedef enum vki_memory_strategy {
 
 /* Graph passes: X(NAME, BIT, "name"), a pass's bit its place in the list. All but in_place
  * and order fold ops into others (engine/emit/passes.c, which runs them in this order but
- * gate, pool_residual and squeeze before dw_pw) so that fewer dispatches run;
- * in_place and order (engine/emit/schedule.c) change only where intermediates live and when
- * dispatches run, to lower the memory they need. None changes what a graph computes: a
- * fused kernel does the same arithmetic, or (dw_pw's split sums on GPUs, squeeze, block)
- * the same sums in another order, within rounding. Turning one off is for comparing and debugging. */
+ * gate, pool_residual and squeeze before dw_pw) so that fewer dispatches run; in_place and
+ * order (engine/emit/schedule.c) change only where intermediates live and when dispatches
+ * run, to lower the memory they need. None changes what a graph computes: a fused kernel
+ * does the same arithmetic, or (dw_pw's split sums on GPUs, squeeze, block) the same sums
+ * in another order, within rounding. Turning one off is for comparing and debugging. */
 #define VKI_PASS_LIST(X)                                                                    \
     X(ACTIVATION, 0, "activation")       /* RELU, RELU6, TANH, LOGISTIC, HARD_SWISH into   \
                                             their producer's activation */                  \

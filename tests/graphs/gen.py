@@ -2815,7 +2815,7 @@ def block_downsample(b, name):
                    activation=r.choice(['NONE', 'RELU']))
     b.note('ADD', shape, 'downsampling residual')
     b.push(cur, shape, 8.0)
-    if r.random() < 0.4:
+    if r.random() < 0.25:
         # The pool's output read again (or a graph output): pool_residual leaves the pool,
         # and where it is written after the depthwise op, dw_pw's pair goes late.
         b.push(pooled, [n, oh, ow, c], 4.0)
