@@ -23,47 +23,13 @@
 
 /* ---- the graph as the passes see it ---------------------------------------------------- */
 
-/* Who writes each tensor and how many ops read it, among the ops still dispatched. */
-typedef struct graph_index {
-    int *producer;              /* op index, or -1 for graph inputs and constants */
-    int *readers;
-} graph_index;
-
-static int index_build(const vki_model *m, const unsigned char *skip, graph_index *g) {
-    size_t nt = (size_t)(m->n_tensors ? m->n_tensors : 1);
-    g->producer = vki_malloc(sizeof(int) * nt);
-    g->readers = vki_calloc(nt, sizeof(int));
-    if (!g->producer || !g->readers) {
-        free(g->producer);
-        free(g->readers);
-        return 0;
-    }
-    for (int t = 0; t < m->n_tensors; t++) g->producer[t] = -1;
-    for (int o = 0; o < m->n_ops; o++) {
-        if (skip[o]) continue;
-        const vki_op *op = &m->ops[o];
-        for (int i = 0; i < op->n_inputs; i++)
-            if (op->inputs[i] >= 0) g->readers[op->inputs[i]]++;
-        int extra[2];
-        for (int i = vki_fused_reads(&op->fused, extra); i-- > 0;) g->readers[extra[i]]++;
-        for (int i = 0; i < op->n_outputs; i++)
-            if (op->outputs[i] >= 0) g->producer[op->outputs[i]] = o;
-    }
-    return 1;
-}
-
-static void index_free(graph_index *g) {
-    free(g->producer);
-    free(g->readers);
-}
-
 /* A tensor only `reader` consumes: one reader, not a graph output, written by an op. */
-static int private_to_reader(const vki_model *m, const graph_index *g, int t) {
+static int private_to_reader(const vki_model *m, const vki_op_index *g, int t) {
     return t >= 0 && g->readers[t] == 1 && !vki_model_is_output(m, t) && g->producer[t] >= 0;
 }
 
 /* The producer of t if it is a dispatched op with this code, else -1. */
-static int producer_of(const vki_model *m, const graph_index *g, int t, vki_op_code code) {
+static int producer_of(const vki_model *m, const vki_op_index *g, int t, vki_op_code code) {
     int p = t >= 0 ? g->producer[t] : -1;
     return p >= 0 && m->ops[p].code == code ? p : -1;
 }
@@ -174,10 +140,10 @@ static int fuse_int8_table(const vki_model *m, vki_op *ops, int p, int o, int t,
 }
 
 int vki_fuse_activations(const vki_model *m, vki_op *ops, unsigned char *skip) {
-    graph_index g;
+    vki_op_index g;
     vki_model view = *m;
     view.ops = ops;
-    if (!index_build(&view, skip, &g)) return 0;
+    if (!vki_op_index_build(&view, view.ops, skip, &g)) return 0;
     int fused = 0;
     for (int o = 0; o < m->n_ops; o++) {
         vki_activation act;
@@ -204,7 +170,7 @@ int vki_fuse_activations(const vki_model *m, vki_op *ops, unsigned char *skip) {
         skip[o] = 1;
         fused++;
     }
-    index_free(&g);
+    vki_op_index_free(&g);
     return fused;
 }
 
@@ -212,8 +178,8 @@ int vki_fuse_activations(const vki_model *m, vki_op *ops, unsigned char *skip) {
  * integer ADD, SUB or MUL's that no convolution took (after the residual pass, so that a
  * convolution, its ADD and the table after it stay one dispatch). */
 static int fuse_int8_tables(vki_model *m, unsigned char *skip) {
-    graph_index g;
-    if (!index_build(m, skip, &g)) return 0;
+    vki_op_index g;
+    if (!vki_op_index_build(m, m->ops, skip, &g)) return 0;
     int fused = 0;
     for (int o = 0; o < m->n_ops; o++) {
         if (skip[o] || m->ops[o].n_inputs != 1 || !quantized(m, &m->ops[o])) continue;
@@ -225,15 +191,15 @@ static int fuse_int8_tables(vki_model *m, unsigned char *skip) {
         skip[o] = 1;
         fused++;
     }
-    index_free(&g);
+    vki_op_index_free(&g);
     return fused;
 }
 
 /* ---- spatial PAD into the convolution after it ----------------------------------------- */
 
 static int fuse_spatial_pads(vki_model *m, unsigned char *skip) {
-    graph_index g;
-    if (!index_build(m, skip, &g)) return 0;
+    vki_op_index g;
+    if (!vki_op_index_build(m, m->ops, skip, &g)) return 0;
     int fused = 0;
     for (int c = 0; c < m->n_ops; c++) {
         vki_op *conv = &m->ops[c];
@@ -253,7 +219,7 @@ static int fuse_spatial_pads(vki_model *m, unsigned char *skip) {
         skip[p] = 1;
         fused++;
     }
-    index_free(&g);
+    vki_op_index_free(&g);
     return fused;
 }
 
@@ -264,7 +230,7 @@ static int fuse_spatial_pads(vki_model *m, unsigned char *skip) {
  * would read it: the tensor itself when its view is the output's, or the input of a
  * channel PAD that only zero-extends it (*pad = that PAD). -1 if neither. Comparing the
  * 4-D shapes instead let [4,8,8] (N = 4) pass for rows of [1,4,8,8]. */
-static int residual_source(const vki_model *m, const graph_index *g, int other, vki_shape4 out,
+static int residual_source(const vki_model *m, const vki_op_index *g, int other, vki_shape4 out,
                            int *pad) {
     *pad = -1;
     if (m->tensors[other].data) return -1;
@@ -282,8 +248,8 @@ static int residual_source(const vki_model *m, const graph_index *g, int other, 
 }
 
 static int fuse_residuals(vki_model *m, unsigned char *skip) {
-    graph_index g;
-    if (!index_build(m, skip, &g)) return 0;
+    vki_op_index g;
+    if (!vki_op_index_build(m, m->ops, skip, &g)) return 0;
     int fused = 0;
     for (int a = 0; a < m->n_ops; a++) {
         vki_op *add = &m->ops[a];
@@ -340,7 +306,7 @@ static int fuse_residuals(vki_model *m, unsigned char *skip) {
             break;
         }
     }
-    index_free(&g);
+    vki_op_index_free(&g);
     return fused;
 }
 
@@ -367,8 +333,8 @@ static int only_reader(const vki_model *m, const unsigned char *skip, int t) {
  * Float tensors only; the convolution may have any window (a padded tap reads zero, and
  * zero times the gate is zero) but not the integer form. */
 static int fuse_gates(vki_model *m, unsigned char *skip) {
-    graph_index g;
-    if (!index_build(m, skip, &g)) return 0;
+    vki_op_index g;
+    if (!vki_op_index_build(m, m->ops, skip, &g)) return 0;
     int fused = 0;
     for (int a = 0; a < m->n_ops; a++) {
         vki_op *mul = &m->ops[a];
@@ -407,7 +373,7 @@ static int fuse_gates(vki_model *m, unsigned char *skip) {
             break;
         }
     }
-    index_free(&g);
+    vki_op_index_free(&g);
     return fused;
 }
 
@@ -422,8 +388,8 @@ static int fuse_gates(vki_model *m, unsigned char *skip) {
  * a pool without an activation or anything fused, its input a batch-1 tensor stored in
  * its NHWC view. */
 static int fuse_pooled_residuals(vki_model *m, unsigned char *skip) {
-    graph_index g;
-    if (!index_build(m, skip, &g)) return 0;
+    vki_op_index g;
+    if (!vki_op_index_build(m, m->ops, skip, &g)) return 0;
     int fused = 0;
     for (int o = 0; o < m->n_ops; o++) {
         vki_op *op = &m->ops[o];
@@ -449,7 +415,7 @@ static int fuse_pooled_residuals(vki_model *m, unsigned char *skip) {
         skip[p] = 1;
         fused++;
     }
-    index_free(&g);
+    vki_op_index_free(&g);
     return fused;
 }
 
@@ -493,8 +459,8 @@ static int pointwise_on_cell(const vki_model *m, const vki_op *op, int t) {
  * each. One work group runs all three (glsl/squeeze.comp): the mean, then each convolution
  * from shared memory. Where the kernel fits the device and pays there (vki_squeeze_fits). */
 static int fuse_squeezes(vki_model *m, unsigned char *skip, const vki_wg_device *dev) {
-    graph_index g;
-    if (!index_build(m, skip, &g)) return 0;
+    vki_op_index g;
+    if (!vki_op_index_build(m, m->ops, skip, &g)) return 0;
     int fused = 0;
     for (int o = 0; o < m->n_ops; o++) {
         vki_op *pool = &m->ops[o];
@@ -517,7 +483,7 @@ static int fuse_squeezes(vki_model *m, unsigned char *skip, const vki_wg_device 
         skip[c1] = skip[c2] = 1;
         fused += 2;
     }
-    index_free(&g);
+    vki_op_index_free(&g);
     return fused;
 }
 
@@ -527,8 +493,8 @@ static int fuse_squeezes(vki_model *m, unsigned char *skip, const vki_wg_device 
  * slice: exactly what a PAD of trailing channels with zeros gives. A 1-channel operand
  * would be broadcast instead, so those stay. */
 static int fuse_channel_pads(vki_model *m, unsigned char *skip) {
-    graph_index g;
-    if (!index_build(m, skip, &g)) return 0;
+    vki_op_index g;
+    if (!vki_op_index_build(m, m->ops, skip, &g)) return 0;
     int fused = 0;
     for (int o = 0; o < m->n_ops; o++) {
         vki_op *op = &m->ops[o];
@@ -551,7 +517,7 @@ static int fuse_channel_pads(vki_model *m, unsigned char *skip) {
             fused++;
         }
     }
-    index_free(&g);
+    vki_op_index_free(&g);
     return fused;
 }
 
@@ -575,7 +541,7 @@ typedef struct dense_plan {
  * writes there. Below a DEQUANTIZE (`grid`: its input) every tensor must be on that grid
  * and the producers run their integer forms, which then dequantize as they store. Fails
  * (0) on anything else. */
-static int plan_dense(const vki_model *m, const graph_index *g, int t, long base, int top,
+static int plan_dense(const vki_model *m, const vki_op_index *g, int t, long base, int top,
                       const vki_tensor *grid, dense_plan *plan) {
     if (!top && !private_to_reader(m, g, t)) return 0;
     int p = g->producer[t];
@@ -654,8 +620,8 @@ static int strided_on_bus(const vki_model *m, const vki_wg_device *dev, const de
 }
 
 static int fuse_output_layouts(vki_model *m, unsigned char *skip, const vki_wg_device *dev) {
-    graph_index g;
-    if (!index_build(m, skip, &g)) return 0;
+    vki_op_index g;
+    if (!vki_op_index_build(m, m->ops, skip, &g)) return 0;
     int fused = 0;
     for (int io = 0; io < m->n_outputs; io++) {
         int t = m->outputs[io];
@@ -675,7 +641,7 @@ static int fuse_output_layouts(vki_model *m, unsigned char *skip, const vki_wg_d
         for (int k = 0; k < plan.n_folded; k++) skip[plan.folded[k]] = 1;
         fused += plan.n_folded + 1;   /* and the output's conversion */
     }
-    index_free(&g);
+    vki_op_index_free(&g);
     return fused;
 }
 

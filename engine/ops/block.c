@@ -71,11 +71,19 @@ static int block_tile_override(const char *env) {
 #define VKI_BLOCK_GPU_MAX_COST 200000L
 #define VKI_BLOCK_MAX_TILE 8
 
+/* A tile of side x side output pixels, clipped to the output: *tw x *th. Returns the pixels
+ * of its input window (the expansion's work, every tap of every pixel of the tile). */
+static long tile_window(const vki_conv_window *w, vki_shape4 out, int side, int *tw, int *th) {
+    *tw = side < out.w ? side : out.w;
+    *th = side < out.h ? side : out.h;
+    return (long)((*tw - 1) * w->stride_w + (w->kw - 1) * w->dil_w + 1) *
+           ((*th - 1) * w->stride_h + (w->kh - 1) * w->dil_h + 1);
+}
+
 /* Multiply-adds of a work group of side x side output pixels, times the grid's waves. */
 static long tile_cost(const vki_conv_window *w, int in_c, vki_shape4 out, int side) {
-    const int tw = side < out.w ? side : out.w, th = side < out.h ? side : out.h;
-    const long halo = (long)((tw - 1) * w->stride_w + (w->kw - 1) * w->dil_w + 1) *
-                      ((th - 1) * w->stride_h + (w->kh - 1) * w->dil_h + 1);
+    int tw, th;
+    const long halo = tile_window(w, out, side, &tw, &th);
     const long groups = (long)((out.w + tw - 1) / tw) * ((out.h + th - 1) / th);
     const long macs = halo * in_c * w->in.c + (long)tw * th * w->in.c * (w->kh * w->kw + out.c);
     return groups > VKI_BLOCK_GPU_UNITS ? macs * groups / VKI_BLOCK_GPU_UNITS : macs;
@@ -96,12 +104,9 @@ static int tile_side(const vki_conv_window *w, int in_c, vki_shape4 out, long *c
  * side x side pixels; 0 when even one middle slice of the tile does not fit shared memory. */
 static int plan(const vki_wg_device *dev, const vki_conv_window *w, int mid_s, vki_shape4 out,
                 int side, block_plan *p) {
-    p->tile_w = side < out.w ? side : out.w;
-    p->tile_h = side < out.h ? side : out.h;
+    const long halo = tile_window(w, out, side, &p->tile_w, &p->tile_h);
     p->lanes = vki_wg_lanes(dev, VKI_BLOCK_LANES);
     const long tile_pix = (long)p->tile_w * p->tile_h, out_s = (out.c + 3) / 4;
-    const long halo = (long)((p->tile_w - 1) * w->stride_w + (w->kw - 1) * w->dil_w + 1) *
-                      ((p->tile_h - 1) * w->stride_h + (w->kh - 1) * w->dil_h + 1);
     /* Every thread one projection slot: PW_PX pixels of an output slice, fewest that fit. */
     p->pw_px = 1;
     while (p->pw_px < tile_pix && out_s * ((tile_pix + p->pw_px - 1) / p->pw_px) > (long)p->lanes)
@@ -158,29 +163,12 @@ static vki_op depthwise_alone(const vki_op *dw, const vki_op *ex, const vki_op *
     return op;
 }
 
-/* Whether an op that still runs at an index in [from, to) writes tensor t. */
-static int written_between(const vki_model *m, const vki_op *ops, const unsigned char *skip,
-                           int t, int from, int to) {
-    for (int o = from; o < to && o < m->n_ops; o++)
-        for (int i = 0; !skip[o] && i < ops[o].n_outputs; i++)
-            if (ops[o].outputs[i] == t) return 1;
-    return 0;
-}
-
 int vki_fuse_blocks(const vki_model *m, vki_op *ops, unsigned char *skip,
                     const vki_wg_device *dev, const char *block_env) {
     const int mode = block_mode(block_env);
     if (mode == 0 || m->n_ops < 3 || (mode < 0 && dev->is_cpu)) return 0;
-    int *readers, *reader, *producer = vki_malloc(sizeof(int) * (size_t)(m->n_tensors ? m->n_tensors : 1));
-    if (!producer) return 0;
-    if (!vki_count_readers(m, ops, skip, &readers, &reader)) {
-        free(producer);
-        return 0;
-    }
-    for (int t = 0; t < m->n_tensors; t++) producer[t] = -1;
-    for (int o = 0; o < m->n_ops; o++)
-        for (int i = 0; !skip[o] && i < ops[o].n_outputs; i++)
-            if (ops[o].outputs[i] >= 0) producer[ops[o].outputs[i]] = o;
+    vki_op_index g;
+    if (!vki_op_index_build(m, ops, skip, &g)) return 0;
     const int forced_tile = block_tile_override(block_env);
     int fused = 0;
     for (int o = 0; o < m->n_ops; o++) {
@@ -197,12 +185,12 @@ int vki_fuse_blocks(const vki_model *m, vki_op *ops, unsigned char *skip,
             mid->dtype != VKI_DTYPE_FLOAT32 || !dwf->data || dwf->dtype != VKI_DTYPE_FLOAT32 ||
             dwf->shape[3] != vki_tensor_shape4(mid).c || vki_tensor_shape4(mid).n != 1)
             continue;
-        const int x = producer[e];
-        if (x < 0 || x >= o || readers[e] != 1 || vki_model_is_output(m, e) ||
+        const int x = g.producer[e];
+        if (x < 0 || x >= o || g.readers[e] != 1 || vki_model_is_output(m, e) ||
             !expansion(m, &ops[x], e))
             continue;
-        if (!paired && (readers[t] != 1 || vki_model_is_output(m, t))) continue;
-        const int q = paired ? paired - 1 : reader[t];
+        if (!paired && (g.readers[t] != 1 || vki_model_is_output(m, t))) continue;
+        const int q = paired ? paired - 1 : g.reader[t];
         vki_op *pw = &ops[q];
         const vki_tensor *out = vki_op_out(m, pw, 0);
         if (!vki_pointwise_reads(m, pw, t) || pw->on_cpu || vki_tensor_quantized(out) ||
@@ -213,8 +201,10 @@ int vki_fuse_blocks(const vki_model *m, vki_op *ops, unsigned char *skip,
          * what the expansion read (only a variable's is written again), and a residual of
          * the projection must be written by then. */
         const int in = ops[x].inputs[0];
-        if (written_between(m, ops, skip, in, x + 1, o)) continue;
-        if (pw->fused.has_residual && vki_written_after(m, ops, skip, pw->fused.residual, o)) continue;
+        if (vki_written_between(m, ops, skip, in, x + 1, o)) continue;
+        if (pw->fused.has_residual &&
+            vki_written_between(m, ops, skip, pw->fused.residual, o, m->n_ops))
+            continue;
         const vki_op alone = depthwise_alone(dw, &ops[x], pw);
         const vki_conv_window w = vki_conv_window_of(m, &alone);
         const vki_shape4 os = vki_tensor_shape4(out);
@@ -227,13 +217,11 @@ int vki_fuse_blocks(const vki_model *m, vki_op *ops, unsigned char *skip,
         dw->fused.pointwise = q + 1;
         dw->inputs[0] = in;
         dw->outputs[0] = pw->outputs[0];
-        producer[pw->outputs[0]] = o;
+        g.producer[pw->outputs[0]] = o;
         skip[x] = skip[q] = 1;
         fused += paired ? 1 : 2;
     }
-    free(readers);
-    free(reader);
-    free(producer);
+    vki_op_index_free(&g);
     return fused;
 }
 

@@ -60,18 +60,10 @@ int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
 /* Emits the one dispatch of a fused pair. */
 vki_status vki_build_dw_pw(vki_build *b, const vki_model *m, int dw_op, int pw_op);
 
-/* What the fusions of convolutions share (dw_pw.c). vki_count_readers: per tensor, how many
- * times the ops that still run read it (inputs and what was fused into them) and the last
- * op that does; two arrays of m->n_tensors the caller frees, 0 when out of memory.
- * vki_written_after: whether an op that still runs at index `at` or later writes tensor
- * t. vki_pointwise_reads: whether op is a 1x1 stride-1 CONV_2D reading t as input 0 with
- * nothing folded into that read (no padding, no gate). vki_conv_pack_depthwise: depthwise
- * weights [1, KH, KW, c] as one vec4 per (slice, tap), padded lanes zero; *count floats,
- * NULL when out of memory. */
-int vki_count_readers(const vki_model *m, const vki_op *ops, const unsigned char *skip,
-                      int **readers, int **reader);
-int vki_written_after(const vki_model *m, const vki_op *ops, const unsigned char *skip, int t,
-                      int at);
+/* What the fusions of convolutions share (dw_pw.c). vki_pointwise_reads: whether op is a
+ * 1x1 stride-1 CONV_2D reading t as input 0 with nothing folded into that read (no
+ * padding, no gate). vki_conv_pack_depthwise: depthwise weights [1, KH, KW, c] as one vec4
+ * per (slice, tap), padded lanes zero; *count floats, NULL when out of memory. */
 int vki_pointwise_reads(const vki_model *m, const vki_op *op, int t);
 float *vki_conv_pack_depthwise(const float *f, int c, int taps, size_t *count);
 

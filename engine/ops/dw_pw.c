@@ -235,15 +235,6 @@ static int pays(const vki_wg_device *dev, const dwpw_plan *p, vki_shape4 out, in
            (pixels >= VKI_DWPW_GPU_WIDE_PIXELS && slices <= VKI_DWPW_GPU_WIDE_SLICES);
 }
 
-int vki_written_after(const vki_model *m, const vki_op *ops, const unsigned char *skip, int t,
-                      int at) {
-    for (int o = at; o < m->n_ops; o++)
-        if (!skip[o])
-            for (int i = 0; i < ops[o].n_outputs; i++)
-                if (ops[o].outputs[i] == t) return 1;
-    return 0;
-}
-
 int vki_pointwise_reads(const vki_model *m, const vki_op *op, int t) {
     if (op->code != VKI_OP_CONV_2D || op->n_inputs < 2 || op->inputs[0] != t || op->n_outputs != 1)
         return 0;
@@ -269,35 +260,12 @@ static int same_form(const vki_model *m, const vki_op *dw, const vki_op *pw) {
            vki_int8_conv_ok(m, pw, 0);
 }
 
-int vki_count_readers(const vki_model *m, const vki_op *ops, const unsigned char *skip,
-                      int **readers, int **reader) {
-    const size_t nt = (size_t)(m->n_tensors ? m->n_tensors : 1);
-    int *n = vki_calloc(nt, sizeof(int)), *last = vki_malloc(nt * sizeof(int));
-    if (!n || !last) {
-        free(n);
-        free(last);
-        return 0;
-    }
-    for (int o = 0; o < m->n_ops; o++) {
-        if (skip[o]) continue;
-        for (int i = 0; i < ops[o].n_inputs; i++) {
-            int t = ops[o].inputs[i];
-            if (t >= 0) n[t]++, last[t] = o;
-        }
-        int extra[2];
-        for (int i = vki_fused_reads(&ops[o].fused, extra); i-- > 0;) n[extra[i]]++, last[extra[i]] = o;
-    }
-    *readers = n;
-    *reader = last;
-    return 1;
-}
-
 int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
                    const vki_wg_device *dev, const char *dwpw_env) {
     const int mode = dwpw_override(dwpw_env);
     if (mode == 0 || m->n_ops < 2) return 0;
-    int *readers, *reader;
-    if (!vki_count_readers(m, ops, skip, &readers, &reader)) return 0;
+    vki_op_index g;
+    if (!vki_op_index_build(m, ops, skip, &g)) return 0;
     int fused = 0;
     for (int o = 0; o < m->n_ops; o++) {
         vki_op *dw = &ops[o];
@@ -307,18 +275,18 @@ int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
         const vki_tensor *dwf = vki_op_in(m, dw, 1);
         if (dwf->shape[3] != vki_tensor_shape4(vki_op_in(m, dw, 0)).c) continue;   /* multiplier 1 */
         int t = dw->outputs[0];
-        if (readers[t] != 1 || vki_model_is_output(m, t)) continue;
-        int q = reader[t];
+        if (g.readers[t] != 1 || vki_model_is_output(m, t)) continue;
+        int q = g.reader[t];
         vki_op *pw = &ops[q];
         if (!vki_pointwise_reads(m, pw, t) || !same_form(m, dw, pw)) continue;
         const vki_fused *pf = &pw->fused;
         /* The pair runs where the depthwise op does, unless a residual fused into the
          * 1x1 conv is written in between: then where the conv does, if no input of the
          * depthwise op is written again by then (only a variable's can be). */
-        const bool late = pf->has_residual && vki_written_after(m, ops, skip, pf->residual, o);
+        const bool late = pf->has_residual && vki_written_between(m, ops, skip, pf->residual, o, m->n_ops);
         int rewritten = 0;
         for (int i = 0; late && i < dw->n_inputs; i++)
-            rewritten |= dw->inputs[i] >= 0 && vki_written_after(m, ops, skip, dw->inputs[i], o + 1);
+            rewritten |= dw->inputs[i] >= 0 && vki_written_between(m, ops, skip, dw->inputs[i], o + 1, m->n_ops);
         if (rewritten) continue;
         const vki_shape4 out = vki_tensor_shape4(vki_op_out(m, pw, 0));
         dwpw_plan plan;
@@ -333,8 +301,7 @@ int vki_fuse_dw_pw(const vki_model *m, vki_op *ops, unsigned char *skip,
         skip[q] = 1;
         fused++;
     }
-    free(readers);
-    free(reader);
+    vki_op_index_free(&g);
     return fused;
 }
 

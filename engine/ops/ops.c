@@ -159,6 +159,46 @@ void vki_define_activation(vki_dispatch *d, vki_activation act) {
 #undef ACT_DEFINE_
 }
 
+int vki_op_index_build(const vki_model *m, const vki_op *ops, const unsigned char *skip,
+                       vki_op_index *g) {
+    const size_t nt = (size_t)(m->n_tensors ? m->n_tensors : 1);
+    g->producer = vki_malloc(sizeof(int) * nt);
+    g->readers = vki_calloc(nt, sizeof(int));
+    g->reader = vki_malloc(sizeof(int) * nt);
+    if (!g->producer || !g->readers || !g->reader) {
+        vki_op_index_free(g);
+        return 0;
+    }
+    for (int t = 0; t < m->n_tensors; t++) g->producer[t] = g->reader[t] = -1;
+    for (int o = 0; o < m->n_ops; o++) {
+        if (skip[o]) continue;
+        const vki_op *op = &ops[o];
+        for (int i = 0; i < op->n_inputs; i++)
+            if (op->inputs[i] >= 0) g->readers[op->inputs[i]]++, g->reader[op->inputs[i]] = o;
+        int extra[2];
+        for (int i = vki_fused_reads(&op->fused, extra); i-- > 0;)
+            g->readers[extra[i]]++, g->reader[extra[i]] = o;
+        for (int i = 0; i < op->n_outputs; i++)
+            if (op->outputs[i] >= 0) g->producer[op->outputs[i]] = o;
+    }
+    return 1;
+}
+
+void vki_op_index_free(vki_op_index *g) {
+    free(g->producer);
+    free(g->readers);
+    free(g->reader);
+    g->producer = g->readers = g->reader = NULL;
+}
+
+int vki_written_between(const vki_model *m, const vki_op *ops, const unsigned char *skip, int t,
+                        int from, int to) {
+    for (int o = from; o < to && o < m->n_ops; o++)
+        for (int i = 0; !skip[o] && i < ops[o].n_outputs; i++)
+            if (ops[o].outputs[i] == t) return 1;
+    return 0;
+}
+
 uint32_t vki_wg_lanes(const vki_wg_device *dev, uint32_t want) {
     if (dev->max_invocations && dev->max_invocations < want) want = dev->max_invocations;
     if (dev->max_size[0] && dev->max_size[0] < want) want = dev->max_size[0];

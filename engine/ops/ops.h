@@ -75,6 +75,21 @@ void vki_define_shape(vki_dispatch *d, const char *prefix, vki_shape4 s);
 /* Defines ACT_RELU / ACT_RELU6 / ACT_RELU_N1_TO_1 / ACT_TANH for a fused activation. */
 void vki_define_activation(vki_dispatch *d, vki_activation act);
 
+/* Who writes each tensor and who reads it, among the ops that still run (skip[o] == 0) of
+ * `ops` (a model's op list or a builder's copy of it), for the graph passes: producer[t]
+ * the op that writes t (-1 for graph inputs and constants), readers[t] how many times those
+ * ops read it (as inputs and through what was fused into them), reader[t] the last op that
+ * does. Arrays of m->n_tensors; vki_op_index_build returns 0 when out of memory. */
+typedef struct vki_op_index {
+    int *producer, *readers, *reader;
+} vki_op_index;
+int vki_op_index_build(const vki_model *m, const vki_op *ops, const unsigned char *skip,
+                       vki_op_index *g);
+void vki_op_index_free(vki_op_index *g);
+/* Whether an op that still runs at an index in [from, to) of `ops` writes tensor t. */
+int vki_written_between(const vki_model *m, const vki_op *ops, const unsigned char *skip, int t,
+                        int from, int to);
+
 /* want, or fewer: the lanes a work group of (x, 1, 1) may have on dev, within its
  * invocation and x-size limits where the device gave them. */
 uint32_t vki_wg_lanes(const vki_wg_device *dev, uint32_t want);
